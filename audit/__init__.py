@@ -1,0 +1,3 @@
+"""audit: data-quality and contamination auditing for LLM pre-training data."""
+
+__version__ = "0.1.0"

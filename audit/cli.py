@@ -1,0 +1,81 @@
+"""The `audit` command: parses arguments and calls one function per verb.
+
+Exit status: 0 done; 1 the audit ran and a fail-fast rule fired; 2 bad usage, bad config or
+unreadable input, with one line on standard error saying what and where.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from audit import __version__
+
+
+class UsageError(ValueError):
+    """Bad input named on the command line: one line, exit 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="audit", description="Audit LLM pre-training data: quality, duplicates, "
+                                "contamination, language, PII; lineage, takedown and a live sidecar.")
+    p.add_argument("--version", action="version", version=f"audit {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    d = sub.add_parser("demo", help="build a small corpus with planted problems and audit it")
+    d.add_argument("--out", type=Path, default=Path("audit-demo"), help="folder for the corpus and the run")
+    d.add_argument("--docs", type=int, default=2000, help="records in the demo corpus")
+
+    r = sub.add_parser("run", help="the pre-training audit job over the shards CONFIG names")
+    r.add_argument("config", type=Path)
+    r.add_argument("--out", type=Path, help="output folder (default: the config's `output`)")
+    r.add_argument("--address", help="join this Ray cluster instead of starting a local one")
+    r.add_argument("--quiet", action="store_true", help="no progress lines")
+    return p
+
+
+def _cmd_demo(a: argparse.Namespace) -> int:
+    from audit.demo import run_demo
+
+    return run_demo(a.out, docs=a.docs)
+
+
+def _cmd_run(a: argparse.Namespace) -> int:
+    from audit.config import load_config
+    from audit.pipeline import CanaryTripped, run_audit
+
+    cfg = load_config(a.config)
+    try:
+        res = run_audit(cfg, out=a.out, address=a.address, progress=not a.quiet)
+    except CanaryTripped as e:
+        print(f"audit: {e}", file=sys.stderr)
+        return 1
+    print(f"audit: outputs in {res.out} (summary.json, report.html, lineage/, quarantine/, ...)")
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "demo": _cmd_demo,
+    "run": _cmd_run,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `audit` console script."""
+    from audit.config import ConfigError
+    from audit.io.shards import InputError
+
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (ConfigError, InputError, UsageError) as e:
+        print(f"audit: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("audit: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

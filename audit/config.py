@@ -1,0 +1,375 @@
+"""Typed job configuration: the YAML keys of CONTRACT.md plus a documented default for every threshold.
+
+Every section is a pydantic model that forbids unknown keys, so a typo is an error naming the key.
+`load_config` turns any validation problem into one `ConfigError` line: the key, what was
+expected, and where; the CLI prints it and exits 2.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class ConfigError(ValueError):
+    """A bad config: the message is one line that names the key and the fix."""
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class InputConfig(Section):
+    paths: list[str] = Field(min_length=1)
+    text_field: str = "text"
+    id_field: str | None = "id"
+    url_field: str | None = "url"
+    # A JSON line longer than this is not parsed (it is counted as unreadable), so one runaway
+    # line cannot take a worker's memory.
+    max_record_bytes: int = Field(default=64 * 2**20, gt=0)
+    # Records are handed on in blocks of about this much text; bounds a worker's memory.
+    block_bytes: int = Field(default=8 * 2**20, gt=0)
+
+    @field_validator("paths", mode="before")
+    @classmethod
+    def _one_path_is_a_list(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+
+class EvalSetConfig(Section):
+    name: str = Field(min_length=1)
+    path: str
+    text_fields: list[str] = Field(default_factory=lambda: ["text"], min_length=1)
+    id_field: str | None = None
+
+
+class LanguagesConfig(Section):
+    # The recipe that drift is measured against, e.g. {en: 0.7, zh: 0.2, ru: 0.1}.
+    expected: dict[str, float] | None = None
+    # Drift verdict: Jensen-Shannon distance (base 2, 0..1) above this is drift.
+    js_threshold: float = Field(default=0.1, ge=0, le=1)
+    # Population stability index above this is drift (0.1 slight, 0.25 major by convention).
+    psi_threshold: float = Field(default=0.25, ge=0)
+    # Chi-square goodness-of-fit p-value below this is drift, used when samples are small.
+    chi2_pvalue: float = Field(default=0.001, gt=0, lt=1)
+    # A language absent from the recipe with at least this share is reported as new.
+    new_language_min_share: float = Field(default=0.01, ge=0, le=1)
+    # Share of documents outside the recipe that is tolerated (language-ID noise, stray
+    # languages): up to this share, the "other" bin that drift folds them into counts as expected.
+    other_tolerance: float = Field(default=0.02, ge=0, lt=1)
+    # Language ID reads at most this many characters of a document (sampled from its parts).
+    sample_chars: int = Field(default=2000, gt=0)
+    # Below this fastText score the language is reported as "und" (undetermined).
+    min_score: float = Field(default=0.0, ge=0, le=1)
+    # Quarantine records whose language is not in this list (empty: keep every language).
+    allowed: list[str] = Field(default_factory=list)
+
+    @field_validator("expected")
+    @classmethod
+    def _shares_are_a_mix(cls, v: dict[str, float] | None) -> dict[str, float] | None:
+        if v is None:
+            return v
+        if any(s < 0 for s in v.values()):
+            raise ValueError("shares must be >= 0")
+        total = sum(v.values())
+        if not 0.99 <= total <= 1.01:
+            raise ValueError(f"shares must add up to 1 (they add up to {total:.3f})")
+        return v
+
+
+class LengthConfig(Section):
+    # Fewer characters than this is too short to be a training document.
+    min_chars: int = Field(default=50, ge=0)
+    # More characters than this is too long (a dump, not a document). Whole books run to 0.5-3.5M
+    # characters (make_corpus.py's "long" document is ~1.3-3.5M), so the bound sits above them.
+    max_chars: int = Field(default=5_000_000, gt=0)
+    # Fewer words than this is too short; each Han/Kana/Thai... character counts as one word.
+    min_words: int = Field(default=5, ge=0)
+
+
+class CharsetConfig(Section):
+    # Share of the visible (non-white-space) characters that are letters (with marks) or digits,
+    # below which text is not language.
+    min_alnum_share: float = Field(default=0.4, ge=0, le=1)
+    # Share of all characters that are control characters other than tab, newline, return (ESC
+    # opening an ANSI colour sequence "ESC [" does not count).
+    max_control_share: float = Field(default=0.01, ge=0, le=1)
+    # Share of all characters that are U+FFFD replacement characters (bytes lost in decoding).
+    max_replacement_share: float = Field(default=0.01, ge=0, le=1)
+    # Mojibake (UTF-8 read as Latin-1/CP1252, e.g. "Ã©", "â€™"): a document is flagged with at
+    # least min_mojibake such sequences that make up at least min_mojibake_share of its non-ASCII
+    # characters (a text decoded wrongly is garbled throughout; a stray pair in good text is not).
+    min_mojibake: int = Field(default=1, ge=1)
+    min_mojibake_share: float = Field(default=0.9, ge=0, le=1)
+    # More lone surrogates (U+D800..U+DFFF, only possible as WTF-8 bytes) than this is broken text.
+    max_surrogates: int = Field(default=0, ge=0)
+
+
+class JunkConfig(Section):
+    # Share of the text inside base64 runs, data: URIs and PEM blocks.
+    max_base64_share: float = Field(default=0.2, ge=0, le=1)
+    # A run of at least this many base64-alphabet characters counts as base64 (RE2 allows <= 1000).
+    base64_min_run: int = Field(default=64, gt=0, le=1000)
+    # Share of the text in whitespace-free tokens of at least long_token_chars characters.
+    max_long_token_share: float = Field(default=0.3, ge=0, le=1)
+    long_token_chars: int = Field(default=100, gt=0)
+    # Minified code, rule 1: share of the text in lines of >= code_line_chars characters whose
+    # code symbols ({}[]();=<>:|&!+*$) are >= code_line_symbol_share of their characters.
+    max_code_line_share: float = Field(default=0.3, ge=0, le=1)
+    code_line_chars: int = Field(default=200, gt=0)
+    code_line_symbol_share: float = Field(default=0.08, ge=0, le=1)
+    # Minified code, rule 2: mean line length above this together with a code-symbol share above
+    # max_symbol_share over the whole text.
+    max_mean_line_chars: int = Field(default=1000, gt=0)
+    max_symbol_share: float = Field(default=0.1, ge=0, le=1)
+    # Share of the text inside HTML/XML tags and comments.
+    max_markup_share: float = Field(default=0.3, ge=0, le=1)
+    # Mean length of words in spaced scripts. Gopher keeps 3..10 for English; over 75 languages
+    # (Finnish, Tamil, German compounds) clean text reaches ~14, and base64 or minified code is
+    # one endless word.
+    min_mean_word_chars: float = Field(default=2.5, ge=0)
+    max_mean_word_chars: float = Field(default=15.0, gt=0)
+    # Repetition: share of non-blank line bytes in lines repeating an earlier line, and share of
+    # word bytes in the most repeated word 2-, 3- and 4-gram. Gopher's 0.3 and 0.20/0.18/0.16
+    # quarantine ~4% of clean text here (quotation collections, lists, songs); these bounds sit
+    # above clean text and still catch text that is mostly one repeated line or phrase.
+    max_dup_line_share: float = Field(default=0.7, ge=0, le=1)
+    max_top_ngram_share: list[float] = Field(default_factory=lambda: [0.5, 0.5, 0.6], min_length=3, max_length=3)
+    # Repetition measures read at most this many characters of a document.
+    sample_chars: int = Field(default=100_000, gt=0)
+
+
+class FiltersConfig(Section):
+    length: LengthConfig = LengthConfig()
+    charset: CharsetConfig = CharsetConfig()
+    junk: JunkConfig = JunkConfig()
+
+
+class DedupConfig(Section):
+    exact: bool = True
+    near: bool = True
+    # Near duplicates: MinHash over word shingles (words of the shared normaliser), LSH banding.
+    # A record keeps only its band keys, `bands` x 4 bytes (<= 64 bytes a record, whatever its
+    # length): each band folds `rows` MinHash values into a 32-bit key. Two records are
+    # candidates when they share a band key, and confirmed when they share at least
+    # `min_shared_bands` of them (a lone 32-bit key collision, which grows with the square of
+    # the record count, is never enough). With 16 bands of 3 rows (48 permutations) a pair is
+    # confirmed with probability 1 - P(at most one band of 16 matches), a band matching with
+    # probability J^3: Jaccard 0.8 -> 0.9995, 0.7 -> 0.98, 0.6 -> 0.89, 0.5 -> 0.61, 0.3 -> 0.07.
+    # For word 5-grams an edit touching one word in 20 gives Jaccard ~0.6, one in 100 ~0.9.
+    # More rows per band: fewer false candidates, lower recall at the same Jaccard; more bands:
+    # the reverse, at 4 bytes a record each (at most 16).
+    shingle_words: int = Field(default=5, gt=0)
+    bands: int = Field(default=16, gt=0, le=16)
+    rows: int = Field(default=3, gt=0)
+    min_shared_bands: int = Field(default=2, gt=0)
+    seed: int = 1
+
+    @model_validator(mode="after")
+    def _confirmation_is_reachable(self) -> "DedupConfig":
+        if self.min_shared_bands > self.bands:
+            raise ValueError(f"min_shared_bands ({self.min_shared_bands}) must be at most bands ({self.bands})")
+        return self
+
+    @property
+    def num_perm(self) -> int:
+        """MinHash permutations per record (bands x rows)."""
+        return self.bands * self.rows
+
+
+class ContaminationConfig(Section):
+    # Word n-gram size (13 as in GPT-3 and lm-eval-harness); items shorter than `ngram` words
+    # use `min_ngram`-grams, items shorter than `min_ngram` words are not indexed (too short to
+    # tell a leak from a common phrase).
+    ngram: int = Field(default=13, gt=0)
+    min_ngram: int = Field(default=5, gt=0)
+    # A record is contaminated by an item when its overlap reaches this: the share of the item's
+    # words covered by the item's n-grams found in the record (a 60% prefix of an item -> ~0.6).
+    threshold: float = Field(default=0.5, gt=0, le=1)
+    # Near-match of whole items via MinHash LSH, for edited items whose n-grams break: regions
+    # of a record dense in `min_ngram`-gram hits are compared with the items by MinHash over
+    # word `minhash_ngram`-grams; a match needs estimated Jaccard >= minhash_threshold. Word
+    # bigrams at 0.5 catch items with 1 word in 7 edited (~90%; 13-grams alone: ~30%) and flagged
+    # no clean record of a 12,000-document make_corpus corpus (bench/eval_dedup_contamination.py).
+    minhash: bool = True
+    minhash_threshold: float = Field(default=0.5, ge=0, le=1)
+    minhash_ngram: int = Field(default=2, gt=0)
+    minhash_num_perm: int = Field(default=128, gt=0)
+
+    @model_validator(mode="after")
+    def _min_below_ngram(self) -> "ContaminationConfig":
+        if self.min_ngram > self.ngram:
+            raise ValueError(f"min_ngram ({self.min_ngram}) must be at most ngram ({self.ngram})")
+        return self
+
+
+class PiiConfig(Section):
+    enabled: bool = True
+    entities: list[str] = Field(default_factory=lambda: [
+        "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IP_ADDRESS", "IBAN_CODE", "US_SSN"])
+    min_score: float = Field(default=0.5, ge=0, le=1)
+    # Quarantine a record with any finding of these types ...
+    quarantine_types: list[str] = Field(default_factory=lambda: ["CREDIT_CARD", "US_SSN", "IBAN_CODE"])
+    # ... or with more than this many findings of any type.
+    max_findings: int = Field(default=10, ge=0)
+    # Cheap regex prefilter in front of Presidio: only candidate windows reach the analyzer.
+    prefilter: bool = True
+
+
+class StatsConfig(Section):
+    # Context lengths whose fit (share of documents and of text) the report shows, in tokens
+    # when a tokenizer is named, else in words.
+    context_lengths: list[int] = Field(default_factory=lambda: [2048, 4096, 8192, 32768])
+    # A `tokenizers` JSON file (tokenizer.json); when set, token counts are measured.
+    tokenizer: str | None = None
+
+
+class SidecarConfig(Section):
+    """The live-stream sidecar (audit/sidecar/): sampling, windows, alert thresholds, outputs."""
+
+    sample_rate: float = Field(default=0.01, gt=0, le=1)
+    # Sampled records per window; statistics and alerts are judged per window.
+    window: int = Field(default=1000, gt=0)
+    # alerts.jsonl, cleared.jsonl, samples.jsonl and status.json go here.
+    output: str = "sidecar/"
+    # No verdict (drift, rates) on a window of fewer sampled records (a final partial window);
+    # `window` must be at least this.
+    min_window: int = Field(default=200, gt=0)
+    # Recent sampled records kept on disk for inspection (samples.jsonl, rewritten atomically).
+    reservoir: int = Field(default=1000, ge=0)
+    # "none": samples.jsonl holds ids, step, rank and measurements only (no text, so no PII);
+    # "masked": also the text with every PII span the PII stage found replaced by <TYPE>.
+    # Masking removes what the detector finds, not what it misses.
+    reservoir_text: Literal["none", "masked"] = "none"
+    # Source to tail when not reading standard input: a folder of micro-batch dumps
+    # (.jsonl tailed as it grows; .jsonl.gz, .jsonl.zst and .parquet read once complete).
+    source: str | None = None
+    # Seconds between looks at the source folder for new files and new lines.
+    poll_seconds: float = Field(default=0.5, gt=0)
+    # A compressed or Parquet dump is read once its size and mtime are unchanged this long.
+    settle_seconds: float = Field(default=1.0, ge=0)
+    # Alerts are also POSTed here as JSON (http/https); failures are counted, never raised.
+    webhook: str | None = None
+    webhook_timeout: float = Field(default=2.0, gt=0)
+    # Serve /metrics (Prometheus) and /status (JSON) on 127.0.0.1:PORT (0: any free port);
+    # `audit sidecar --metrics-port` overrides it.
+    metrics_port: int | None = Field(default=None, ge=0, le=65535)
+    # Alert thresholds: share of a window's records that are near/exact duplicates of a record
+    # seen in this or a recent window; that the PII stage's judge would quarantine; that carry a
+    # junk reason; Jensen-Shannon distance of the length histogram from the reference.
+    duplicate_rate: float = Field(default=0.05, ge=0, le=1)
+    pii_rate: float = Field(default=0.05, ge=0, le=1)
+    junk_rate: float = Field(default=0.1, ge=0, le=1)
+    length_shift: float = Field(default=0.2, ge=0, le=1)
+    # Reason kinds that count toward junk_rate.
+    junk_reasons: list[str] = Field(default_factory=lambda: ["junk", "charset"])
+    # Records matching an eval item in one window that raise `contamination` (any hit by default).
+    contamination_hits: int = Field(default=1, gt=0)
+    # A language outside the reference needs this many records in a window (as well as
+    # languages.new_language_min_share) to be reported as new: one stray label is not a language.
+    new_language_min_records: int = Field(default=5, gt=0)
+    # Without languages.expected, the first this-many full windows are the reference for the
+    # language mix; they are always the reference for the length distribution.
+    reference_windows: int = Field(default=1, gt=0)
+    # Duplicate band keys of this many recent windows are remembered (bounds memory).
+    duplicate_memory_windows: int = Field(default=10, gt=0)
+    # An alert's episode ends after this many windows in a row without its condition.
+    clear_after: int = Field(default=2, gt=0)
+    # Sampled records named in an alert (sample_id, global_step, rank, micro_batch) for replay.
+    alert_examples: int = Field(default=20, ge=0)
+    # Python API: measure in a separate "process" (no GIL contention with the trainer) or a
+    # "thread" of the trainer's process.
+    worker: Literal["process", "thread"] = "process"
+    # Batches waiting for the worker; when full, observe() drops the sample and counts it.
+    queue_batches: int = Field(default=256, gt=0)
+    # The worker measures up to this many sampled records at a time.
+    batch_records: int = Field(default=256, gt=0)
+    # On SIGTERM or close(), seconds allowed to measure queued samples; the rest count as dropped.
+    stop_seconds: float = Field(default=5.0, ge=0)
+    # Seed of the Bernoulli sampler (None: fresh entropy).
+    seed: int | None = None
+
+    @field_validator("webhook")
+    @classmethod
+    def _webhook_is_http(cls, v: str | None) -> str | None:
+        if v is not None and not v.lower().startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return v
+
+    @model_validator(mode="after")
+    def _window_holds_min_window(self) -> "SidecarConfig":
+        if self.window < self.min_window:
+            raise ValueError(f"window ({self.window}) must be at least min_window ({self.min_window}): "
+                             "smaller windows would never give a verdict")
+        return self
+
+
+class RayConfig(Section):
+    # Local Ray only (ignored with --address): CPUs and object store size to start with.
+    num_cpus: int | None = Field(default=None, gt=0)
+    object_store_memory: int = Field(default=512 * 2**20, gt=0)
+    # CPU share each stage actor reserves; whole CPUs starve the other tasks on small machines.
+    actor_cpus: float = Field(default=0.5, gt=0)
+
+
+class AuditConfig(Section):
+    input: InputConfig
+    eval_sets: list[EvalSetConfig] = Field(default_factory=list)
+    languages: LanguagesConfig = LanguagesConfig()
+    sidecar: SidecarConfig = SidecarConfig()
+    output: str = "runs/latest"
+    filters: FiltersConfig = FiltersConfig()
+    dedup: DedupConfig = DedupConfig()
+    contamination: ContaminationConfig = ContaminationConfig()
+    # Canary mode: stop at the first contamination match, exit status 1.
+    fail_on_contamination: bool = False
+    pii: PiiConfig = PiiConfig()
+    stats: StatsConfig = StatsConfig()
+    ray: RayConfig = RayConfig()
+    # Folder the config was read from: relative paths in it are resolved against it.
+    base_dir: Path = Field(default=Path("."), exclude=True)
+
+    def resolve(self, path: str | Path) -> Path:
+        """A path from the config, relative to the config file's folder."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else self.base_dir / p
+
+
+def _describe(err: dict[str, Any]) -> str:
+    key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return f"unknown key '{key}': remove it or check its spelling (see configs/default.yaml)"
+    if kind == "missing":
+        return f"missing key '{key}': it is required (see configs/default.yaml)"
+    return f"key '{key}': {err['msg']} (got {err.get('input')!r})"
+
+
+def parse_config(data: Any, base_dir: Path = Path("."), source: str = "config") -> AuditConfig:
+    """Validate an already-parsed YAML mapping; raise ConfigError with one line on any problem."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of keys at the top level, got {type(data).__name__}")
+    try:
+        return AuditConfig(**data, base_dir=base_dir)
+    except ValidationError as e:
+        raise ConfigError(f"{source}: {_describe(e.errors()[0])}") from None
+    except TypeError as e:  # e.g. a non-string key
+        raise ConfigError(f"{source}: {e}") from None
+
+
+def load_config(path: str | Path) -> AuditConfig:
+    """Read and validate a YAML config file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read the config: {e.strerror or e}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError(f"{p}: not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+    return parse_config(data, base_dir=p.resolve().parent, source=str(p))

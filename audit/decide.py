@@ -1,0 +1,82 @@
+"""Measurements -> reasons -> verdict: the one place a record is kept or quarantined.
+
+Stages measured everything on the workers; here each stage's `judge` reads its columns against
+the config's thresholds, the global passes (duplicates) and the blocklist add theirs, and every
+record leaves with `verdict`, `reasons` and the measured values behind them in `details`.
+Unreadable records are quarantined with reason `unreadable`, so documents == kept + quarantined.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from audit.config import AuditConfig
+from audit.stages import Stage
+from audit.takedown.blocklist import Blocklist
+
+
+class Decider:
+    """Turns a measured table (no text) into one with verdict, reasons and details."""
+
+    def __init__(self, config: AuditConfig, stages: Sequence[type[Stage]],
+                 duplicates: dict[str, tuple[str, str]] | None = None, blocklist: Blocklist | None = None) -> None:
+        """`duplicates` maps a duplicate doc_id to (kind "exact"|"near", kept_doc_id)."""
+        self.config = config
+        self.stages = list(stages)
+        self.duplicates = duplicates or {}
+        self.blocklist = blocklist or Blocklist({})
+
+    def __call__(self, table: pa.Table) -> pa.Table:
+        n = table.num_rows
+        reasons: list[list[str]] = [[] for _ in range(n)]
+        details: list[dict] = [{} for _ in range(n)]
+
+        def add(i: int, reason: str, measured: dict) -> None:
+            if reason not in reasons[i]:
+                reasons[i].append(reason)
+            details[i][reason] = measured
+
+        errors = table.column("error").to_pylist()
+        readable = pc.is_null(table.column("error"))
+        for i, err in enumerate(errors):
+            if err is not None:
+                add(i, "unreadable", {"error": err})
+        measured = table.filter(readable)
+        if measured.num_rows:
+            rows = pc.indices_nonzero(readable).to_pylist()
+            for stage in self.stages:
+                for j, reason, values in stage.judge(measured, self.config):
+                    add(rows[j], reason, values)
+
+        doc_ids = table.column("doc_id").to_pylist()
+        if self.duplicates:
+            for i, d in enumerate(doc_ids):
+                hit = self.duplicates.get(d)
+                if hit:
+                    kind, kept = hit
+                    add(i, "exact_duplicate" if kind == "exact" else "near_duplicate", {"kept_doc_id": kept})
+        if len(self.blocklist):
+            for i, req in enumerate(self.blocklist.match(table.column("sha256").to_pylist())):
+                if req:
+                    add(i, "takedown", {"request_id": req})
+
+        verdict = ["quarantined" if r else "kept" for r in reasons]
+        return (table.append_column("verdict", pa.array(verdict, pa.string()))
+                .append_column("reasons", pa.array(reasons, pa.list_(pa.string())))
+                .append_column("details", pa.array([json.dumps(d, default=_jsonable) if d else None
+                                                    for d in details], pa.string())))
+
+
+def _jsonable(v: object) -> object:
+    """numpy scalars and the like in measured values."""
+    if hasattr(v, "item"):
+        return v.item()  # type: ignore[no-any-return]
+    return str(v)
+
+
+def reason_kind(reason: str) -> str:
+    """`length:too_short` -> `length`."""
+    return reason.split(":", 1)[0]

@@ -1,0 +1,121 @@
+"""Eval sets named by the config, loaded as (id, text) items for the contamination index.
+
+An item's text is its `text_fields` joined by a newline (so words of two fields never run
+together); its id is `id_field` when given, else its 0-based index in the file as a string.
+Formats: .jsonl, .jsonl.gz, .parquet, .csv. Anything that would leave an eval set silently
+useless (missing file, no items, a missing text field) is a ConfigError of one line naming the
+eval set, the file and the fix.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow.parquet as pq
+
+from audit.config import AuditConfig, ConfigError, EvalSetConfig
+
+FORMATS = (".jsonl", ".jsonl.gz", ".parquet", ".csv")
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    """The items of one eval set: parallel lists of ids and texts."""
+
+    name: str
+    path: Path
+    ids: list[str]
+    texts: list[str]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def _fail(cfg: EvalSetConfig, path: Path, problem: str, fix: str) -> ConfigError:
+    return ConfigError(f"eval set '{cfg.name}': {path}: {problem}: {fix}")
+
+
+def _rows(cfg: EvalSetConfig, path: Path) -> list[dict[str, Any]]:
+    """Every item of the file as a dict (field -> value)."""
+    name = path.name.lower()
+    try:
+        if name.endswith(".parquet"):
+            return pq.read_table(path).to_pylist()
+        if name.endswith(".csv"):
+            with open(path, newline="", encoding="utf-8") as f:
+                return list(csv.DictReader(f))
+        if name.endswith(".jsonl") or name.endswith(".jsonl.gz"):
+            raw = gzip.open(path, "rb").read() if name.endswith(".gz") else path.read_bytes()
+            rows = []
+            for line_no, line in enumerate(io.BytesIO(raw), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = orjson.loads(line)
+                except orjson.JSONDecodeError as e:
+                    raise _fail(cfg, path, f"line {line_no} is not valid JSON ({e})",
+                                "fix or remove that line") from None
+                if not isinstance(row, dict):
+                    raise _fail(cfg, path, f"line {line_no} is not a JSON object",
+                                "write one object per line, e.g. {\"id\": ..., \"text\": ...}")
+                rows.append(row)
+            return rows
+    except ConfigError:
+        raise
+    except FileNotFoundError:
+        raise _fail(cfg, path, "no such file", "fix eval_sets[].path (relative paths are read from the "
+                                               "config file's folder)") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise _fail(cfg, path, f"cannot read it ({e})", f"check it is a valid {path.suffix} file") from None
+    raise _fail(cfg, path, "unknown format", f"use one of {', '.join(FORMATS)}")
+
+
+def load_eval_set(cfg: EvalSetConfig, config: AuditConfig) -> EvalSet:
+    """Read one eval set; raise ConfigError for an empty file or missing fields."""
+    path = config.resolve(cfg.path)
+    rows = _rows(cfg, path)
+    if not rows:
+        raise _fail(cfg, path, "the file has no items", "point eval_sets[].path at the eval set's items "
+                                                        "or remove this eval set from the config")
+    fields = set().union(*(r.keys() for r in rows[:100]))
+    for f in [*cfg.text_fields, *([cfg.id_field] if cfg.id_field else [])]:
+        if f not in fields:
+            raise _fail(cfg, path, f"items have no field '{f}' (fields: {', '.join(sorted(fields)) or 'none'})",
+                        "set text_fields / id_field to the item's fields")
+    ids: list[str] = []
+    texts: list[str] = []
+    for i, row in enumerate(rows):
+        parts = [row.get(f) for f in cfg.text_fields]
+        if all(p is None for p in parts):
+            raise _fail(cfg, path, f"item {i} has none of the text fields {cfg.text_fields}",
+                        "fill them or remove the item")
+        texts.append("\n".join(str(p) for p in parts if p is not None))
+        if cfg.id_field:
+            item_id = row.get(cfg.id_field)
+            if item_id is None:
+                raise _fail(cfg, path, f"item {i} has no '{cfg.id_field}'",
+                            "give every item an id or leave id_field out (the index is used)")
+            ids.append(str(item_id))
+        else:
+            ids.append(str(i))
+    if not any(t.strip() for t in texts):
+        raise _fail(cfg, path, f"every item's {cfg.text_fields} is empty", "set text_fields to the fields "
+                                                                          "holding the item's text")
+    return EvalSet(cfg.name, path, ids, texts)
+
+
+def load_eval_sets(config: AuditConfig) -> list[EvalSet]:
+    """Every eval set the config names, in config order; names must be unique."""
+    seen: set[str] = set()
+    out = []
+    for cfg in config.eval_sets:
+        if cfg.name in seen:
+            raise ConfigError(f"eval set '{cfg.name}' is named twice in eval_sets: give each a distinct name")
+        seen.add(cfg.name)
+        out.append(load_eval_set(cfg, config))
+    return out

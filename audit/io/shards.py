@@ -1,0 +1,385 @@
+"""Shard discovery and readers: JSON lines (plain, gzip, zstd) and Parquet, as Arrow record blocks.
+
+Every record a reader meets becomes a row of audit.records.RECORD_SCHEMA, readable or not: a bad
+line keeps its place (shard, record, byte offset) with `error` set and null text, so nothing is
+lost and the counts add up. Faults of a whole file (truncated stream, empty file, Parquet without
+the text column) become one row with a null `record`: the decide step counts and names it in
+unreadable.jsonl, and it is not a document.
+"""
+from __future__ import annotations
+
+import glob
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+import zstandard
+
+from audit.config import InputConfig
+from audit.records import RECORD_SCHEMA, make_doc_id, text_sha256
+
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.zstd", ".ndjson", ".ndjson.gz", ".ndjson.zst")
+PARQUET_SUFFIXES = (".parquet",)
+SHARD_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES
+_CHUNK = 1 << 20  # bytes read from a stream at a time
+_MAX_BLOCK_ROWS = 10_000
+
+
+class InputError(ValueError):
+    """An input path named in the config that cannot be used: one line saying what and where."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One input file: `path` as given (after folder/glob expansion), `location` where it is read."""
+
+    path: str
+    location: str
+    index: int
+
+
+def is_shard(name: str) -> bool:
+    """Whether a file name has one of the supported shard suffixes."""
+    return name.lower().endswith(SHARD_SUFFIXES)
+
+
+def discover_shards(paths: list[str], base_dir: Path) -> tuple[list[Shard], list[dict]]:
+    """Expand files, folders and globs into a sorted list of shards.
+
+    Returns (shards, problems): a folder with no shards is a problem to count, not a reason to stop;
+    a path that does not exist or a file of an unsupported kind raises InputError.
+    """
+    found: dict[str, str] = {}
+    problems: list[dict] = []
+    for given in paths:
+        loc = Path(given).expanduser()
+        loc = loc if loc.is_absolute() else base_dir / loc
+        if glob.has_magic(given):
+            hits = sorted(p for p in glob.glob(str(loc), recursive=True) if Path(p).is_file() and is_shard(p))
+            if not hits:
+                problems.append({"shard": given, "error": "no shard matches this pattern"})
+            for h in hits:
+                found.setdefault(_as_given(given, loc, Path(h)), h)
+        elif loc.is_dir():
+            hits = sorted(p for p in loc.rglob("*") if p.is_file() and is_shard(p.name))
+            if not hits:
+                problems.append({"shard": given, "error": "folder holds no shards "
+                                 f"({', '.join(SHARD_SUFFIXES)})"})
+            for h in hits:
+                found.setdefault(_as_given(given, loc, h), str(h))
+        elif loc.is_file():
+            if not is_shard(loc.name):
+                raise InputError(f"input.paths: {given}: not a shard (expected one of {', '.join(SHARD_SUFFIXES)})")
+            found.setdefault(given, str(loc))
+        else:
+            raise InputError(f"input.paths: {given}: no such file or folder (relative paths are read from {base_dir})")
+    return [Shard(p, found[p], i) for i, p in enumerate(sorted(found))], problems
+
+
+def _as_given(given: str, loc: Path, hit: Path) -> str:
+    """The shard's path in the terms the user gave: the given prefix plus the part found under it."""
+    if glob.has_magic(given):
+        root = Path(given.split("*")[0].split("?")[0].split("[")[0])
+        base = Path(str(loc).split("*")[0].split("?")[0].split("[")[0])
+    else:
+        root, base = Path(given), loc
+    try:
+        return str(root / hit.relative_to(base))
+    except ValueError:
+        return str(hit)
+
+
+class _Block:
+    """Rows of one shard accumulated column-wise, cut into Arrow tables of bounded size."""
+
+    def __init__(self, shard: Shard, block_bytes: int) -> None:
+        self.shard, self.block_bytes = shard, block_bytes
+        self._reset()
+
+    def _reset(self) -> None:
+        self.cols: dict[str, list] = {n: [] for n in RECORD_SCHEMA.names}
+        self.size = 0
+
+    def add(self, record: int | None, offset: int | None, text: str | None = None,
+            source_id: str | None = None, url: str | None = None, error: str | None = None) -> None:
+        c = self.cols
+        c["doc_id"].append(make_doc_id(self.shard.path, record) if record is not None else None)
+        c["source_id"].append(source_id)
+        c["shard"].append(self.shard.path)
+        c["shard_index"].append(self.shard.index)
+        c["record"].append(record)
+        c["byte_offset"].append(offset)
+        c["url"].append(url)
+        c["text"].append(text)
+        if text is None:
+            c["sha256"].append(None)
+            c["chars"].append(None)
+            c["bytes"].append(None)
+        else:
+            raw = text.encode("utf-8", "surrogatepass")
+            c["sha256"].append(text_sha256(text))
+            c["chars"].append(len(text))
+            c["bytes"].append(len(raw))
+            self.size += len(raw)
+        c["error"].append(error)
+
+    def full(self) -> bool:
+        return self.size >= self.block_bytes or len(self.cols["shard"]) >= _MAX_BLOCK_ROWS
+
+    def take(self) -> pa.Table | None:
+        if not self.cols["shard"]:
+            return None
+        t = pa.Table.from_pydict(self.cols, schema=RECORD_SCHEMA)
+        self._reset()
+        return t
+
+
+def read_shard(shard: Shard, cfg: InputConfig) -> Iterator[pa.Table]:
+    """Yield the records of one shard as RECORD_SCHEMA tables of about cfg.block_bytes of text."""
+    block = _Block(shard, cfg.block_bytes)
+    reader = _read_parquet if shard.location.lower().endswith(PARQUET_SUFFIXES) else _read_jsonl
+    try:
+        for _ in reader(shard, cfg, block):
+            t = block.take()
+            if t is not None:
+                yield t
+    except OSError as e:  # the file vanished or cannot be opened: one file-level fault
+        block.add(None, None, error=f"cannot read shard: {e.strerror or e}")
+    t = block.take()
+    if t is not None:
+        yield t
+
+
+# ---- JSON lines -------------------------------------------------------------------------------
+
+def _open_stream(location: str) -> Iterator[bytes]:
+    """Decompressed chunks of a JSON-lines file; raises _Truncated when a compressed stream ends early."""
+    low = location.lower()
+    if low.endswith(".gz"):
+        with open(location, "rb") as raw:
+            yield from _gzip_chunks(raw)
+    elif low.endswith((".zst", ".zstd")):
+        with open(location, "rb") as raw:
+            yield from _zstd_chunks(raw)
+    else:
+        with open(location, "rb") as f:
+            while chunk := f.read(_CHUNK):
+                yield chunk
+
+
+def _gzip_chunks(raw: BinaryIO) -> Iterator[bytes]:
+    """Decompress every gzip member of a file, yielding what decoded before any damage."""
+    dobj, fed = zlib.decompressobj(wbits=31), False
+    data = raw.read(_CHUNK)
+    while data:
+        try:
+            out = dobj.decompress(data)
+        except zlib.error as e:
+            raise _Truncated(f"gzip stream is damaged: {e}") from None
+        fed = True
+        if out:
+            yield out
+        if dobj.eof:  # a member ended: what is left of the input starts the next one
+            data = dobj.unused_data or raw.read(_CHUNK)
+            dobj, fed = zlib.decompressobj(wbits=31), False
+            if data and data[:2] != b"\x1f\x8b":
+                return  # trailing padding after the last member, as gzip(1) allows
+        else:
+            data = raw.read(_CHUNK)
+    if fed and not dobj.eof:
+        raise _Truncated("gzip stream is truncated: the file ends inside a member")
+
+
+def _zstd_chunks(raw: BinaryIO) -> Iterator[bytes]:
+    """Decompress every zstd frame of a file; a frame cut short is an error, not a silent end."""
+    dctx = zstandard.ZstdDecompressor()
+    dobj, fed = dctx.decompressobj(), False
+    data = raw.read(_CHUNK)
+    while data:
+        try:
+            out = dobj.decompress(data)
+        except zstandard.ZstdError as e:
+            raise _Truncated(f"zstd stream is damaged: {e}") from None
+        fed = True
+        if out:
+            yield out
+        if dobj.eof:  # a frame ended: what is left of the input starts the next one
+            data = dobj.unused_data or raw.read(_CHUNK)
+            dobj, fed = dctx.decompressobj(), False
+        else:
+            data = raw.read(_CHUNK)
+    if fed and not dobj.eof:
+        raise _Truncated("zstd stream is truncated: the file ends inside a frame")
+
+
+class _Truncated(Exception):
+    pass
+
+
+def _lines(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
+    """(offset, line without newline, length) per line; line is None when it exceeds max_bytes."""
+    offset = 0
+    parts: list[bytes] = []
+    part_len = 0
+    oversize = False
+    for chunk in chunks:
+        pieces = chunk.split(b"\n")
+        for piece in pieces[:-1]:
+            if parts or oversize:
+                length = part_len + len(piece)
+                line = None if oversize or length > max_bytes else b"".join(parts) + piece
+                parts, part_len, oversize = [], 0, False
+            else:
+                length = len(piece)
+                line = piece if length <= max_bytes else None
+            yield offset, line, length
+            offset += length + 1
+        tail = pieces[-1]
+        if tail:
+            part_len += len(tail)
+            if oversize or part_len > max_bytes:
+                parts, oversize = [], True  # keep counting, stop keeping
+            else:
+                parts.append(tail)
+    if parts or oversize:
+        yield offset, (None if oversize else b"".join(parts)), part_len
+
+
+def _read_jsonl(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[None]:
+    """Fill `block` from a JSON-lines shard; yields whenever the block is full."""
+    record = 0
+    offset = 0
+    try:
+        for offset, line, length in _lines(_open_stream(shard.location), cfg.max_record_bytes):
+            if line is not None and not line.strip():
+                continue  # a blank line holds no record
+            if line is None:
+                block.add(record, offset, error=f"line of {length} bytes exceeds input.max_record_bytes "
+                                                f"({cfg.max_record_bytes})")
+            else:
+                _add_json_record(block, record, offset, line, cfg)
+            record += 1
+            if block.full():
+                yield None
+    except _Truncated as e:
+        block.add(None, offset, error=f"{e} (after {record} records; the rest of the shard is lost)")
+    if record == 0 and not block.cols["shard"]:
+        block.add(None, 0, error="empty shard: no records")
+    yield None
+
+
+def _add_json_record(block: _Block, record: int, offset: int, line: bytes, cfg: InputConfig) -> None:
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as e:
+        try:
+            line.decode("utf-8")
+            msg = f"invalid JSON: {e}"
+        except UnicodeDecodeError as u:
+            msg = f"invalid UTF-8 at byte {u.start} of the line"
+        block.add(record, offset, error=msg)
+        return
+    if not isinstance(obj, dict):
+        block.add(record, offset, error=f"JSON value is a {type(obj).__name__}, not an object")
+        return
+    text = obj.get(cfg.text_field)
+    if not isinstance(text, str):
+        what = "missing" if text is None else f"a {type(text).__name__}, not a string"
+        block.add(record, offset, source_id=_opt_str(obj, cfg.id_field), url=_opt_str(obj, cfg.url_field),
+                  error=f"text field '{cfg.text_field}' is {what}")
+        return
+    block.add(record, offset, text, _opt_str(obj, cfg.id_field), _opt_str(obj, cfg.url_field))
+
+
+def _opt_str(obj: dict, field: str | None) -> str | None:
+    if not field:
+        return None
+    v = obj.get(field)
+    return None if v is None else (v if isinstance(v, str) else orjson.dumps(v).decode())
+
+
+# ---- Parquet ----------------------------------------------------------------------------------
+
+def _read_parquet(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[None]:
+    """Fill `block` from a Parquet shard, a record batch at a time."""
+    try:
+        pf = pq.ParquetFile(shard.location)
+    except (pa.ArrowInvalid, pa.ArrowException) as e:
+        block.add(None, None, error=f"not a readable Parquet file: {e}")
+        yield None
+        return
+    names = set(pf.schema_arrow.names)
+    if cfg.text_field not in names:
+        block.add(None, None, error=f"Parquet file has no text column '{cfg.text_field}' "
+                                    f"({pf.metadata.num_rows} rows not read; columns: {sorted(names)[:10]})")
+        yield None
+        return
+    if pf.metadata.num_rows == 0:
+        block.add(None, None, error="empty shard: no records")
+        yield None
+        return
+    cols = [c for c in (cfg.text_field, cfg.id_field, cfg.url_field) if c and c in names]
+    record = 0
+    try:
+        for batch in pf.iter_batches(batch_size=2048, columns=cols):
+            data = batch.to_pydict()
+            texts = data[cfg.text_field]
+            ids = data.get(cfg.id_field) if cfg.id_field else None
+            urls = data.get(cfg.url_field) if cfg.url_field else None
+            for i, text in enumerate(texts):
+                sid = _scalar_str(ids[i]) if ids is not None else None
+                url = _scalar_str(urls[i]) if urls is not None else None
+                if isinstance(text, bytes):
+                    try:
+                        text = text.decode("utf-8")
+                    except UnicodeDecodeError as u:
+                        block.add(record, None, source_id=sid, url=url,
+                                  error=f"invalid UTF-8 at byte {u.start} of the text")
+                        record += 1
+                        continue
+                if not isinstance(text, str):
+                    what = "null" if text is None else f"a {type(text).__name__}, not a string"
+                    block.add(record, None, source_id=sid, url=url, error=f"text field '{cfg.text_field}' is {what}")
+                else:
+                    block.add(record, None, text, sid, url)
+                record += 1
+                if block.full():
+                    yield None
+    except (pa.ArrowInvalid, pa.ArrowException, OSError) as e:
+        block.add(None, None, error=f"Parquet file is damaged after {record} records: {e}")
+    yield None
+
+
+def _scalar_str(v: object) -> str | None:
+    return None if v is None else (v if isinstance(v, str) else str(v))
+
+
+def read_record_texts(shard: Shard, records: set[int], cfg: InputConfig) -> dict[int, str | None]:
+    """The texts of the given record indexes of one shard (None for unreadable ones)."""
+    out: dict[int, str | None] = {}
+    for t in read_shard(shard, cfg):
+        recs = t.column("record").to_pylist()
+        hits = [i for i, r in enumerate(recs) if r in records]
+        if hits:
+            texts = t.column("text").to_pylist()
+            for i in hits:
+                out[recs[i]] = texts[i]
+        if len(out) == len(records):
+            break
+    return out
+
+
+def iter_jsonl_lines(location: str) -> Iterator[tuple[int, bytes]]:
+    """(byte offset, raw line) of every line of a JSON-lines shard, compressed or not."""
+    for offset, line, _ in _lines(_open_stream(location), 1 << 62):
+        assert line is not None
+        yield offset, line
+
+
+__all__ = ["Shard", "InputError", "discover_shards", "read_shard", "read_record_texts", "is_shard",
+           "SHARD_SUFFIXES", "iter_jsonl_lines"]

@@ -1,0 +1,392 @@
+"""Lookup indexes of a run: sorted, bucketed Parquet files so a lookup reads a few row groups.
+
+`build_lookup_indexes(run_dir)` runs after lineage/ is written and leaves `index/`:
+
+    index/meta.json            shard numbering, passage parameters, row counts
+    index/records/             lineage's lookup columns keyed by pos = shard_no << 40 | record
+    index/sha256/ url/ source_id/ doc_id/   (key = 64-bit hash of the value, pos)
+    index/passages/            (key = winnowed passage fingerprint, pos)
+
+Each index folder holds files `b<bucket>.parquet` sorted by key, where the bucket is the key's
+top bits (a range partition, so the files are in key order too) and `fences.parquet`: the key
+range of every row group. A lookup hashes its value, finds the row groups whose range holds the
+key (binary search over the fences), reads only those and keeps the rows whose key matches; the
+records index then turns positions into lineage rows. At hundreds of millions of rows a point
+lookup still reads two row groups of two small files. The build is an external sort: rows are
+spilled into bucket parts as lineage streams by, then each bucket is sorted in memory alone.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pads
+import pyarrow.parquet as pq
+
+from audit import __version__
+from audit.io.atomic import write_json_atomic
+from audit.takedown.hashing import hash_strings
+from audit.takedown.passages import PASSAGE_NGRAM, PASSAGE_WINDOW
+
+INDEX_DIR = "index"
+INDEX_FORMAT = 1
+RECORD_BITS = 40                  # pos = shard_no << RECORD_BITS | record
+RECORDS = "records"
+KEYED = ("sha256", "url", "source_id", "doc_id")
+PASSAGES = "passages"
+RECORD_COLUMNS = ["doc_id", "source_id", "shard", "record", "byte_offset", "sha256", "url", "chars",
+                  "verdict", "reasons"]
+RECORD_TYPES = {"doc_id": pa.string(), "source_id": pa.string(), "shard": pa.string(), "record": pa.int64(),
+                "byte_offset": pa.int64(), "sha256": pa.string(), "url": pa.string(), "chars": pa.int64(),
+                "verdict": pa.string(), "reasons": pa.list_(pa.string())}
+KEY_SCHEMA = pa.schema([("key", pa.uint64()), ("pos", pa.uint64())])
+RECORDS_SCHEMA = pa.schema([("pos", pa.uint64())] + [(c, RECORD_TYPES[c]) for c in RECORD_COLUMNS])
+
+# Sizes: a bucket file holds about this many rows (sorted in memory alone); row groups are the
+# unit a lookup reads, small enough to decode in about a millisecond.
+_BUCKET_ROWS = 4_000_000
+_RECORD_CHUNK_BITS = 20           # records index: one file per 2**20 records of a shard
+_SPILL_ROWS = 2_000_000
+_KEY_GROUP_ROWS = 16_384
+_RECORD_GROUP_ROWS = 4_096
+_READ_BATCH = 65_536
+
+
+def _hash_bucket_bits(rows: int) -> int:
+    """Top key bits to bucket by so a bucket holds about _BUCKET_ROWS rows."""
+    buckets = max(1, -(-rows // _BUCKET_ROWS))
+    return int(np.ceil(np.log2(buckets))) if buckets > 1 else 0
+
+
+class _BucketSorter:
+    """External sort by key: rows spill into per-bucket parts, each bucket is sorted alone at the end."""
+
+    def __init__(self, folder: Path, schema: pa.Schema, key: str, shift: int, group_rows: int) -> None:
+        self.folder, self.schema, self.key, self.shift, self.group_rows = folder, schema, key, shift, group_rows
+        self.parts_dir = folder / ".parts"
+        self.parts_dir.mkdir(parents=True, exist_ok=True)
+        self.buffers: dict[int, list[pa.Table]] = {}
+        self.parts: dict[int, list[Path]] = {}
+        self.buffered = 0
+        self.rows = 0
+
+    def _bucket_of(self, keys: np.ndarray) -> np.ndarray:
+        if self.shift >= 64:
+            return np.zeros(len(keys), dtype=np.uint64)
+        return keys >> np.uint64(self.shift)
+
+    def add(self, table: pa.Table) -> None:
+        if table.num_rows == 0:
+            return
+        keys = table.column(self.key).to_numpy()
+        buckets = self._bucket_of(keys)
+        if buckets.min() == buckets.max():
+            self.buffers.setdefault(int(buckets[0]), []).append(table)
+        else:
+            order = np.argsort(buckets, kind="stable")
+            sorted_buckets = buckets[order]
+            table = table.take(pa.array(order))
+            cuts = np.flatnonzero(np.diff(sorted_buckets)) + 1
+            bounds = np.concatenate([[0], cuts, [len(order)]])
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                self.buffers.setdefault(int(sorted_buckets[a]), []).append(table.slice(int(a), int(b - a)))
+        self.buffered += table.num_rows
+        self.rows += table.num_rows
+        if self.buffered >= _SPILL_ROWS:
+            self._spill()
+
+    def _spill(self) -> None:
+        for bucket, tables in self.buffers.items():
+            part = self.parts_dir / f"{bucket:016x}-{len(self.parts.get(bucket, [])):05d}.arrow"
+            # Arrow IPC: the cheapest format to write and read back whole.
+            with pa.OSFile(str(part), "wb") as sink, pa.ipc.new_file(sink, self.schema) as w:
+                for t in tables:
+                    w.write_table(t)
+            self.parts.setdefault(bucket, []).append(part)
+        self.buffers.clear()
+        self.buffered = 0
+
+    def finish(self) -> int:
+        """Sort and write every bucket, then the fences; returns the rows written."""
+        fences: dict[str, list] = {"file": [], "row_group": [], "lo": [], "hi": []}
+        for bucket in sorted(set(self.buffers) | set(self.parts)):
+            tables = list(self.buffers.get(bucket, []))
+            for part in self.parts.get(bucket, []):
+                with pa.memory_map(str(part)) as src:
+                    tables.append(pa.ipc.open_file(src).read_all())
+            table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+            keys = table.column(self.key).to_numpy()
+            pos_col = "pos" if self.key != "pos" else self.key
+            order = np.lexsort((table.column(pos_col).to_numpy(), keys))
+            table = table.take(pa.array(order)).combine_chunks()
+            keys = keys[order]
+            name = f"b{bucket:016x}.parquet"
+            pq.write_table(table, self.folder / name, row_group_size=self.group_rows, compression="zstd",
+                           write_statistics=False)
+            for g, start in enumerate(range(0, len(keys), self.group_rows)):
+                chunk = keys[start:start + self.group_rows]
+                fences["file"].append(name)
+                fences["row_group"].append(g)
+                fences["lo"].append(int(chunk[0]))
+                fences["hi"].append(int(chunk[-1]))
+            for part in self.parts.get(bucket, []):
+                part.unlink()
+        shutil.rmtree(self.parts_dir, ignore_errors=True)
+        pq.write_table(pa.table({"file": pa.array(fences["file"], pa.string()),
+                                 "row_group": pa.array(fences["row_group"], pa.int32()),
+                                 "lo": pa.array(fences["lo"], pa.uint64()),
+                                 "hi": pa.array(fences["hi"], pa.uint64())}), self.folder / "fences.parquet")
+        return self.rows
+
+
+def _dataset_rows(folder: Path) -> int:
+    if not folder.is_dir():
+        return 0
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(folder.glob("*.parquet")))
+
+
+def _batches(folder: Path, columns: list[str]) -> Iterator[pa.Table]:
+    data = pads.dataset(folder, format="parquet")
+    have = [c for c in columns if c in data.schema.names]
+    for batch in data.to_batches(columns=have, batch_size=_READ_BATCH):
+        if batch.num_rows:
+            yield pa.Table.from_batches([batch])
+
+
+def _shard_names(lineage: Path) -> list[str]:
+    seen: set[str] = set()
+    for t in _batches(lineage, ["shard"]):
+        seen.update(v for v in pc.unique(t.column("shard")).to_pylist() if v is not None)
+    return sorted(seen)
+
+
+def positions(shard_no: pa.Array | np.ndarray, record: pa.Array | np.ndarray) -> np.ndarray:
+    """pos = shard_no << RECORD_BITS | record, as uint64."""
+    s = np.asarray(shard_no, dtype=np.uint64)
+    r = np.asarray(record, dtype=np.uint64)
+    return (s << np.uint64(RECORD_BITS)) | r
+
+
+def _pos_of(table: pa.Table, shards: pa.Array) -> np.ndarray:
+    shard_no = pc.index_in(table.column("shard"), value_set=shards).to_numpy(zero_copy_only=False)
+    return positions(shard_no, table.column("record").to_numpy(zero_copy_only=False))
+
+
+def _record_rows(table: pa.Table, pos: np.ndarray) -> pa.Table:
+    cols: dict[str, pa.Array | pa.ChunkedArray] = {"pos": pa.array(pos, pa.uint64())}
+    for c in RECORD_COLUMNS:
+        cols[c] = table.column(c).cast(RECORD_TYPES[c]) if c in table.column_names else pa.nulls(
+            table.num_rows, RECORD_TYPES[c])
+    return pa.table(cols, schema=RECORDS_SCHEMA)
+
+
+def _key_rows(values: pa.ChunkedArray, pos: np.ndarray) -> pa.Table:
+    valid = pc.is_valid(values).to_numpy(zero_copy_only=False)
+    keys = hash_strings(values.filter(pa.array(valid)))
+    return pa.table({"key": pa.array(keys, pa.uint64()), "pos": pa.array(pos[valid], pa.uint64())}, schema=KEY_SCHEMA)
+
+
+def _passage_rows(table: pa.Table, shards: pa.Array) -> pa.Table:
+    """(key, pos) rows from either exploded passages (hash, shard, record) or list `passage_hashes`."""
+    pos = _pos_of(table, shards)
+    if "passage_hashes" in table.column_names:
+        lists = table.column("passage_hashes").combine_chunks()
+        keys = pc.list_flatten(lists).to_numpy(zero_copy_only=False)
+        owner = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
+        return pa.table({"key": pa.array(keys, pa.uint64()), "pos": pa.array(pos[owner], pa.uint64())},
+                        schema=KEY_SCHEMA)
+    keep = pc.is_valid(table.column("hash"))
+    return pa.table({"key": table.column("hash").filter(keep).cast(pa.uint64()),
+                     "pos": pa.array(pos[keep.to_numpy(zero_copy_only=False)], pa.uint64())}, schema=KEY_SCHEMA)
+
+
+def build_lookup_indexes(run_dir: Path, passages: Path | None = None) -> Path | None:
+    """Build `run_dir/index/` from `run_dir/lineage/` and the passage fingerprints.
+
+    `passages` is a Parquet dataset folder of either (hash uint64, shard, record[, doc_id]) rows or
+    (shard, record, passage_hashes list<uint64>) rows (the pipeline's staging data will do);
+    default `run_dir/passages/`, which is removed once indexed (index/passages/ holds it sorted).
+    Returns the index folder, or None when the run has no lineage. The folder is built aside and
+    swapped in whole, so a lookup never sees half an index.
+    """
+    run_dir = Path(run_dir)
+    lineage = run_dir / "lineage"
+    if not lineage.is_dir():
+        return None
+    default_passages = passages is None
+    passages = Path(passages) if passages is not None else run_dir / "passages"
+    work = run_dir / f".index-{uuid.uuid4().hex[:10]}"
+    work.mkdir()
+    try:
+        shard_list = _shard_names(lineage)
+        shards = pa.array(shard_list, pa.string())
+        rows = _dataset_rows(lineage)
+        bits = _hash_bucket_bits(rows)
+        record_sorter = _BucketSorter(work / RECORDS, RECORDS_SCHEMA, "pos", _RECORD_CHUNK_BITS, _RECORD_GROUP_ROWS)
+        key_sorters = {k: _BucketSorter(work / k, KEY_SCHEMA, "key", 64 - bits, _KEY_GROUP_ROWS) for k in KEYED}
+        for t in _batches(lineage, RECORD_COLUMNS):
+            pos = _pos_of(t, shards)
+            record_sorter.add(_record_rows(t, pos))
+            for k, sorter in key_sorters.items():
+                if k in t.column_names:
+                    sorter.add(_key_rows(t.column(k), pos))
+        counts = {RECORDS: record_sorter.finish()}
+        counts.update({k: s.finish() for k, s in key_sorters.items()})
+        if passages.is_dir() and any(passages.glob("*.parquet")):
+            p_rows = _dataset_rows(passages)
+            p_sorter = _BucketSorter(work / PASSAGES, KEY_SCHEMA, "key", 64 - _hash_bucket_bits(p_rows),
+                                     _KEY_GROUP_ROWS)
+            for t in _batches(passages, ["hash", "passage_hashes", "shard", "record"]):
+                p_sorter.add(_passage_rows(t, shards))
+            counts[PASSAGES] = p_sorter.finish()
+        write_json_atomic(work / "meta.json", {
+            "format": INDEX_FORMAT, "tool_version": __version__,
+            "built": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "record_bits": RECORD_BITS, "shards": shard_list, "rows": counts,
+            "passages": {"ngram": PASSAGE_NGRAM, "window": PASSAGE_WINDOW} if PASSAGES in counts else None,
+        })
+        target = run_dir / INDEX_DIR
+        old = run_dir / f".index-old-{uuid.uuid4().hex[:10]}"
+        if target.exists():
+            target.rename(old)
+        work.rename(target)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if default_passages and passages.is_dir():
+        shutil.rmtree(passages, ignore_errors=True)
+    return run_dir / INDEX_DIR
+
+
+class SortedIndex:
+    """One index folder: find the rows of given keys by reading only the row groups that hold them."""
+
+    def __init__(self, folder: Path, schema: pa.Schema) -> None:
+        self.folder, self.schema = Path(folder), schema
+        f = pq.read_table(self.folder / "fences.parquet")
+        self.files = f.column("file").to_pylist()
+        self.groups = f.column("row_group").to_numpy()
+        self.lo = f.column("lo").to_numpy()
+        self.hi = f.column("hi").to_numpy()
+        self._open: dict[str, pq.ParquetFile] = {}
+        self.reads = 0  # row groups read, for the benchmark
+
+    def _group(self, i: int, columns: list[str] | None) -> pa.Table:
+        name = self.files[i]
+        pf = self._open.get(name)
+        if pf is None:
+            pf = self._open[name] = pq.ParquetFile(self.folder / name, memory_map=True)
+        self.reads += 1
+        return pf.read_row_group(int(self.groups[i]), columns=columns)
+
+    def _groups_for(self, keys: np.ndarray) -> list[int]:
+        """Row groups whose key range holds at least one of `keys`."""
+        if len(self.lo) == 0 or len(keys) == 0:
+            return []
+        first = np.searchsorted(self.hi, keys, side="left")   # first group whose hi >= key
+        last = np.searchsorted(self.lo, keys, side="right")   # groups before this have lo <= key
+        wanted: set[int] = set()
+        for a, b in zip(first.tolist(), last.tolist()):
+            wanted.update(range(a, b))
+        return sorted(wanted)
+
+    def find(self, keys: np.ndarray | list[int], key: str = "key", columns: list[str] | None = None) -> pa.Table:
+        """Every row whose `key` column is one of `keys`."""
+        keys = np.unique(np.asarray(keys, dtype=np.uint64))
+        parts = []
+        want = pa.array(keys, pa.uint64())
+        for g in self._groups_for(keys):
+            t = self._group(g, columns)
+            t = t.filter(pc.is_in(t.column(key), value_set=want))
+            if t.num_rows:
+                parts.append(t)
+        return pa.concat_tables(parts) if parts else self._empty(columns)
+
+    def range(self, lo: int, hi: int, key: str = "key", columns: list[str] | None = None) -> pa.Table:
+        """Every row with lo <= key < hi."""
+        if hi <= lo or len(self.lo) == 0:
+            return self._empty(columns)
+        a = int(np.searchsorted(self.hi, np.uint64(lo), side="left"))
+        b = int(np.searchsorted(self.lo, np.uint64(hi - 1), side="right"))
+        parts = []
+        for g in range(a, b):
+            t = self._group(g, columns)
+            k = t.column(key)
+            t = t.filter(pc.and_(pc.greater_equal(k, pa.scalar(lo, pa.uint64())),
+                                 pc.less(k, pa.scalar(hi, pa.uint64()))))
+            if t.num_rows:
+                parts.append(t)
+        return pa.concat_tables(parts) if parts else self._empty(columns)
+
+    def _empty(self, columns: list[str] | None) -> pa.Table:
+        schema = pa.schema([self.schema.field(c) for c in columns]) if columns else self.schema
+        return schema.empty_table()
+
+
+@dataclass
+class LookupIndex:
+    """The indexes of one run folder, opened lazily."""
+
+    folder: Path
+    meta: dict
+
+    @classmethod
+    def open(cls, run_dir: Path) -> "LookupIndex | None":
+        """The run's index, or None when it has none (or one of an unknown format)."""
+        folder = Path(run_dir) / INDEX_DIR
+        try:
+            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if meta.get("format") != INDEX_FORMAT:
+            return None
+        return cls(folder, meta)
+
+    def __post_init__(self) -> None:
+        self._indexes: dict[str, SortedIndex] = {}
+        self.shard_no = {s: i for i, s in enumerate(self.meta.get("shards", []))}
+
+    def has(self, name: str) -> bool:
+        return (self.folder / name / "fences.parquet").is_file()
+
+    def index(self, name: str) -> SortedIndex:
+        if name not in self._indexes:
+            self._indexes[name] = SortedIndex(self.folder / name, RECORDS_SCHEMA if name == RECORDS else KEY_SCHEMA)
+        return self._indexes[name]
+
+    def records_at(self, pos: np.ndarray | list[int]) -> pa.Table:
+        """Lineage rows (RECORDS_SCHEMA) of the given positions."""
+        return self.index(RECORDS).find(pos, key="pos")
+
+    def records_by(self, name: str, value: str) -> pa.Table:
+        """Lineage rows whose column `name` (sha256, url, source_id, doc_id) equals `value`."""
+        hits = self.index(name).find(hash_strings(pa.array([value], pa.string())))
+        rows = self.records_at(hits.column("pos").to_numpy()) if hits.num_rows else RECORDS_SCHEMA.empty_table()
+        return rows.filter(pc.equal(rows.column(name), value)) if rows.num_rows else rows
+
+    def records_in_shard(self, shard: str, start: int, stop: int | None) -> pa.Table:
+        """Lineage rows of `shard` with start <= record < stop (stop None: to the end)."""
+        no = self.shard_no.get(shard)
+        if no is None:
+            return RECORDS_SCHEMA.empty_table()
+        base = int(positions(np.array([no]), np.array([0]))[0])
+        end = base + (stop if stop is not None else (1 << RECORD_BITS))
+        return self.index(RECORDS).range(base + start, end, key="pos")
+
+    def passage_candidates(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(pos, matching fingerprints) of every record sharing a fingerprint with `keys`."""
+        if not self.has(PASSAGES) or len(keys) == 0:
+            return np.zeros(0, np.uint64), np.zeros(0, np.int64)
+        hits = self.index(PASSAGES).find(keys)
+        if hits.num_rows == 0:
+            return np.zeros(0, np.uint64), np.zeros(0, np.int64)
+        pos, counts = np.unique(hits.column("pos").to_numpy(), return_counts=True)
+        return pos, counts

@@ -1,0 +1,265 @@
+"""The one text normaliser, shared by exact dedup, near dedup, contamination and passage lookup.
+
+normalize(text): Unicode NFKC, lowercase, punctuation and symbols deleted (so "3+4=7" and
+"347" agree, as lm-eval-harness style decontamination expects), whitespace collapsed to single
+spaces. It runs vectorised over an Arrow string array (RE2 via pyarrow.compute); the str form
+calls the same code, so every caller gets the same answer.
+
+Words for n-grams: a word is a maximal run of non-space characters of the ORIGINAL text,
+normalised by the same rules and dropped when nothing is left (a lone "-"). So the words of a
+text are those of `normalize(text).split(" ")` (except where NFKC turns one character into a
+space, e.g. U+00A8), and each word keeps its character offsets in the original text, which is
+what contamination spans point at. `tokenize_hashed` hashes the words of many texts at once
+with numpy: each code point is classified and lowercased through tables derived from
+`normalize_array` itself (built once per process), so the fast path cannot drift from the
+normaliser; words holding a character whose normal form depends on its neighbours (combining
+marks, Hangul jamo, NFKC expansions) are normalised by `normalize_array` proper.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+# Everything that is not a letter, number, combining mark, underscore or white space.
+_PUNCT = r"[^\p{L}\p{N}\p{M}_\s\p{Z}]+"
+_SPACE = r"[\s\p{Z}]+"
+
+# Code point classes of the fast tokeniser.
+_KEEP, _SPACE_CLASS, _DELETE, _COMPLEX = 0, 1, 2, 3
+# Multipliers of the polynomial n-gram hash and the splitmix64 finaliser.
+_GRAM_MUL = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def normalize_array(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Normalise every string of an Arrow array (nulls stay null)."""
+    if pa.types.is_large_string(texts.type):
+        texts = texts.cast(pa.string())
+    out = pc.utf8_normalize(texts, form="NFKC")
+    out = pc.utf8_lower(out)
+    out = pc.replace_substring_regex(out, pattern=_PUNCT, replacement="")
+    out = pc.replace_substring_regex(out, pattern=_SPACE, replacement=" ")
+    return pc.utf8_trim_whitespace(out)
+
+
+def normalize(text: str) -> str:
+    """Normalise one string (same rules as normalize_array)."""
+    return normalize_array(pa.array([text], pa.string()))[0].as_py()
+
+
+def words(text: str) -> list[str]:
+    """The normalised words of `text`, in order (the reference for `tokenize_hashed`)."""
+    runs = pc.split_pattern_regex(pa.array([text], pa.string()), pattern=_SPACE)[0].values
+    return [w for w in normalize_array(runs).to_pylist() if w]
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser over a uint64 array: a cheap, well-mixed 64-bit hash."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _MIX1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+@lru_cache(maxsize=1)
+def _char_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Per code point: its class and its normalised (lowercased) code point when simple.
+
+    Derived by running `normalize_array` over every code point once (~1 s per process), so the
+    vectorised tokeniser agrees with the normaliser by construction.
+    """
+    cps = np.arange(0x110000, dtype=np.uint32)
+    cps = cps[(cps < 0xD800) | (cps > 0xDFFF)]
+    arr = pa.array([chr(c) for c in cps.tolist()], pa.string())
+    # normalize_array's steps up to the punctuation deletion: trimming one character alone would
+    # hide a space that NFKC puts inside a word (U+00A8 -> " \u0308").
+    norm = pc.replace_substring_regex(pc.utf8_lower(pc.utf8_normalize(arr, form="NFKC")), pattern=_PUNCT,
+                                      replacement="")
+    is_space = pc.match_substring_regex(arr, r"^[\s\p{Z}]$").to_numpy(zero_copy_only=False)
+    is_mark = pc.match_substring_regex(arr, r"^\p{M}$").to_numpy(zero_copy_only=False)
+    norm_len = pc.utf8_length(norm).to_numpy(zero_copy_only=False)
+    # Single-code-point results: their code point; others are not looked up.
+    single = (norm_len == 1) & ~pc.match_substring_regex(norm, r"^[\s\p{Z}]$").to_numpy(zero_copy_only=False)
+    single_cp = np.zeros(len(cps), dtype=np.uint32)
+    normed = norm.to_pylist()
+    single_cp[single] = np.frombuffer("".join(normed[i] for i in np.flatnonzero(single).tolist())
+                                      .encode("utf-32-le"), dtype=np.uint32)
+    # Hangul conjoining jamo compose with their neighbours under NFKC, like combining marks.
+    jamo = ((cps >= 0x1100) & (cps <= 0x11FF)) | ((cps >= 0xA960) & (cps <= 0xA97F)) | \
+           ((cps >= 0xD7B0) & (cps <= 0xD7FF))
+    cls = np.full(0x110000, _DELETE, dtype=np.uint8)  # surrogates: deleted
+    lower = np.zeros(0x110000, dtype=np.uint32)
+    c = np.full(len(cps), _COMPLEX, dtype=np.uint8)
+    c[single] = _KEEP
+    c[(norm_len == 0)] = _DELETE
+    c[is_mark | jamo] = _COMPLEX
+    c[is_space] = _SPACE_CLASS
+    cls[cps] = c
+    lower[cps] = single_cp
+    return cls, lower
+
+
+def char_tables_ready() -> None:
+    """Build the code point tables now (e.g. in a worker's __init__) rather than on first use."""
+    _char_tables()
+
+
+@dataclass
+class Tokens:
+    """Hashed words of a batch of texts, with their character offsets in the original texts.
+
+    The words of text i are rows `bounds[i]:bounds[i+1]`; `starts`/`ends` are character
+    offsets (end exclusive) in text i, so `text[starts[k]:ends[k]]` is the original word.
+    """
+
+    hashes: np.ndarray  # uint64, one per word
+    starts: np.ndarray  # int64
+    ends: np.ndarray    # int64
+    bounds: np.ndarray  # int64, len(texts) + 1
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Number of words per text."""
+        return np.diff(self.bounds)
+
+    @property
+    def text_of(self) -> np.ndarray:
+        """Index of the text each word belongs to."""
+        return np.repeat(np.arange(len(self.bounds) - 1, dtype=np.int64), self.counts)
+
+
+def _hash_code_points(cps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Hash of one character at a position in its word: words hash to the XOR of these."""
+    return mix64(((ranks.astype(np.int64) << 21) | cps.astype(np.int64)).view(np.uint64))
+
+
+def hash_word(word: str) -> int:
+    """Hash of one already-normalised word, as `tokenize_hashed` computes it."""
+    cps = np.frombuffer(word.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return int(np.bitwise_xor.reduce(_hash_code_points(cps, np.arange(len(cps))))) if len(cps) else 0
+
+
+def _hash_words(normalised: list[str]) -> np.ndarray:
+    """Hashes of normalised words (the slow path's words), vectorised across them."""
+    if not normalised:
+        return np.zeros(0, dtype=np.uint64)
+    lengths = np.fromiter(map(len, normalised), dtype=np.int64, count=len(normalised))
+    cps = np.frombuffer("".join(normalised).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    first = np.zeros(len(lengths), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=first[1:])
+    ranks = np.arange(len(cps), dtype=np.int64) - np.repeat(first, lengths)
+    h = _hash_code_points(cps, ranks)
+    out = np.zeros(len(lengths), dtype=np.uint64)
+    nonempty = lengths > 0
+    out[nonempty] = np.bitwise_xor.reduceat(h, first[nonempty])
+    return out
+
+
+def tokenize_hashed(texts: Sequence[str | None]) -> Tokens:
+    """Hash the normalised words of every text (None: no words), vectorised across the batch.
+
+    Costs a few numpy passes over the code points; keep a call to a few million characters
+    (see `chunk_texts`) to bound the temporary arrays (~40 bytes a character).
+    """
+    cls_table, lower_table = _char_tables()
+    strs = ["" if t is None else t for t in texts]
+    lengths = np.fromiter(map(len, strs), dtype=np.int64, count=len(strs))
+    text_start = np.zeros(len(strs), dtype=np.int64)
+    if len(strs) > 1:
+        np.cumsum(lengths[:-1] + 1, out=text_start[1:])  # +1: the space joining the texts
+    joined = " ".join(strs)
+    cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    cls = cls_table[cps]
+    nonspace = cls != _SPACE_CLASS
+    edge = np.diff(nonspace.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    w_start = np.flatnonzero(edge == 1)
+    w_end = np.flatnonzero(edge == -1)
+    if len(w_start) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return Tokens(np.zeros(0, dtype=np.uint64), empty, empty.copy(), np.zeros(len(strs) + 1, dtype=np.int64))
+
+    kept = cls == _KEEP
+    # kept_upto[p]: kept characters before position p; a word's characters hash with their rank
+    # among the kept characters of the word.
+    kept_upto = np.zeros(len(cps) + 1, dtype=np.int32)
+    np.cumsum(kept, dtype=np.int32, out=kept_upto[1:])
+    marks = np.zeros(len(cps), dtype=np.int32)
+    marks[w_start] = kept_upto[w_start]
+    word_base = np.maximum.accumulate(marks)  # kept_upto at the start of each position's word
+    idx = np.flatnonzero(kept)
+    ranks = kept_upto[idx] - word_base[idx]
+    h = np.zeros(len(cps), dtype=np.uint64)
+    h[idx] = _hash_code_points(lower_table[cps[idx]], ranks)
+    hashes = np.bitwise_xor.reduceat(h, w_start)
+    keep_word = kept_upto[w_end] > kept_upto[w_start]
+    complex_at = np.flatnonzero(cls == _COMPLEX)
+    hard = np.unique(np.searchsorted(w_start, complex_at, side="right") - 1)
+    if len(hard):
+        runs = [joined[s:e] for s, e in zip(w_start[hard].tolist(), w_end[hard].tolist())]
+        normed = normalize_array(pa.array(runs, pa.string())).to_pylist()
+        hashes[hard] = _hash_words(normed)
+        keep_word[hard] = np.fromiter((bool(w) for w in normed), dtype=bool, count=len(normed))
+
+    w_start, w_end, hashes = w_start[keep_word], w_end[keep_word], hashes[keep_word]
+    text = np.searchsorted(text_start, w_start, side="right") - 1
+    bounds = np.searchsorted(text, np.arange(len(strs) + 1), side="left").astype(np.int64)
+    offset = text_start[text]
+    return Tokens(hashes, w_start - offset, w_end - offset, bounds)
+
+
+def ngram_hashes(tokens: Tokens, n: int, short: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Hashes of the word n-grams of every text, and the index of each n-gram's first word.
+
+    N-grams never cross texts. With `short`, a text of 1..n-1 words gives one n-gram of all
+    its words (so short texts still have a shingle); otherwise it gives none.
+    """
+    h = tokens.hashes
+    total = len(h)
+    if total >= n:
+        m = total - n + 1
+        acc = h[:m].copy()
+        for i in range(1, n):
+            acc *= _GRAM_MUL
+            acc += h[i:i + m]
+        first = np.arange(m, dtype=np.int64)
+        text = tokens.text_of
+        inside = text[:m] == text[n - 1:]
+        grams, first = mix64(acc[inside] ^ np.uint64(n)), first[inside]
+    else:
+        grams, first = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    if short:
+        counts = tokens.counts
+        few = np.flatnonzero((counts > 0) & (counts < n))
+        if len(few):
+            extra = np.empty(len(few), dtype=np.uint64)
+            mul, mask = int(_GRAM_MUL), (1 << 64) - 1
+            for k, t in enumerate(few.tolist()):
+                words_h = h[tokens.bounds[t]:tokens.bounds[t + 1]].tolist()
+                acc1 = words_h[0]
+                for w in words_h[1:]:
+                    acc1 = (acc1 * mul + w) & mask  # the same polynomial as above, in Python ints
+                extra[k] = acc1
+            grams = np.concatenate([grams, mix64(extra ^ np.uint64(n))])
+            first = np.concatenate([first, tokens.bounds[few]])
+            order = np.argsort(first, kind="stable")
+            grams, first = grams[order], first[order]
+    return grams, first
+
+
+def chunk_texts(texts: Sequence[str | None], max_chars: int = 2_000_000) -> Iterator[tuple[int, int]]:
+    """Split a batch into runs [a, b) of about `max_chars` characters (a longer text alone)."""
+    a, size = 0, 0
+    for i, t in enumerate(texts):
+        size += len(t) if t else 0
+        if size >= max_chars:
+            yield a, i + 1
+            a, size = i + 1, 0
+    if a < len(texts):
+        yield a, len(texts)

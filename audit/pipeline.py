@@ -1,0 +1,365 @@
+"""The audit job: read -> tag -> decide -> write, with Ray Data doing the reading and measuring.
+
+Plan:
+1. Ray Data reads the shards (one task per shard, streaming blocks of records) and hands the
+   blocks to a pool of `Tagger` actors, each holding every stage with its heavy state (models,
+   eval index) built once. A Tagger returns the block measured and without its text.
+2. The driver streams the measured blocks (small: no text) into a staging Parquet dataset,
+   printing progress and watching the contamination canary.
+3. Global passes over staging key columns: exact duplicates, near-duplicate clusters.
+4. Decide and write: every record gets its verdict; lineage, quarantine, duplicates,
+   contamination, pii, unreadable.jsonl, summary.json and report.html are written into a fresh
+   folder that then replaces the previous run whole (blocklist/, takedowns/ and ledger.jsonl stay).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pads
+
+from audit import __version__
+from audit.config import AuditConfig
+from audit.decide import Decider
+from audit.io.atomic import DatasetWriter, write_json_atomic
+from audit.io.shards import Shard, discover_shards, read_shard
+from audit.progress import Progress
+from audit.records import LINEAGE_COLUMNS
+from audit.stages import Stage
+from audit.summary import SummaryBuilder
+from audit.takedown.blocklist import Blocklist
+
+# What a re-run into the same output folder keeps; everything else is replaced whole.
+PRESERVED = ("blocklist", "takedowns", "ledger.jsonl", "ledger.jsonl.lock")
+DATASETS = ("lineage", "quarantine", "duplicates", "contamination", "pii")
+_TIMING_PREFIX = "_t_"
+
+
+class CanaryTripped(RuntimeError):
+    """fail_on_contamination: a record matched an eval item."""
+
+    def __init__(self, match: dict) -> None:
+        self.match = match
+        super().__init__(
+            f"contamination canary: record {match.get('record')} of shard {match.get('shard')} "
+            f"(doc_id {match.get('doc_id')}) contains eval item {match.get('eval_id')} of "
+            f"eval set '{match.get('eval_set')}' (overlap {match.get('overlap', 0):.2f})")
+
+
+@dataclass
+class RunResult:
+    """Where the run's outputs are and its summary."""
+
+    out: Path
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def stage_classes(config: AuditConfig) -> list[type[Stage]]:
+    """The measurement stages of the job, in the order they run."""
+    from audit.stages.charset import CharsetStage
+    from audit.stages.exact_dup import ExactDupStage
+    from audit.stages.junk import JunkStage
+    from audit.stages.length import LengthStage
+
+    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage]
+    if config.dedup.exact:
+        stages.append(ExactDupStage)
+    return stages
+
+
+class Tagger:
+    """A Ray actor (or a plain object in tests) applying every stage to a block of records."""
+
+    def __init__(self, config: AuditConfig, shared: dict[str, Any] | None = None) -> None:
+        shared = shared or {}
+        self.stages: list[Stage] = []
+        for cls in stage_classes(config):
+            kwargs = shared.get(cls.name, {})
+            self.stages.append(cls(config, **kwargs))
+
+    def __call__(self, block: pa.Table) -> pa.Table:
+        n = max(block.num_rows, 1)
+        for stage in self.stages:
+            t0 = time.perf_counter()
+            block = stage(block)
+            # Per-row share of the stage's time: summed by the driver into seconds per stage.
+            block = block.append_column(f"{_TIMING_PREFIX}{stage.name}", pa.array(
+                [(time.perf_counter() - t0) / n] * block.num_rows, pa.float32()))
+        return block.drop_columns(["text"])
+
+
+def _read_shards(items: pa.Table, input_cfg: Any) -> Iterator[pa.Table]:
+    """Ray Data UDF: a batch of shard descriptions in, record blocks out."""
+    for row in items.to_pylist():
+        t0 = time.perf_counter()
+        for block in read_shard(Shard(row["path"], row["location"], row["index"]), input_cfg):
+            dt = (time.perf_counter() - t0) / max(block.num_rows, 1)
+            yield block.append_column(f"{_TIMING_PREFIX}read", pa.array([dt] * block.num_rows, pa.float32()))
+            t0 = time.perf_counter()
+
+
+def start_ray(config: AuditConfig, address: str | None) -> float:
+    """Join `address` or start a local Ray sized for this machine; returns seconds taken."""
+    import logging
+
+    import ray
+
+    t0 = time.perf_counter()
+    if not ray.is_initialized():
+        # Ray's own start-up chatter (and the C++ core's) would drown the job's progress lines.
+        os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+        os.environ.setdefault("RAY_DATA_LOGGING_CONFIG", str(Path(__file__).with_name("ray_data_logging.yaml")))
+        logging.getLogger("ray").setLevel(logging.ERROR)
+        kwargs: dict[str, Any] = {"include_dashboard": False, "configure_logging": True, "logging_level": "error"}
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=config.ray.num_cpus or os.cpu_count() or 1,
+                     object_store_memory=config.ray.object_store_memory, **kwargs)
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False
+    ctx.print_on_execution_start = False
+    return time.perf_counter() - t0
+
+
+def _shared_state(config: AuditConfig) -> dict[str, Any]:
+    """Heavy state built once on the driver and shipped to every Tagger (e.g. the eval index)."""
+    return {}
+
+
+def _tagged_blocks(config: AuditConfig, shards: list[Shard], shared: dict[str, Any]) -> Iterator[pa.Table]:
+    """Run read + tag on Ray Data; yields measured blocks (no text) as they finish."""
+    import ray
+
+    cpus = max(1.0, float(ray.cluster_resources().get("CPU", 1)))
+    actors = max(1, int(cpus))
+    items = [{"path": s.path, "location": s.location, "index": s.index} for s in shards]
+    ds = ray.data.from_items(items, override_num_blocks=len(items))
+    ds = ds.map_batches(_read_shards, batch_size=1, batch_format="pyarrow", fn_kwargs={"input_cfg": config.input},
+                        num_cpus=config.ray.actor_cpus)
+    ds = ds.map_batches(Tagger, batch_size=None, batch_format="pyarrow",
+                        fn_constructor_kwargs={"config": config, "shared": shared},
+                        compute=ray.data.ActorPoolStrategy(min_size=1, max_size=actors),
+                        num_cpus=config.ray.actor_cpus)
+    yield from ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=1)
+
+
+def run_audit(config: AuditConfig, out: Path | None = None, address: str | None = None,
+              progress: bool = True) -> RunResult:
+    """Run the whole job; returns where the outputs are and the summary.
+
+    Raises audit.io.shards.InputError for unusable input paths and CanaryTripped when
+    fail_on_contamination is set and a match is found (the previous outputs are left untouched).
+    """
+    out = Path(out) if out else config.resolve(config.output)
+    started = datetime.now(timezone.utc)
+    shards, problems = discover_shards(config.input.paths, config.base_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _clean_leftovers(out)
+    work = out / f".tmp-{uuid.uuid4().hex[:12]}"
+    work.mkdir()
+    try:
+        summary = _run(config, out, work, shards, problems, address, progress, started)
+        _replace_run(out, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return RunResult(out=out, summary=summary)
+
+
+def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], problems: list[dict],
+         address: str | None, progress: bool, started: datetime) -> dict[str, Any]:
+    classes = stage_classes(config)
+    blocklist = Blocklist.load(out)
+    ray_seconds = start_ray(config, address) if shards else 0.0
+    t0 = time.perf_counter()
+    staging = work / ".staging"
+    timing: dict[str, float] = {}
+    writer: DatasetWriter | None = None
+    meter = Progress(enabled=progress, total_shards=len(shards))
+    if shards:
+        for block in _tagged_blocks(config, shards, _shared_state(config)):
+            for name in [c for c in block.column_names if c.startswith(_TIMING_PREFIX)]:
+                timing[name[len(_TIMING_PREFIX):]] = timing.get(name[len(_TIMING_PREFIX):], 0.0) + float(
+                    pc.sum(block.column(name)).as_py() or 0.0)
+                block = block.drop_columns([name])
+            if writer is None:
+                writer = DatasetWriter(staging, block.schema)
+            writer.write(block)
+            meter.update(block.num_rows, int(pc.sum(block.column("bytes")).as_py() or 0))
+    if writer is not None:
+        writer.close()
+    scan_seconds = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    duplicates, dup_table = _global_duplicates(config, staging if writer else None)
+    timing["dedup_global"] = time.perf_counter() - t1
+
+    t2 = time.perf_counter()
+    decider = Decider(config, classes, duplicates, blocklist)
+    summary = SummaryBuilder(config)
+    for p in problems:
+        summary.add_unreadable(p)
+    writers = _OutputWriters(work)
+    writers.duplicates.write(dup_table)
+    if writer is not None:
+        for batch in pads.dataset(staging, format="parquet").to_batches(batch_size=65_536):
+            table = decider(pa.Table.from_batches([batch]))
+            _write_decided(table, writers, summary)
+    writers.close()
+    shutil.rmtree(staging, ignore_errors=True)
+    timing["decide_write"] = time.perf_counter() - t2
+
+    seconds = time.perf_counter() - t0
+    result = summary.finish(
+        seconds=seconds, scan_seconds=scan_seconds, ray_start_seconds=ray_seconds, stages=timing,
+        shards=len(shards), duplicates=dup_table, started=started, version=__version__)
+    (work / "unreadable.jsonl").write_text(
+        "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in summary.unreadable), encoding="utf-8")
+    _write_run_manifest(work, config, shards, started)
+    write_json_atomic(work / "summary.json", result)
+    meter.close(result)
+    return result
+
+
+class _OutputWriters:
+    """The run's Parquet datasets, created on the first table each receives."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self._open: dict[str, DatasetWriter] = {}
+        self.duplicates = DatasetWriter(work / "duplicates", pa.schema([
+            ("doc_id", pa.string()), ("source_id", pa.string()), ("kind", pa.string()),
+            ("cluster_id", pa.string()), ("kept_doc_id", pa.string())]))
+        self._open["duplicates"] = self.duplicates
+
+    def get(self, name: str, schema: pa.Schema) -> DatasetWriter:
+        if name not in self._open:
+            self._open[name] = DatasetWriter(self.work / name, schema)
+        return self._open[name]
+
+    def close(self) -> None:
+        for w in self._open.values():
+            w.close()
+
+
+def _lineage_table(table: pa.Table) -> pa.Table:
+    """Lineage columns of CONTRACT.md first, then every flat measurement column."""
+    n = table.num_rows
+    cols: dict[str, pa.Array] = {}
+    for name in LINEAGE_COLUMNS:
+        if name in table.column_names:
+            cols[name] = table.column(name)
+        elif name == "language":
+            cols[name] = pa.nulls(n, pa.string())
+        elif name == "language_score":
+            cols[name] = pa.nulls(n, pa.float32())
+    skip = set(LINEAGE_COLUMNS) | {"error", "shard_index", "details", "exact_key", "minhash_bands"}
+    for name in table.column_names:
+        t = table.schema.field(name).type
+        if name not in skip and not (pa.types.is_list(t) or pa.types.is_struct(t) or pa.types.is_binary(t)
+                                     or pa.types.is_fixed_size_binary(t) or pa.types.is_large_list(t)):
+            cols[name] = table.column(name)
+    return pa.table(cols)
+
+
+def _write_decided(table: pa.Table, writers: _OutputWriters, summary: SummaryBuilder) -> None:
+    """Split a decided batch into the run's datasets and feed the summary."""
+    file_level = pc.is_null(table.column("record"))
+    if pc.any(file_level).as_py():
+        for row in table.filter(file_level).select(["shard", "byte_offset", "error"]).to_pylist():
+            summary.add_unreadable({"shard": row["shard"], "line": None, "byte_offset": row["byte_offset"],
+                                    "error": row["error"]})
+        table = table.filter(pc.invert(file_level))
+    if table.num_rows == 0:
+        return
+    for row in table.filter(pc.is_valid(table.column("error"))).select(
+            ["shard", "record", "byte_offset", "doc_id", "error"]).to_pylist():
+        summary.add_unreadable({"shard": row["shard"], "line": row["record"] + 1 if row["byte_offset"] is not None
+                                else None, "record": row["record"], "byte_offset": row["byte_offset"],
+                                "doc_id": row["doc_id"], "error": row["error"]})
+    lineage = _lineage_table(table)
+    writers.get("lineage", lineage.schema).write(lineage)
+    quarantined = pc.equal(table.column("verdict"), "quarantined")
+    q = table.filter(quarantined)
+    qt = lineage.filter(quarantined).select(LINEAGE_COLUMNS).append_column("details", q.column("details"))
+    writers.get("quarantine", qt.schema).write(qt)
+    summary.add(table)
+
+
+def _global_duplicates(config: AuditConfig, staging: Path | None) -> tuple[dict[str, tuple[str, str]], pa.Table]:
+    """Exact duplicates over the whole run; returns {doc_id: (kind, kept_doc_id)} and the table."""
+    from audit.stages.exact_dup import exact_duplicates
+
+    empty = pa.table({"doc_id": pa.array([], pa.string()), "source_id": pa.array([], pa.string()),
+                      "kind": pa.array([], pa.string()), "cluster_id": pa.array([], pa.string()),
+                      "kept_doc_id": pa.array([], pa.string())})
+    if staging is None or not config.dedup.exact:
+        return {}, empty
+    data = pads.dataset(staging, format="parquet")
+    keys = data.to_table(columns=["doc_id", "source_id", "shard_index", "record", "exact_key"],
+                         filter=pc.is_valid(pc.field("exact_key")))
+    dups = exact_duplicates(keys.select(["doc_id", "shard_index", "record", "exact_key"]))
+    if dups.num_rows == 0:
+        return {}, empty
+    sid = dict(zip(keys.column("doc_id").to_pylist(), keys.column("source_id").to_pylist()))
+    dups = dups.append_column("source_id", pa.array([sid.get(d) for d in dups.column("doc_id").to_pylist()],
+                                                    pa.string())).select(empty.column_names)
+    mapping = {d: (k, kept) for d, k, kept in zip(dups.column("doc_id").to_pylist(), dups.column("kind").to_pylist(),
+                                                   dups.column("kept_doc_id").to_pylist())}
+    return mapping, dups
+
+
+def _write_run_manifest(work: Path, config: AuditConfig, shards: list[Shard], started: datetime) -> None:
+    """run.json: what was read and how, so lookup and takedown can find the shards again."""
+    manifest = {
+        "version": __version__,
+        "started": started.isoformat(),
+        "base_dir": str(config.base_dir.resolve()),
+        "config": json.loads(config.model_dump_json()),
+        "shards": [{"shard": s.path, "location": str(Path(s.location).resolve()), "index": s.index,
+                    "size": _size(s.location)} for s in shards],
+    }
+    write_json_atomic(work / "run.json", manifest)
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+def _clean_leftovers(out: Path) -> None:
+    """Remove the temporary folders of runs that were killed before they finished."""
+    for p in out.glob(".tmp-*"):
+        shutil.rmtree(p, ignore_errors=True)
+    for p in out.glob(".old-*"):
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def _replace_run(out: Path, work: Path) -> None:
+    """Swap the finished run into `out`: old outputs out of the way first, summary.json last.
+
+    A run killed during the swap leaves no summary.json, so a half-replaced folder never looks
+    like a finished run; the next run clears the leftovers.
+    """
+    old = out / f".old-{work.name[5:]}"
+    old.mkdir()
+    for p in list(out.iterdir()):
+        if p.name in PRESERVED or p.name.startswith((".tmp-", ".old-")):
+            continue
+        os.replace(p, old / p.name)
+    for p in sorted(work.iterdir(), key=lambda p: p.name == "summary.json"):
+        if not p.name.startswith("."):
+            os.replace(p, out / p.name)
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,50 @@
+"""The Arrow shape of a record as it travels through the job, and its lineage columns.
+
+A reader emits RECORD_SCHEMA (text plus lineage). Stages add measurement columns and never drop
+rows. Before the decide step the text column is dropped: everything after it works on lineage and
+measurements only, so the global passes never hold the corpus text.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import pyarrow as pa
+
+# Columns the reader fills for every record (CONTRACT.md lineage columns, minus the decision).
+RECORD_SCHEMA = pa.schema([
+    ("doc_id", pa.string()),        # stable: derived from shard path and record index
+    ("source_id", pa.string()),     # the record's own id (config input.id_field), may be null
+    ("shard", pa.string()),         # shard path as given (after folder/glob expansion)
+    ("shard_index", pa.int32()),    # position of the shard in the run's sorted shard list
+    ("record", pa.int64()),         # 0-based index in its shard (every line counts, bad ones too)
+    ("byte_offset", pa.int64()),    # offset of the line in the uncompressed stream; null for Parquet
+    ("url", pa.string()),
+    ("text", pa.string()),          # null when the record was unreadable
+    ("sha256", pa.string()),        # of the UTF-8 text; null when unreadable
+    ("chars", pa.int64()),
+    ("bytes", pa.int64()),          # UTF-8 bytes of the text
+    ("error", pa.string()),         # why the record could not be read; null when it could
+])
+
+# Lineage columns of CONTRACT.md in their documented order (decide adds verdict and reasons).
+LINEAGE_COLUMNS = ["doc_id", "source_id", "shard", "record", "byte_offset", "sha256", "url", "chars",
+                   "language", "language_score", "verdict", "reasons"]
+
+# Internal columns that never reach the outputs.
+INTERNAL_COLUMNS = ["text", "error", "shard_index"]
+
+
+def make_doc_id(shard: str, record: int) -> str:
+    """A stable id for (shard, record): the same path and index always give the same id."""
+    h = hashlib.blake2b(f"{shard}\x00{record}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return f"d{h}"
+
+
+def text_sha256(text: str) -> str:
+    """SHA-256 of the UTF-8 text (lone surrogates kept, so the hash is defined for any str)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def empty_records() -> pa.Table:
+    """A zero-row table of RECORD_SCHEMA."""
+    return RECORD_SCHEMA.empty_table()

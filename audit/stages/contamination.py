@@ -1,0 +1,385 @@
+"""Benchmark contamination: which eval items a record contains, where, and how much of each.
+
+The index (`ContaminationIndex`, built once on the driver, shipped to every worker) holds the
+hashed word n-grams of every eval item, words from the shared normaliser: `ngram`-grams for
+items of at least `ngram` words, `min_ngram`-grams for shorter ones. A record is probed with
+one vectorised pass per n-gram size: a bitmap filter, then a binary search for the few that
+pass, so the cost per record does not grow with the number of items.
+
+Overlap of a record with an item is the share of the item's words covered by the item's
+n-grams found in the record: 1.0 for a verbatim or re-cased/re-punctuated copy, ~0.6 for the
+first 60% of an item (counting whole n-grams instead would give a 60% prefix of a 40-word
+item 12 of 28 13-grams, 0.43). Spans are [start, end) character offsets in the original text
+of the merged runs of matching n-grams. Words run across line breaks, so a leak split over
+lines matches as well.
+
+Edited items, whose n-grams break, are caught by MinHash: regions of the record dense in
+`min_ngram`-gram hits of any item (so a leak buried in a long record costs nothing elsewhere)
+are compared with every item through datasketch's MinHashLSH over word `minhash_ngram`-grams;
+a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "minhash" match.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from datasketch import LeanMinHash, MinHashLSH
+
+from audit.evalsets import load_eval_sets
+from audit.normalize import Tokens, char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
+from audit.stages import Finding, Stage
+from audit.stages.near_dup import minhash_permutations, minhash_signatures
+
+if TYPE_CHECKING:
+    from audit.config import AuditConfig, ContaminationConfig
+
+log = logging.getLogger(__name__)
+
+MATCH_TYPE = pa.struct([
+    ("eval_set", pa.string()),
+    ("eval_id", pa.string()),
+    ("overlap", pa.float64()),
+    ("spans", pa.list_(pa.list_(pa.int64()))),
+    ("method", pa.string()),
+])
+COLUMN_TYPE = pa.list_(MATCH_TYPE)
+
+# An n-gram shared by more items than this is template text (instructions, boilerplate), not
+# evidence of a leak; it is left out so one common phrase cannot fan out to every item.
+_MAX_ITEMS_PER_GRAM = 1000
+# MinHash regions: runs of `min_ngram`-gram hits at most this many words apart, with at least
+# this many hits.
+_REGION_GAP_WORDS = 16
+_REGION_MIN_HITS = 3
+_MINHASH_SEED = 2
+
+
+@dataclass
+class HashSet:
+    """Sorted uint64 hashes with a bitmap in front: membership costs one load for most misses."""
+
+    sorted: np.ndarray
+    bitmap: np.ndarray
+    bits: int
+
+    @classmethod
+    def build(cls, hashes: np.ndarray) -> "HashSet":
+        """Index `hashes` (duplicates kept, so positions line up with a parallel posting array)."""
+        unique = len(np.unique(hashes)) if len(hashes) else 0
+        bits = int(min(30, max(16, np.ceil(np.log2(max(unique, 1) * 16)))))  # ~6% of the bitmap set
+        bitmap = np.zeros(1 << (bits - 6), dtype=np.uint64)
+        slot = hashes & np.uint64((1 << bits) - 1)
+        np.bitwise_or.at(bitmap, (slot >> np.uint64(6)).astype(np.int64),
+                         np.left_shift(np.uint64(1), slot & np.uint64(63)))
+        return cls(np.sort(hashes), bitmap, bits)
+
+    def maybe(self, probe: np.ndarray) -> np.ndarray:
+        """Bitmap filter: False means surely absent."""
+        slot = probe & np.uint64((1 << self.bits) - 1)
+        word = self.bitmap[(slot >> np.uint64(6)).astype(np.int64)]
+        return ((word >> (slot & np.uint64(63))) & np.uint64(1)).astype(bool)
+
+    def contains(self, probe: np.ndarray) -> np.ndarray:
+        """Exact membership of every probe hash."""
+        out = self.maybe(probe)
+        cand = np.flatnonzero(out)
+        if len(cand):
+            at = np.searchsorted(self.sorted, probe[cand])
+            at[at == len(self.sorted)] = 0
+            out[cand] = self.sorted[at] == probe[cand]
+        return out
+
+
+@dataclass
+class GramIndex:
+    """The n-grams (one size n) of some eval items: hash -> (item, position of its first word)."""
+
+    n: int
+    hashes: HashSet
+    item: np.ndarray  # int32, parallel to hashes.sorted
+    pos: np.ndarray   # int32
+
+    @classmethod
+    def build(cls, n: int, grams: np.ndarray, item: np.ndarray, pos: np.ndarray) -> "GramIndex":
+        """Sort the postings by hash, leaving out template n-grams (see _MAX_ITEMS_PER_GRAM)."""
+        order = np.lexsort((item, grams))
+        grams, item, pos = grams[order], item[order], pos[order]
+        if len(grams):
+            pair_new = np.ones(len(grams), dtype=bool)
+            pair_new[1:] = (grams[1:] != grams[:-1]) | (item[1:] != item[:-1])
+            gram_new = np.ones(len(grams), dtype=bool)
+            gram_new[1:] = grams[1:] != grams[:-1]
+            gram_id = np.cumsum(gram_new) - 1
+            items_per_gram = np.bincount(gram_id, weights=pair_new)
+            keep = items_per_gram[gram_id] <= _MAX_ITEMS_PER_GRAM
+            grams, item, pos = grams[keep], item[keep], pos[keep]
+        index = HashSet.build(grams)  # sorting is stable on already sorted input
+        return cls(n, index, item.astype(np.int32), pos.astype(np.int32))
+
+    def lookup(self, probe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every (probe index, posting index) pair with equal hashes."""
+        cand = np.flatnonzero(self.hashes.maybe(probe))
+        lo = np.searchsorted(self.hashes.sorted, probe[cand], side="left")
+        hi = np.searchsorted(self.hashes.sorted, probe[cand], side="right")
+        count = hi - lo
+        hit = count > 0
+        cand, lo, count = cand[hit], lo[hit], count[hit]
+        total = int(count.sum())
+        probe_idx = np.repeat(cand, count)
+        offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+        return probe_idx, np.repeat(lo, count) + offset
+
+
+def _runs(key: np.ndarray) -> np.ndarray:
+    """Start index of each run of equal values in a sorted array."""
+    new = np.ones(len(key), dtype=bool)
+    new[1:] = key[1:] != key[:-1]
+    return np.flatnonzero(new)
+
+
+@dataclass
+class ContaminationIndex:
+    """Eval items' n-grams and MinHash sketches: plain data, cheap to ship to workers."""
+
+    set_names: list[str]
+    item_ids: list[str]
+    item_set: np.ndarray    # int32, eval set of each item
+    item_words: np.ndarray  # int32, words of each item
+    grams: list[GramIndex]
+    seeds: HashSet | None   # min_ngram-grams of every indexed item (MinHash regions)
+    lsh: MinHashLSH | None
+    signatures: np.ndarray  # uint32 (items x minhash_num_perm)
+    settings: "ContaminationConfig"
+    items_per_set: dict[str, int] = field(default_factory=dict)
+    too_short: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
+        """Load every eval set of the config and index it; None when there is none."""
+        if not config.eval_sets:
+            return None
+        sets = load_eval_sets(config)
+        return cls.from_items([(s.name, s.ids, s.texts) for s in sets], config.contamination)
+
+    @classmethod
+    def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig") -> "ContaminationIndex":
+        """Index eval sets given as (name, item ids, item texts)."""
+        char_tables_ready()
+        names = [name for name, _, _ in sets]
+        ids = [i for _, set_ids, _ in sets for i in set_ids]
+        texts = [t for _, _, set_texts in sets for t in set_texts]
+        item_set = np.concatenate([np.full(len(set_ids), k, dtype=np.int32) for k, (_, set_ids, _) in enumerate(sets)])
+        tokens = tokenize_hashed(texts)
+        words = tokens.counts.astype(np.int32)
+        size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
+        too_short = {name: int(((item_set == k) & (size == 0)).sum()) for k, name in enumerate(names)}
+        if any(too_short.values()):
+            log.warning("eval items shorter than min_ngram=%d words are not indexed: %s", c.min_ngram,
+                        {k: v for k, v in too_short.items() if v})
+        grams = []
+        for n in sorted({int(x) for x in size if x}, reverse=True):
+            g, first = ngram_hashes(tokens, n)
+            item = tokens.text_of[first]
+            mine = size[item] == n
+            grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]]))
+        seeds = lsh = None
+        signatures = np.zeros((len(texts), 0), dtype=np.uint32)
+        if c.minhash:
+            g, first = ngram_hashes(tokens, c.min_ngram)
+            seeds = HashSet.build(np.unique(g[size[tokens.text_of[first]] > 0]))
+            sh, first = ngram_hashes(tokens, c.minhash_ngram, short=True)
+            bounds = np.searchsorted(tokens.text_of[first], np.arange(len(texts) + 1), side="left")
+            signatures = minhash_signatures(sh, bounds, minhash_permutations(c.minhash_num_perm, _MINHASH_SEED))
+            lsh = MinHashLSH(threshold=c.minhash_threshold, num_perm=c.minhash_num_perm)
+            for i in np.flatnonzero(size > 0).tolist():
+                lsh.insert(i, LeanMinHash(seed=_MINHASH_SEED, hashvalues=signatures[i], scheme="affine32"))
+        per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
+        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short)
+
+    def describe(self) -> dict:
+        """{eval_set: items} for summary.json."""
+        return dict(self.items_per_set)
+
+    def match(self, texts: list[str | None]) -> list[list[dict[str, Any]] | None]:
+        """Per text, its matches (eval_set, eval_id, overlap, spans, method), best first; None for None."""
+        out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
+        for a, b in chunk_texts(texts):
+            for k, matches in self._match_chunk(texts[a:b]).items():
+                out[a + k] = sorted(matches, key=lambda m: (-m["overlap"], m["eval_set"], m["eval_id"]))
+        return out
+
+    def _match_chunk(self, texts: list[str | None]) -> dict[int, list[dict[str, Any]]]:
+        tokens = tokenize_hashed(texts)
+        if len(tokens.hashes) == 0:
+            return {}
+        text_of = tokens.text_of
+        n_items = len(self.item_ids)
+        found: dict[int, list[dict[str, Any]]] = {}
+        matched_pairs: set[int] = set()
+        gram_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for gi in self.grams:
+            gram_cache[gi.n] = g, first = ngram_hashes(tokens, gi.n)
+            probe, post = gi.lookup(g)
+            if len(probe) == 0:
+                continue
+            win = first[probe]
+            pair = text_of[win] * n_items + gi.item[post]
+            for p, overlap, spans in self._ngram_matches(pair, gi.pos[post], win, gi.n, tokens):
+                matched_pairs.add(p)
+                self._add(found, p, overlap, spans, "ngram")
+        if self.lsh is not None and self.seeds is not None:
+            n = self.settings.min_ngram
+            g, first = gram_cache.get(n) or ngram_hashes(tokens, n)
+            hits = first[self.seeds.contains(g)]
+            if len(hits) >= _REGION_MIN_HITS:
+                for p, overlap, spans in self._minhash_matches(hits, tokens, text_of):
+                    if p not in matched_pairs:
+                        self._add(found, p, overlap, spans, "minhash")
+        return found
+
+    def _add(self, found: dict, pair: int, overlap: float, spans: list[list[int]], method: str) -> None:
+        text, item = divmod(pair, len(self.item_ids))
+        found.setdefault(text, []).append({
+            "eval_set": self.set_names[self.item_set[item]], "eval_id": self.item_ids[item],
+            "overlap": round(min(1.0, overlap), 4), "spans": spans, "method": method})
+
+    def _ngram_matches(self, pair: np.ndarray, pos: np.ndarray, win: np.ndarray, n: int,
+                       tokens: Tokens) -> Iterable[tuple[int, float, list[list[int]]]]:
+        """(text x item) pairs whose n-grams cover >= threshold of the item, with their spans."""
+        n_items = len(self.item_ids)
+        # Covered item words: the union of [pos, pos + n) over distinct positions found.
+        order = np.lexsort((pos, pair))
+        ps, qs = pair[order], pos[order].astype(np.int64)
+        keep = np.ones(len(ps), dtype=bool)
+        keep[1:] = (ps[1:] != ps[:-1]) | (qs[1:] != qs[:-1])
+        ps, qs = ps[keep], qs[keep]
+        starts = _runs(ps)
+        step = np.full(len(ps), n, dtype=np.int64)
+        same_next = np.zeros(len(ps), dtype=bool)
+        same_next[:-1] = ps[1:] == ps[:-1]
+        step[:-1][same_next[:-1]] = np.minimum(np.diff(qs)[same_next[:-1]], n)
+        covered = np.add.reduceat(step, starts)
+        pairs = ps[starts]
+        overlap = covered / self.item_words[pairs % n_items]
+        good = overlap >= self.settings.threshold
+        if not good.any():
+            return
+        wanted = pairs[good]
+        # Spans: merged runs of matching windows [win, win + n) in the record.
+        sel = np.isin(pair, wanted)
+        order = np.lexsort((win[sel], pair[sel]))
+        wp, ww = pair[sel][order], win[sel][order]
+        new = np.ones(len(wp), dtype=bool)
+        new[1:] = (wp[1:] != wp[:-1]) | (ww[1:] > ww[:-1] + n)
+        span_start = np.flatnonzero(new)
+        last_word = np.maximum.reduceat(ww, span_start) + n - 1
+        char_a = tokens.starts[ww[span_start]]
+        char_b = tokens.ends[last_word]
+        spans_by_pair: dict[int, list[list[int]]] = {}
+        for p, a, b in zip(wp[span_start].tolist(), char_a.tolist(), char_b.tolist()):
+            spans_by_pair.setdefault(p, []).append([a, b])
+        for p, ov in zip(wanted.tolist(), overlap[good].tolist()):
+            yield p, ov, spans_by_pair[p]
+
+    def _minhash_matches(self, hits: np.ndarray, tokens: Tokens,
+                         text_of: np.ndarray) -> Iterable[tuple[int, float, list[list[int]]]]:
+        """MinHash LSH matches of the regions dense in n-gram hits of any item."""
+        c = self.settings
+        n_items = len(self.item_ids)
+        region_new = np.ones(len(hits), dtype=bool)
+        region_new[1:] = (np.diff(hits) > _REGION_GAP_WORDS) | (text_of[hits[1:]] != text_of[hits[:-1]])
+        starts = np.flatnonzero(region_new)
+        ends = np.append(starts[1:], len(hits))
+        dense = (ends - starts) >= _REGION_MIN_HITS
+        if not dense.any():
+            return
+        lo = hits[starts[dense]]
+        hi = hits[ends[dense] - 1] + c.min_ngram  # region words [lo, hi)
+        shingles, first = ngram_hashes(tokens, c.minhash_ngram, short=True)
+        a = np.searchsorted(first, lo, side="left")
+        b = np.searchsorted(first, hi - c.minhash_ngram, side="right")
+        some = b > a
+        lo, hi, a, b = lo[some], hi[some], a[some], b[some]
+        if len(lo) == 0:
+            return
+        # Every region's shingles in one array, so all signatures come from one vectorised pass.
+        count = b - a
+        bounds = np.zeros(len(count) + 1, dtype=np.int64)
+        np.cumsum(count, out=bounds[1:])
+        take = np.repeat(a - bounds[:-1], count) + np.arange(bounds[-1])
+        sigs = minhash_signatures(shingles[take], bounds, minhash_permutations(c.minhash_num_perm, _MINHASH_SEED))
+        for r in range(len(lo)):
+            query = LeanMinHash(seed=_MINHASH_SEED, hashvalues=sigs[r], scheme="affine32")
+            text = int(text_of[lo[r]])
+            span = [[int(tokens.starts[lo[r]]), int(tokens.ends[hi[r] - 1])]]
+            for item in self.lsh.query(query):  # type: ignore[union-attr]
+                jaccard = float(np.mean(self.signatures[item] == sigs[r]))
+                if jaccard >= c.minhash_threshold:
+                    yield text * n_items + item, jaccard, span
+
+
+class ContaminationStage(Stage):
+    """Writes `contamination`: the eval items each record contains (empty list: none; null: unreadable)."""
+
+    name = "contamination"
+    reads = ("text",)
+    writes = ("contamination",)
+
+    def __init__(self, config: "AuditConfig", index: ContaminationIndex | None = None) -> None:
+        super().__init__(config)
+        self.index = index if index is not None else ContaminationIndex.build(config)
+        char_tables_ready()
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        texts = batch.column("text").to_pylist()
+        if self.index is None:
+            matches: list = [None if t is None else [] for t in texts]
+        else:
+            matches = self.index.match(texts)
+        return batch.append_column("contamination", pa.array(matches, COLUMN_TYPE))
+
+    @staticmethod
+    def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
+        """`contamination:<eval_set>` per record and eval set, for its best item at or over threshold."""
+        if "contamination" not in table.column_names:
+            return
+        c = config.contamination
+        for row, matches in enumerate(table.column("contamination").to_pylist()):
+            if not matches:
+                continue
+            best: dict[str, dict] = {}
+            count: dict[str, int] = {}
+            for m in matches:
+                limit = c.minhash_threshold if m["method"] == "minhash" else c.threshold
+                if m["overlap"] < limit:
+                    continue
+                count[m["eval_set"]] = count.get(m["eval_set"], 0) + 1
+                if m["eval_set"] not in best or m["overlap"] > best[m["eval_set"]]["overlap"]:
+                    best[m["eval_set"]] = m
+            for name, m in best.items():
+                yield row, f"contamination:{name}", {"eval_id": m["eval_id"], "overlap": m["overlap"],
+                                                     "method": m["method"], "items": count[name]}
+
+
+def first_match(table: pa.Table) -> dict | None:
+    """The first record (in table order) with a contamination match: the canary's stop signal.
+
+    Returns doc_id, shard, record, eval_set, eval_id, overlap and method of its best match, or
+    None when no record of `table` matches.
+    """
+    if "contamination" not in table.column_names or table.num_rows == 0:
+        return None
+    lengths = pc.fill_null(pc.list_value_length(table.column("contamination")), 0)
+    hits = pc.indices_nonzero(pc.greater(lengths, 0))
+    if len(hits) == 0:
+        return None
+    row = hits[0].as_py()
+    m = table.column("contamination")[row].as_py()[0]
+    out = {k: (table.column(k)[row].as_py() if k in table.column_names else None) for k in ("doc_id", "shard", "record")}
+    out.update(eval_set=m["eval_set"], eval_id=m["eval_id"], overlap=m["overlap"], method=m["method"])
+    return out

@@ -1,0 +1,71 @@
+"""Length: characters, UTF-8 bytes, words and lines of each document.
+
+Words are whitespace-delimited tokens in scripts written with spaces, plus one word per character
+of scripts written without them (Han, Kana, Thai, ...), so a short Chinese paragraph is not "three
+words" because it has three lines.
+
+Reasons: `length:empty` (no characters), `length:whitespace` (characters but no words),
+`length:too_short` (fewer than min_chars characters or min_words words), `length:too_long` (more
+than max_chars characters).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from audit.stages import Finding, Stage
+from audit.stages.utf8view import Utf8View, column_values, null_where, words_per_row
+
+if TYPE_CHECKING:
+    from audit.config import AuditConfig
+
+
+class LengthStage(Stage):
+    """Measures length_chars, length_bytes, length_words, length_lines."""
+
+    name = "length"
+    reads = ("text",)
+    writes = ("length_chars", "length_bytes", "length_words", "length_lines")
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        text = batch.column("text")
+        view = Utf8View.of(text)
+        spaced, unspaced = words_per_row(view, view.classes(spread=True))
+        newlines = view.row_counts_at(np.flatnonzero(view.data == 0x0A))
+        nonempty = view.offsets[1:] > view.offsets[:-1]
+        last_byte = np.zeros(view.rows, dtype=np.uint8)
+        last_byte[nonempty] = view.data[view.offsets[1:][nonempty] - 1]
+        ends_open = nonempty & (last_byte != 0x0A)
+        columns = {
+            "length_chars": pc.cast(pc.utf8_length(text), pa.int64()),
+            "length_bytes": pc.cast(pc.binary_length(text), pa.int64()),
+            "length_words": null_where(spaced + unspaced, view.valid, pa.int64()),
+            # A last line without its newline still counts.
+            "length_lines": null_where(newlines + ends_open, view.valid, pa.int64()),
+        }
+        for name, values in columns.items():
+            batch = batch.append_column(name, values)
+        return batch
+
+    @staticmethod
+    def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
+        cfg = config.filters.length
+        chars, measured = column_values(table, "length_chars")
+        words, _ = column_values(table, "length_words")
+        empty = measured & (chars == 0)
+        blank = measured & (chars > 0) & (words == 0)
+        short = measured & ~empty & ~blank & ((chars < cfg.min_chars) | (words < cfg.min_words))
+        long = measured & (chars > cfg.max_chars)
+        for i in np.flatnonzero(empty):
+            yield int(i), "length:empty", {"chars": 0}
+        for i in np.flatnonzero(blank):
+            yield int(i), "length:whitespace", {"chars": int(chars[i]), "words": 0}
+        for i in np.flatnonzero(short):
+            yield int(i), "length:too_short", {"chars": int(chars[i]), "words": int(words[i]),
+                                               "min_chars": cfg.min_chars, "min_words": cfg.min_words}
+        for i in np.flatnonzero(long):
+            yield int(i), "length:too_long", {"chars": int(chars[i]), "max_chars": cfg.max_chars}

@@ -1,0 +1,526 @@
+"""PII findings with Presidio's pattern recognisers, behind a vectorised prefilter.
+
+Writes `pii`: list<struct<entity_type, start, end, score>> per record (character offsets into
+the text; an empty list when nothing is found; null for unreadable records). The value itself is
+never stored.
+
+Presidio runs at about 0.2 MB/s on whole documents, so a cheap prefilter comes first: one RE2
+regex over the whole Arrow batch (`@` between non-spaces, runs of 7+ digits with phone/card
+separators, IPv4/IPv6 shapes, IBAN starts) marks the records that can hold PII at all; in those,
+Python's `re` finds every candidate and only a window of text around each candidate (widened to
+word boundaries, with room for Presidio's context words) goes to the analyzer. Findings are
+mapped back to document offsets. The candidate patterns are looser than every recogniser's
+pattern, so a finding the analyzer would make on the whole text falls inside some window;
+bench/eval_language_pii.py measures the recall with and without the prefilter.
+
+Start-up needs no network and no model download: spaCy is a blank English pipeline (a
+tokenizer only) saved once to a cache folder, and the e-mail recogniser's domain check uses
+tldextract's bundled public-suffix snapshot instead of fetching the list.
+"""
+from __future__ import annotations
+
+import bisect
+import functools
+import os
+import re
+import shutil
+import tempfile
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from audit.stages import Finding, Stage
+
+if TYPE_CHECKING:
+    from presidio_analyzer import AnalyzerEngine
+
+    from audit.config import AuditConfig
+
+PII_FINDING = pa.struct([("entity_type", pa.string()), ("start", pa.int64()), ("end", pa.int64()),
+                         ("score", pa.float32())])
+PII_TYPE = pa.list_(PII_FINDING)
+
+# Characters of context kept before and after a candidate: Presidio looks up to 6 words back
+# for context words ("Phone:", "IBAN", "card number").
+WINDOW_BEFORE = 120
+WINDOW_AFTER = 60
+# Windows closer than this are analysed as one.
+WINDOW_MERGE_GAP = 40
+# Without the prefilter, long texts are analysed in pieces of this size (spaCy's limit is 1e6).
+CHUNK_CHARS = 50_000
+CHUNK_OVERLAP = 200
+
+def _iban_countries() -> str:
+    from presidio_analyzer.predefined_recognizers.generic.iban_patterns import regex_per_country
+
+    return "|".join(sorted(regex_per_country))
+
+
+# Candidate patterns by kind, as (RE2 for the batch mask, Python `re` for the offsets); both are
+# looser than the recognisers' patterns. Python's `re` scans fast only when a pattern begins with
+# a literal or a narrow class, so its forms begin with "@", ":" or a digit and check what comes
+# before in look-behinds.
+_HEX = "[0-9A-Fa-f]"
+
+
+def _after_hex_group(tail: str) -> str:
+    """Look-behind: `tail` preceded by a whole group of 1-4 hex digits."""
+    return "(?:" + "|".join(f"(?<=\\b{_HEX}{{{k}}}{tail})" for k in (1, 2, 3, 4)) + ")"
+
+
+_DIGIT_RUN = r"[0-9](?:[ ().+\-]{0,3}[0-9]){6,}"
+CANDIDATE_KINDS: dict[str, tuple[str, str]] = {
+    "email": (r"[^\s@]@[^\s@]", r"@(?<=[^\s@]@)(?=[^\s@])"),
+    # phone numbers, card numbers, SSN/ITIN: 7 or more digits with separators
+    "digits": (_DIGIT_RUN, _DIGIT_RUN),
+    # IPv4; IPv6 in full (8 groups) or compressed ("::" next to a hex group)
+    "ip": (r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
+           f"|\\b{_HEX}{{1,4}}::|::{_HEX}{{1,4}}\\b|\\b(?:{_HEX}{{1,4}}:){{7}}{_HEX}{{1,4}}\\b",
+           r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
+           f"|::(?:{_after_hex_group('::')}|(?={_HEX}{{1,4}}\\b))"
+           f"|:{_after_hex_group(':')}(?:{_HEX}{{1,4}}:){{6}}{_HEX}{{1,4}}\\b"),
+    # a country code and two check digits, in either case
+    "iban": (f"(?i:(?:{_iban_countries()})[0-9]{{2}}[ \\-]?[A-Za-z0-9]{{4}})",
+             f"[0-9]{{2}}(?i:(?<=(?:{_iban_countries()})[0-9]{{2}}))[ \\-]?[A-Za-z0-9]{{4}}"),
+    "mac": (f"{_HEX}{{2}}[:\\-]{_HEX}{{2}}[:\\-]{_HEX}{{2}}",
+            f"[:\\-](?<={_HEX}{{2}}[:\\-]){_HEX}{{2}}[:\\-]{_HEX}{{2}}"),
+    "crypto": (r"\b(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}\b", r"\b(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}\b"),
+}
+CANDIDATES: dict[str, str] = {
+    "EMAIL_ADDRESS": "email", "PHONE_NUMBER": "digits", "CREDIT_CARD": "digits", "US_SSN": "digits",
+    "US_ITIN": "digits", "IP_ADDRESS": "ip", "IBAN_CODE": "iban", "MAC_ADDRESS": "mac", "CRYPTO": "crypto",
+}
+SUPPORTED_ENTITIES = tuple(CANDIDATES)
+
+# Words that make a weak phone-shaped match a phone number when they stand near it.
+PHONE_CONTEXT = ["phone", "phones", "telephone", "tel", "mobile", "cell", "cellphone", "fax", "call",
+                 "contact", "number", "desk", "office", "home", "work", "reach", "sms", "text",
+                 "whatsapp", "dial", "ring", "message", "messages", "answering", "registered", "hotline"]
+
+
+# ---------------------------------------------------------------- start-up without network
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "audit"
+
+
+def blank_spacy_path(cache_dir: Path | None = None) -> Path:
+    """A blank English spaCy pipeline on disk (created once; written atomically).
+
+    Presidio loads spaCy models by name or path; a blank pipeline gives it a tokenizer without
+    downloading a model. Falls back to the temp folder when the cache folder is not writable.
+    """
+    import spacy
+
+    for root in ([cache_dir] if cache_dir else [_cache_root(), Path(tempfile.gettempdir()) / "audit-cache"]):
+        target = root / f"spacy-blank-en-{spacy.__version__}"
+        if (target / "config.cfg").is_file():
+            return target
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=".spacy-blank-en-", dir=root))
+            spacy.blank("en").to_disk(tmp)
+            try:
+                os.rename(tmp, target)  # atomic; fails if another worker got there first
+            except OSError:
+                shutil.rmtree(tmp, ignore_errors=True)
+            if (target / "config.cfg").is_file():
+                return target
+        except OSError:
+            continue
+    raise OSError("cannot write the blank spaCy pipeline to a cache folder (set XDG_CACHE_HOME)")
+
+
+def offline_tld_extractor():
+    """A tldextract extractor on the bundled public-suffix snapshot: no HTTP, no cache file."""
+    import tldextract
+
+    extractor = tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
+    extractor("example.com")  # load the snapshot now, not in the middle of a batch
+    return extractor
+
+
+# ---------------------------------------------------------------- recognisers
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _card_prefix_ok(d: str) -> bool:
+    """Issuer prefixes and lengths of the major card schemes (Visa, Mastercard, Amex, Discover,
+    JCB, Diners, Maestro, UnionPay)."""
+    n = len(d)
+    p2, p4 = int(d[:2]), int(d[:4])
+    if d[0] == "4":
+        return n in (13, 16, 19)
+    if 51 <= p2 <= 55 or 2221 <= p4 <= 2720:
+        return n == 16
+    if p2 in (34, 37):
+        return n == 15
+    if p4 in (2131, 1800):
+        return n == 15
+    if 3500 <= p4 <= 3599:
+        return 16 <= n <= 19
+    if 300 <= int(d[:3]) <= 305 or p2 in (36, 38, 39):
+        return 14 <= n <= 19
+    if p4 == 6011 or 644 <= int(d[:3]) <= 649 or p2 == 65 or p2 == 62:
+        return 16 <= n <= 19
+    if p2 == 50 or 56 <= p2 <= 69 or p4 == 604:
+        return 12 <= n <= 19
+    return False
+
+
+def _build_recognizers(entities: Sequence[str], tld) -> list:
+    from presidio_analyzer import Pattern, PatternRecognizer
+    from presidio_analyzer.predefined_recognizers import (
+        CreditCardRecognizer, CryptoRecognizer, EmailRecognizer, IbanRecognizer, IpRecognizer,
+        MacAddressRecognizer, UsItinRecognizer, UsSsnRecognizer)
+
+    class OfflineEmailRecognizer(EmailRecognizer):
+        """E-mail addresses whose domain has a known public suffix (bundled snapshot)."""
+
+        def validate_result(self, pattern_text: str) -> bool:
+            return tld(pattern_text).fqdn != ""
+
+    class CardNumberRecognizer(CreditCardRecognizer):
+        """Presidio's card pattern plus 12-19 digit runs (Maestro, 19-digit Visa, 2-series
+        Mastercard, 15-digit JCB), accepted only with a scheme prefix and a valid Luhn digit."""
+
+        PATTERNS = CreditCardRecognizer.PATTERNS + [
+            Pattern("Card (12-19 digits)", r"\b\d{12,19}\b", 0.3),
+            Pattern("Card (groups of 4)", r"\b\d{4}([ -])\d{4}\1\d{4}(?:\1\d{1,7})?\b", 0.3),
+            Pattern("Card (Amex groups)", r"\b\d{4}([ -])\d{6}\1\d{4,5}\b", 0.3),
+        ]
+
+        def validate_result(self, pattern_text: str) -> bool:
+            digits = re.sub(r"\D", "", pattern_text)
+            return 12 <= len(digits) <= 19 and _card_prefix_ok(digits) and _luhn_ok(digits)
+
+    class CaseInsensitiveIbanRecognizer(IbanRecognizer):
+        """IBANs written in lower case too ("gb42nawi0445...")."""
+
+        def __init__(self) -> None:
+            super().__init__(regex_flags=re.DOTALL | re.MULTILINE | re.IGNORECASE)
+
+        def validate_result(self, pattern_text: str):
+            return super().validate_result(pattern_text.upper())
+
+    class PhoneFormatRecognizer(PatternRecognizer):
+        """Phone numbers in the many national formats phonenumbers' default regions miss
+        ("99 577450", "(37) 788-063", "+41 (0)71 526 99 04"): 7-15 digits in groups. A bare
+        group of digits is weak (below the default threshold) until a context word stands near
+        it; an international prefix, an area code in brackets, a US 3-3-4 shape or an
+        extension is strong on its own."""
+
+        PHONE = (r"(?<![\w+/.\-])(?:\+\d{1,3}[ .\-]?)?(?:\(0\)[ .\-]?)?(?:\(\d{1,5}\)[ .\-]?)?"
+                 r"\d{1,12}(?:[ .\-]\d{1,8}){0,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/]|[.,\-]\d)")
+        STRONG = re.compile(r"^\+|^\(\d{2,5}\)|^\d{3}([.\-])\d{3}\1\d{4}\b|\d\s?(?:x|ext\.?)\s?\d+$", re.I)
+        DATE = re.compile(r"^(?:\d{4}([./\-])\d{1,2}\1\d{1,2}|\d{1,2}([./\-])\d{1,2}\2\d{2,4})$")
+        EXTENSION = re.compile(r"\s?(?:x|ext\.?)\s?\d+$", re.I)
+
+        def __init__(self) -> None:
+            super().__init__(supported_entity="PHONE_NUMBER", name="PhoneFormatRecognizer",
+                             patterns=[Pattern("Phone (grouped digits)", self.PHONE, 0.4)],
+                             context=PHONE_CONTEXT)
+
+        def validate_result(self, pattern_text: str) -> bool | None:
+            text = pattern_text.strip()
+            digits = sum(ch.isdigit() for ch in self.EXTENSION.sub("", text))
+            if not 7 <= digits <= 15 or self.DATE.match(text):
+                return False
+            return True if self.STRONG.search(text) else None
+
+    makers = {
+        "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer()],
+        "PHONE_NUMBER": lambda: [PhoneFormatRecognizer()],
+        "CREDIT_CARD": lambda: [CardNumberRecognizer()],
+        "IP_ADDRESS": lambda: [IpRecognizer()],
+        "IBAN_CODE": lambda: [CaseInsensitiveIbanRecognizer()],
+        "US_SSN": lambda: [UsSsnRecognizer()],
+        "US_ITIN": lambda: [UsItinRecognizer()],
+        "MAC_ADDRESS": lambda: [MacAddressRecognizer()],
+        "CRYPTO": lambda: [CryptoRecognizer()],
+    }
+    return [r for e in dict.fromkeys(entities) for r in makers[e]()]
+
+
+class _KeywordList(list):
+    """Presidio's keyword list with set membership: its context lookup asks `word in keywords`
+    for every word around every result."""
+
+    def __init__(self, items: Iterable[str]) -> None:
+        super().__init__(items)
+        self._members = frozenset(self)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._members
+
+
+@functools.lru_cache(maxsize=65536)
+def _is_punct(word: str) -> bool:
+    return bool(word) and all(unicodedata.category(ch).startswith("P") for ch in word)
+
+
+def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "AnalyzerEngine":
+    """A Presidio AnalyzerEngine with the pattern recognisers for `entities`, no network."""
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
+    from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngineProvider, SpacyNlpEngine
+
+    unknown = [e for e in entities if e not in CANDIDATES]
+    if unknown:
+        raise ValueError(f"pii.entities: unsupported {unknown}; supported: {list(SUPPORTED_ENTITIES)}")
+
+    class BlankSpacyNlpEngine(SpacyNlpEngine):
+        """spaCy with a tokenizer only: lower-cased tokens stand in for lemmas, and no word is a
+        stop word, so context words ("call", "phone") count where Presidio looks for them."""
+
+        def _doc_to_nlp_artifact(self, doc, language):
+            lemmas = [t.lower_ for t in doc]
+            artifacts = NlpArtifacts(entities=[], tokens=doc, tokens_indices=[t.idx for t in doc],
+                                     lemmas=lemmas, nlp_engine=self, language=language)
+            artifacts.keywords = _KeywordList(artifacts.keywords)
+            return artifacts
+
+        def is_stopword(self, word: str, language: str) -> bool:
+            return False
+
+        def is_punct(self, word: str, language: str) -> bool:
+            return _is_punct(word)
+
+    class IndexedContextEnhancer(LemmaContextAwareEnhancer):
+        """Presidio's context enhancer, finding the match's token by bisection over the token
+        offsets (Presidio walks every token of the text for every result)."""
+
+        @staticmethod
+        def _find_index_of_match_token(word, start, tokens, tokens_indices):
+            k = max(bisect.bisect_right(tokens_indices, start) - 1, 0)
+            # the first token that ends after `start`, as Presidio's walk finds it
+            if k + 1 < len(tokens_indices) and start >= tokens_indices[k] + len(tokens[k]):
+                k += 1
+            return k
+
+    provider = NlpEngineProvider(
+        nlp_engines=(BlankSpacyNlpEngine,),
+        nlp_configuration={"nlp_engine_name": "spacy",
+                           "models": [{"lang_code": "en", "model_name": str(blank_spacy_path(cache_dir))}]})
+    registry = RecognizerRegistry(supported_languages=["en"])
+    for recognizer in _build_recognizers(entities, offline_tld_extractor()):
+        registry.add_recognizer(recognizer)
+    enhancer = IndexedContextEnhancer(context_prefix_count=6, context_suffix_count=6,
+                                      context_matching_mode="whole_word")
+    return AnalyzerEngine(registry=registry, nlp_engine=provider.create_engine(), supported_languages=["en"],
+                          context_aware_enhancer=enhancer)
+
+
+# ---------------------------------------------------------------- windows
+
+
+def candidate_kinds(entities: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """The candidate patterns `entities` need, by kind: {kind: (RE2 form, Python form)}."""
+    return {k: CANDIDATE_KINDS[k] for k in dict.fromkeys(CANDIDATES[e] for e in entities)}
+
+
+def _widen(text: str, start: int, end: int, reach: int = 40) -> tuple[int, int]:
+    """Move window edges out to the nearest white space, at most `reach` characters further,
+    so a window does not begin or end inside a number or a word."""
+    low, high = max(0, start - reach), min(len(text), end + reach)
+    while start > low and not text[start - 1].isspace():
+        start -= 1
+    while end < high and not text[end].isspace():
+        end += 1
+    return start, end
+
+
+def candidate_windows(text: str, patterns: Iterable[re.Pattern]) -> list[tuple[int, int]]:
+    """Merged (start, end) windows around every match of `patterns` in `text`."""
+    n = len(text)
+    spans = sorted(_widen(text, max(0, m.start() - WINDOW_BEFORE), min(n, m.end() + WINDOW_AFTER))
+                   for p in patterns for m in p.finditer(text))
+    windows: list[list[int]] = []
+    for s, e in spans:
+        if windows and s <= windows[-1][1] + WINDOW_MERGE_GAP:
+            windows[-1][1] = max(windows[-1][1], e)
+        else:
+            windows.append([s, e])
+    return [(s, e) for s, e in windows]
+
+
+def chunk_windows(text: str) -> list[tuple[int, int]]:
+    """The whole text as overlapping pieces of at most CHUNK_CHARS characters."""
+    n = len(text)
+    if n <= CHUNK_CHARS:
+        return [(0, n)] if n else []
+    step = CHUNK_CHARS - CHUNK_OVERLAP
+    return [(s, min(n, s + CHUNK_CHARS)) for s in range(0, n - CHUNK_OVERLAP, step)]
+
+
+# Between windows analysed together: blank lines stop every pattern, and eight plain tokens use
+# up Presidio's context reach (6 words back and forth), so no context word crosses over.
+WINDOW_SEPARATOR = "\n\n" + " ".join(["~~~~"] * 8) + "\n\n"
+# Windows are analysed together in texts of about this many characters (one analyzer call
+# costs ~1 ms whatever its size; spaCy's limit is 1e6 characters).
+PACK_CHARS = 100_000
+
+
+class WindowPack:
+    """Windows of many texts joined into one analyzer input, with the way back to each text."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.starts: list[int] = []       # start of each window in the packed text
+        self.owners: list[tuple[int, int, int]] = []  # (row, window start in its text, length)
+        self.size = 0
+
+    def add(self, row: int, text: str, start: int, end: int) -> None:
+        if self.parts:
+            self.parts.append(WINDOW_SEPARATOR)
+            self.size += len(WINDOW_SEPARATOR)
+        self.starts.append(self.size)
+        self.owners.append((row, start, end - start))
+        self.parts.append(text[start:end])
+        self.size += end - start
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def locate(self, start: int, end: int) -> tuple[int, int, int] | None:
+        """(row, start, end) in the row's text of a packed span; None if it crosses windows."""
+        k = bisect.bisect_right(self.starts, start) - 1
+        if k < 0:
+            return None
+        row, offset, length = self.owners[k]
+        a, b = start - self.starts[k], end - self.starts[k]
+        return (row, offset + a, offset + b) if b <= length else None
+
+
+# ---------------------------------------------------------------- the stage
+
+
+class PiiStage(Stage):
+    """Presidio PII findings (type, offsets, score; never the value) per record."""
+
+    name: ClassVar[str] = "pii"
+    reads: ClassVar[tuple[str, ...]] = ("text",)
+    writes: ClassVar[tuple[str, ...]] = ("pii",)
+
+    def __init__(self, config: "AuditConfig", prefilter: bool | None = None) -> None:
+        super().__init__(config)
+        cfg = config.pii
+        self.enabled = cfg.enabled
+        self.entities = list(cfg.entities)
+        self.min_score = cfg.min_score
+        self.prefilter = cfg.prefilter if prefilter is None else prefilter
+        kinds = candidate_kinds(self.entities)
+        self.kinds_re2 = {k: r2 for k, (r2, _) in kinds.items()}
+        self.kinds_re = {k: re.compile(py) for k, (_, py) in kinds.items()}
+        self.analyzer = build_analyzer(self.entities) if self.enabled and self.entities else None
+
+    def candidate_kinds(self, texts: pa.Array | pa.ChunkedArray) -> dict[str, np.ndarray]:
+        """Per candidate kind, the rows whose text holds such a candidate (vectorised, RE2)."""
+        return {k: pc.fill_null(pc.match_substring_regex(texts, r2), False).to_numpy(zero_copy_only=False)
+                for k, r2 in self.kinds_re2.items()}
+
+    def candidate_mask(self, texts: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """Rows whose text holds at least one candidate."""
+        return np.logical_or.reduce(list(self.candidate_kinds(texts).values()) or [np.zeros(len(texts), bool)])
+
+    def windows(self, text: str, kinds: Iterable[str] | None = None) -> list[tuple[int, int]]:
+        """The parts of `text` the analyzer reads: windows around the candidates of `kinds`
+        (default: all) with the prefilter on, else all of it."""
+        if not self.prefilter:
+            return chunk_windows(text)
+        return candidate_windows(text, [self.kinds_re[k] for k in (self.kinds_re if kinds is None else kinds)])
+
+    def _analyze_pack(self, pack: WindowPack, found: dict[int, dict[tuple[str, int, int], float]]) -> None:
+        for r in self.analyzer.analyze(text=pack.text(), language="en", entities=self.entities,
+                                       score_threshold=self.min_score):
+            where = pack.locate(r.start, r.end)
+            if where is None:
+                continue
+            row, a, b = where
+            key = (r.entity_type, a, b)
+            per_row = found.setdefault(row, {})
+            per_row[key] = max(per_row.get(key, 0.0), float(r.score))
+
+    def analyze_texts(self, texts: Sequence[tuple[int, str, Sequence[str] | None]]) -> dict[int, list[dict[str, Any]]]:
+        """Findings per row for (row, text, candidate kinds or None for all), sorted by offset."""
+        found: dict[int, dict[tuple[str, int, int], float]] = {}
+        pack = WindowPack()
+        for row, text, kinds in texts:
+            for s, e in self.windows(text, kinds):
+                if pack.size and pack.size + (e - s) > PACK_CHARS:
+                    self._analyze_pack(pack, found)
+                    pack = WindowPack()
+                pack.add(row, text, s, e)
+        if pack.size:
+            self._analyze_pack(pack, found)
+        return {row: [{"entity_type": t, "start": a, "end": b, "score": sc}
+                      for (t, a, b), sc in sorted(items.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0]))]
+                for row, items in found.items()}
+
+    def analyze_text(self, text: str) -> list[dict[str, Any]]:
+        """Findings in one text."""
+        return self.analyze_texts([(0, text, None)]).get(0, [])
+
+    def measure(self, texts: pa.Array | pa.ChunkedArray) -> pa.Array:
+        """The `pii` column for an Arrow string array."""
+        if isinstance(texts, pa.ChunkedArray):
+            texts = texts.combine_chunks()
+        valid = pc.is_valid(texts).to_numpy(zero_copy_only=False)
+        out: list[list[dict[str, Any]] | None] = [[] if v else None for v in valid]
+        if self.analyzer is not None:
+            if self.prefilter:
+                masks = self.candidate_kinds(texts)
+                rows = np.flatnonzero(np.logical_or.reduce(list(masks.values()))).tolist()
+                todo = [(i, texts[i].as_py(), [k for k, m in masks.items() if m[i]]) for i in rows]
+            else:
+                todo = [(i, texts[i].as_py(), None) for i in np.flatnonzero(valid).tolist()]
+            for row, findings in self.analyze_texts(todo).items():
+                out[row] = findings
+        return pa.array(out, PII_TYPE)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        return batch.append_column("pii", self.measure(batch.column("text")))
+
+    @staticmethod
+    def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
+        """`pii:<TYPE>` for findings of a quarantined type; `pii:many` above max_findings."""
+        cfg = config.pii
+        if not cfg.enabled:
+            return
+        column = table.column("pii")
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        lengths = pc.fill_null(pc.list_value_length(column), 0).to_numpy(zero_copy_only=False)
+        if not lengths.any():
+            return
+        flat = pc.list_flatten(column)
+        parents = pc.list_parent_indices(column).to_numpy(zero_copy_only=False)
+        types = pc.struct_field(flat, "entity_type").to_numpy(zero_copy_only=False)
+        quarantined = np.isin(types, np.array(cfg.quarantine_types, dtype=object))
+        rows = set(parents[quarantined].tolist()) | set(np.flatnonzero(lengths > cfg.max_findings).tolist())
+        for i in sorted(rows):
+            # parent indices ascend, so a row's findings are one contiguous run
+            lo, hi = np.searchsorted(parents, i, "left"), np.searchsorted(parents, i, "right")
+            counts = Counter(types[lo:hi].tolist())
+            details = {"findings": int(lengths[i]), "counts": dict(sorted(counts.items()))}
+            for t in sorted(t for t in counts if t in cfg.quarantine_types):
+                yield i, f"pii:{t}", details
+            if lengths[i] > cfg.max_findings:
+                yield i, "pii:many", details

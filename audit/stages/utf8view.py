@@ -1,0 +1,222 @@
+"""A numpy view of an Arrow string array's UTF-8 bytes, for per-character measurements in bulk.
+
+The filter stages count character classes, words and lines over every byte of a batch. Doing that
+a document at a time in Python is far too slow, and RE2 counting of dense classes (every letter)
+runs at ~20 MB/s, so the stages look at the batch's value buffer as one `uint8` array instead:
+ASCII bytes are classified through a 128-entry table, the (few) multi-byte characters are
+decoded to code points and classified through a table over all of Unicode, and per-document
+figures are segment sums over the Arrow offsets. Lone surrogates, which valid UTF-8 cannot hold,
+appear in Arrow data only as their 3-byte WTF-8 form (ED A0..BF xx); they decode to U+D800..DFFF
+here and are classed as SURROGATE.
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+# Character classes (low 4 bits of a class code).
+OTHER, LETTER, DIGIT, PUNCT, SYMBOL, SPACE, CONTROL, FORMAT, SURROGATE, PRIVATE, REPLACEMENT = range(11)
+CONT = 15            # a UTF-8 continuation byte (not a character of its own)
+UNSPACED = 16        # flag bit: a script written without spaces between words (Han, Kana, Thai...)
+CLASS_MASK = 15
+
+_CATEGORY_CLASS = {"L": LETTER, "M": LETTER, "N": DIGIT, "P": PUNCT, "S": SYMBOL, "Z": SPACE,
+                   "Cc": CONTROL, "Cf": FORMAT, "Cs": SURROGATE, "Co": PRIVATE, "Cn": PRIVATE}
+
+# Scripts written without spaces between words, plus their punctuation and full-width forms:
+# their characters count as one word each and never join a whitespace-delimited token.
+_UNSPACED_RANGES = [
+    (0x0E00, 0x0EFF),    # Thai, Lao
+    (0x0F00, 0x0FFF),    # Tibetan
+    (0x1000, 0x109F),    # Myanmar
+    (0x1780, 0x17FF),    # Khmer
+    (0x19E0, 0x19FF),    # Khmer symbols
+    (0x2E80, 0x2FDF),    # CJK radicals, Kangxi
+    (0x3000, 0x303F),    # CJK symbols and punctuation (includes the ideographic space)
+    (0x3040, 0x31FF),    # Hiragana, Katakana, Bopomofo, Kanbun, CJK strokes, Katakana ext.
+    (0x3200, 0x33FF),    # enclosed CJK, CJK compatibility
+    (0x3400, 0x4DBF),    # CJK extension A
+    (0x4E00, 0x9FFF),    # CJK unified ideographs
+    (0xA000, 0xA4CF),    # Yi
+    (0xF900, 0xFAFF),    # CJK compatibility ideographs
+    (0xFE30, 0xFE4F),    # CJK compatibility forms
+    (0xFF00, 0xFFEF),    # half-width and full-width forms
+    (0x20000, 0x3FFFF),  # CJK extensions B..H
+]
+
+
+@cache
+def codepoint_classes() -> np.ndarray:
+    """Class code (with the UNSPACED flag) of every code point U+0000..U+10FFFF; built once."""
+    table = np.fromiter((_CATEGORY_CLASS.get(unicodedata.category(chr(c)),
+                                             _CATEGORY_CLASS.get(unicodedata.category(chr(c))[0], OTHER))
+                         for c in range(0x110000)), dtype=np.uint8, count=0x110000)
+    for c in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85":  # white space by str.isspace, not by category
+        table[ord(c)] = SPACE
+    table[0xFFFD] = REPLACEMENT
+    for lo, hi in _UNSPACED_RANGES:
+        table[lo:hi + 1] |= UNSPACED
+    table[0x3000] = SPACE  # the ideographic space separates, like a space
+    return table
+
+
+def _ascii_classes() -> np.ndarray:
+    table = np.full(256, CONT, dtype=np.uint8)
+    table[:128] = codepoint_classes()[:128]
+    return table
+
+
+@cache
+def byte_classes() -> np.ndarray:
+    """Class of each byte value: the ASCII character's class, CONT for every byte >= 0x80."""
+    return _ascii_classes()
+
+
+def segment_sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Sums of values[bounds[i]:bounds[i+1]] for each i (int64); empty segments sum to 0."""
+    n = len(bounds) - 1
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if len(values) == 0:
+        return np.zeros(n, dtype=np.int64)
+    starts = np.minimum(bounds[:-1], len(values) - 1)
+    out = np.add.reduceat(values, starts, dtype=np.int64)
+    out[bounds[1:] <= bounds[:-1]] = 0  # reduceat gives values[start] for an empty segment
+    return out
+
+
+def positions_per_segment(positions: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """How many of the sorted positions fall in each segment [bounds[i], bounds[i+1])."""
+    return np.diff(np.searchsorted(positions, bounds)).astype(np.int64)
+
+
+@dataclass
+class Utf8View:
+    """The UTF-8 bytes of a string array: row i is data[offsets[i]:offsets[i+1]]; null rows are empty."""
+
+    data: np.ndarray        # uint8, all rows' bytes back to back
+    offsets: np.ndarray     # int64, n + 1 entries, offsets[0] == 0
+    valid: np.ndarray       # bool, False where the text is null
+    _decoded: tuple | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, array: pa.Array | pa.ChunkedArray) -> "Utf8View":
+        """View a string / large_string array (chunked arrays are combined)."""
+        if isinstance(array, pa.ChunkedArray):
+            array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+        if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+            array = array.cast(pa.large_string())
+        valid = np.asarray(pc.is_valid(array).to_numpy(zero_copy_only=False), dtype=bool)
+        if array.null_count:  # a null slot may still own bytes in the buffer: make it empty
+            array = pc.fill_null(array, "")
+        width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+        bufs = array.buffers()
+        offsets = np.frombuffer(bufs[1], dtype=width)[array.offset:array.offset + len(array) + 1].astype(np.int64)
+        first, last = (int(offsets[0]), int(offsets[-1])) if len(offsets) else (0, 0)
+        data = (np.frombuffer(bufs[2], dtype=np.uint8)[first:last] if bufs[2] is not None and last > first
+                else np.zeros(0, dtype=np.uint8))
+        return cls(data=data, offsets=offsets - first, valid=valid)
+
+    @property
+    def rows(self) -> int:
+        return len(self.offsets) - 1
+
+    def row_sums(self, values: np.ndarray) -> np.ndarray:
+        """Per-row sums of a per-byte array (a bool mask counts its True bytes)."""
+        return segment_sums(values, self.offsets)
+
+    def row_counts_at(self, positions: np.ndarray) -> np.ndarray:
+        """Per-row counts of sorted byte positions."""
+        return positions_per_segment(positions, self.offsets)
+
+    def multibyte(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(byte positions, code points, byte lengths) of the multi-byte characters, in order.
+
+        Malformed sequences decode to some code point without failing; a stray continuation byte
+        is not a character (Arrow strings are valid UTF-8 except for WTF-8 surrogates).
+        """
+        if self._decoded is None:
+            d = self.data
+            pos = np.flatnonzero(d >= 0xC0)
+            b0 = d[pos].astype(np.int32)
+            padded = np.concatenate([d, np.zeros(3, dtype=np.uint8)])
+            b1 = padded[pos + 1].astype(np.int32) & 0x3F
+            b2 = padded[pos + 2].astype(np.int32) & 0x3F
+            b3 = padded[pos + 3].astype(np.int32) & 0x3F
+            two, three = b0 < 0xE0, b0 < 0xF0
+            cp = np.where(two, ((b0 & 0x1F) << 6) | b1,
+                          np.where(three, ((b0 & 0x0F) << 12) | (b1 << 6) | b2,
+                                   ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3))
+            np.minimum(cp, 0x10FFFF, out=cp)
+            width = np.where(two, 2, np.where(three, 3, 4)).astype(np.int8)
+            self._decoded = (pos, cp, width)
+        return self._decoded
+
+    def classes(self, spread: bool = False) -> np.ndarray:
+        """Class code of every byte: ASCII bytes by table, multi-byte leads by code point.
+
+        With spread=False the continuation bytes stay CONT, so counting a class over all bytes
+        counts characters; with spread=True they take their lead byte's code, so masks over the
+        bytes cover whole characters (for word and token boundaries).
+        """
+        cls = byte_classes()[self.data]
+        pos, cp, width = self.multibyte()
+        if len(pos):
+            lead = codepoint_classes()[cp]
+            cls[pos] = lead
+            if spread:
+                for k in (1, 2, 3):
+                    sel = width > k
+                    cls[pos[sel] + k] = lead[sel]
+        return cls
+
+    def row_starts_mask(self) -> np.ndarray:
+        """True at the first byte of each non-empty row (where a run must not continue from before)."""
+        mask = np.zeros(len(self.data), dtype=bool)
+        starts = self.offsets[:-1][self.offsets[1:] > self.offsets[:-1]]
+        mask[starts] = True
+        return mask
+
+    def run_starts(self, inside: np.ndarray) -> np.ndarray:
+        """True where a run of `inside` bytes begins (runs never cross rows)."""
+        starts = inside.copy()
+        if len(inside) > 1:
+            starts[1:] &= ~inside[:-1]
+        starts |= inside & self.row_starts_mask()
+        return starts
+
+
+def word_bytes(classes_spread: np.ndarray) -> np.ndarray:
+    """Bytes of whitespace-delimited words in spaced scripts (not white space, not Han/Kana/Thai...)."""
+    return ((classes_spread & CLASS_MASK) != SPACE) & ((classes_spread & UNSPACED) == 0)
+
+
+def words_per_row(view: Utf8View, classes_spread: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(spaced-script words, unspaced-script characters) per row.
+
+    A word is a maximal run of bytes that are neither white space nor part of an unspaced-script
+    character; each Han/Kana/Thai/... character counts as one word, so Chinese is not "one word
+    per line".
+    """
+    spaced = view.row_sums(view.run_starts(word_bytes(classes_spread)))
+    pos, cp, _ = view.multibyte()
+    unspaced = view.row_counts_at(pos[(codepoint_classes()[cp] & UNSPACED) != 0])
+    return spaced, unspaced
+
+
+def null_where(values: np.ndarray, valid: np.ndarray, type_: pa.DataType) -> pa.Array:
+    """An Arrow array of `values`, null where the row's text is null."""
+    return pa.array(values, type=type_, mask=~valid)
+
+
+def column_values(table: pa.Table, name: str, fill: float = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(values with nulls replaced by `fill`, validity) of a measurement column, as numpy."""
+    col = table.column(name)
+    valid = np.asarray(pc.is_valid(col).to_numpy(zero_copy_only=False), dtype=bool)
+    values = pc.fill_null(col, pa.scalar(fill, col.type)).to_numpy(zero_copy_only=False)
+    return values, valid

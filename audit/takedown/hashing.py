@@ -1,0 +1,89 @@
+"""Stable 64-bit hashes of Arrow strings and of word n-grams, vectorised with numpy.
+
+Every lookup key (URL, SHA-256, source id, doc_id) and every passage fingerprint is one of these
+hashes, computed the same way when the index is built and when it is queried, by the same code.
+The string hash is a polynomial over the UTF-8 bytes modulo 2**64 followed by the splitmix64
+finaliser, so its top bits are uniform (the index buckets by them). It is not a cryptographic
+hash: collisions only cost a wasted row-group read, because every lookup compares the real value.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+_BYTE_BASE = np.uint64(0x100000001B3)          # odd multiplier of the byte polynomial
+_WORD_BASE = np.uint64(0x9E3779B97F4A7C15)     # odd multiplier of the word n-gram polynomial
+_LEN_SALT = np.uint64(0xD6E8FEB86659FD93)
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser: spreads every input bit over the whole 64-bit word."""
+    x = x.astype(np.uint64, copy=True)
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def _powers(base: np.uint64, n: int) -> np.ndarray:
+    """base**0 .. base**(n-1) modulo 2**64."""
+    out = np.empty(max(n, 1), dtype=np.uint64)
+    out[0] = 1
+    if n > 1:
+        out[1:] = base
+        np.cumprod(out[1:], out=out[1:])
+    return out[:n] if n else out[:0]
+
+
+def hash_strings(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A uint64 hash of every string (nulls hash like the empty string; callers drop them)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if not (pa.types.is_string(values.type) or pa.types.is_binary(values.type)):
+        values = values.cast(pa.string())
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32)[values.offset:values.offset + n + 1]
+    data_buf = values.buffers()[2]
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    lengths = np.diff(offsets).astype(np.int64)
+    h = np.zeros(n, dtype=np.uint64)
+    if hi > lo:
+        data = np.frombuffer(data_buf, dtype=np.uint8)[lo:hi].astype(np.uint64) + np.uint64(1)
+        ends = offsets[1:].astype(np.int64) - lo
+        owner = np.repeat(np.arange(n), lengths)
+        exponent = ends[owner] - 1 - np.arange(hi - lo, dtype=np.int64)
+        contrib = data * _powers(_BYTE_BASE, int(lengths.max()))[exponent]
+        nonempty = lengths > 0
+        h[nonempty] = np.add.reduceat(contrib, (offsets[:-1].astype(np.int64) - lo)[nonempty])
+    return mix64(h ^ (lengths.astype(np.uint64) * _LEN_SALT))
+
+
+def hash_one(value: str) -> int:
+    """hash_strings of a single string, as a Python int."""
+    return int(hash_strings(pa.array([value], pa.string()))[0])
+
+
+def ngram_hashes(word_hashes: np.ndarray, starts: np.ndarray, counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hashes of every word n-gram that lies inside one document.
+
+    `word_hashes` holds the words of many documents back to back; document d owns
+    word_hashes[starts[d] : starts[d] + counts[d]]. Returns (hashes, owner document) of the n-grams,
+    in document order then position order. Documents with fewer than n words have none.
+    """
+    total = len(word_hashes)
+    if total < n:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    acc = np.zeros(total - n + 1, dtype=np.uint64)
+    for j in range(n):  # polynomial over the window's words, one shifted view per position
+        acc *= _WORD_BASE
+        acc += word_hashes[j:total - n + 1 + j]
+    grams = counts - n + 1
+    keep = grams > 0
+    owners = np.repeat(np.arange(len(counts))[keep], grams[keep])
+    first = np.repeat(starts[keep], grams[keep])
+    position = first + (np.arange(len(owners)) - np.repeat(np.cumsum(grams[keep]) - grams[keep], grams[keep]))
+    return mix64(acc[position]), owners.astype(np.int64)

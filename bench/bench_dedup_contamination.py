@@ -1,0 +1,86 @@
+"""Throughput of the contamination stage and the near-duplicate signature stage, one process.
+
+    python ../shared/tools/make_corpus.py --data ../shared/data --out /tmp/h3corpus --docs 12000 --shards 8
+    python bench/bench_dedup_contamination.py --corpus /tmp/h3corpus
+
+Prints MB/s of input text (UTF-8 bytes) per stage, by CPU time of this process (the per-core
+figure, fair on a busy machine) and by wall time; the contamination stage again with an index
+ten times larger (extra items made by shuffling the words of the real ones) to show that the
+probe's cost does not grow with the number of eval items; and the near-duplicate global pass.
+No Ray.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from audit.evalsets import load_eval_sets  # noqa: E402
+from audit.stages.contamination import ContaminationIndex, ContaminationStage  # noqa: E402
+from audit.stages.near_dup import NearDupStage, near_duplicate_clusters  # noqa: E402
+from bench.corpus import corpus_config, read_records  # noqa: E402
+
+
+def timed(stage, batches: list[pa.Table]) -> tuple[list[pa.Table], float, float]:
+    """Run a stage over batches; returns outputs, CPU seconds, wall seconds."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    out = [stage(b) for b in batches]
+    return out, time.process_time() - c0, time.perf_counter() - w0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=Path("/tmp/h3corpus"))
+    ap.add_argument("--batch", type=int, default=512, help="records per batch")
+    a = ap.parse_args()
+
+    records = read_records(a.corpus)
+    config = corpus_config(a.corpus)
+    texts = [r["text"] for r in records]
+    mb = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) / 1e6
+    batches = [pa.table({"text": pa.array(texts[i:i + a.batch], pa.string())}) for i in range(0, len(texts), a.batch)]
+    print(f"corpus: {len(texts)} records, {mb:.1f} MB, batches of {a.batch}")
+
+    t0 = time.perf_counter()
+    index = ContaminationIndex.build(config)
+    assert index is not None
+    print(f"contamination index: {index.describe()} built in {time.perf_counter() - t0:.2f} s")
+    _, cpu, wall = timed(ContaminationStage(config, index), batches)
+    print(f"contamination: {mb / cpu:.1f} MB/s (cpu), {mb / wall:.1f} MB/s (wall)")
+
+    rng = random.Random(0)
+    sets = []
+    for s in load_eval_sets(config):
+        extra = []
+        for _ in range(9):
+            for t in s.texts:
+                w = t.split()
+                rng.shuffle(w)
+                extra.append(" ".join(w))
+        sets.append((s.name, s.ids + [f"x{i}" for i in range(len(extra))], s.texts + extra))
+    big = ContaminationIndex.from_items(sets, config.contamination)
+    _, cpu, wall = timed(ContaminationStage(config, big), batches)
+    print(f"contamination, index x10 ({sum(big.describe().values())} items): "
+          f"{mb / cpu:.1f} MB/s (cpu), {mb / wall:.1f} MB/s (wall)")
+
+    stage = NearDupStage(config)
+    out, cpu, wall = timed(stage, batches)
+    print(f"near_dup signatures: {mb / cpu:.1f} MB/s (cpu), {mb / wall:.1f} MB/s (wall), "
+          f"{config.dedup.bands * 4} bytes a record")
+    keys = pa.table({"doc_id": pa.array([r["id"] for r in records], pa.string()),
+                     "order": pa.array(np.arange(len(records)), pa.int64()),
+                     "minhash_bands": pa.chunked_array([c for t in out for c in t.column("minhash_bands").chunks])})
+    t0 = time.perf_counter()
+    dups = near_duplicate_clusters(keys, config, use_ray=False)
+    print(f"near_duplicate_clusters (in-process): {dups.num_rows} reported in {time.perf_counter() - t0:.3f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""Throughput of the filter stages (length, charset, junk) on one core, without Ray.
+
+    python bench/bench_filters.py /tmp/h1corpus [--repeat 3] [--batch-mb 8]
+
+Reads a make_corpus.py corpus's shards (.jsonl, .jsonl.gz, .parquet) into an Arrow table with a
+`text` column (plus the other record columns, so the stages see what the pipeline hands them),
+runs each stage over batches of about --batch-mb of text, and prints MB/s per stage and for the
+three together (MB of UTF-8 input text / seconds of the stage's own work).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import sys
+import time
+from pathlib import Path
+
+# One core: Arrow's compute kernels would otherwise spread over every CPU of the machine.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from audit.config import AuditConfig, InputConfig  # noqa: E402
+from audit.records import RECORD_SCHEMA, make_doc_id, text_sha256  # noqa: E402
+from audit.stages.charset import CharsetStage  # noqa: E402
+from audit.stages.junk import JunkStage  # noqa: E402
+from audit.stages.length import LengthStage  # noqa: E402
+
+STAGES = (LengthStage, CharsetStage, JunkStage)
+
+
+def _shard_rows(path: Path) -> list[dict]:
+    """The records of one shard as dicts with at least id and text."""
+    if path.name.endswith(".parquet"):
+        return pq.read_table(path).to_pylist()
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        return [orjson.loads(line) for line in f if line.strip()]
+
+
+def read_corpus(corpus: Path) -> pa.Table:
+    """All shards of a make_corpus.py corpus as one table of RECORD_SCHEMA (source_id = the record id)."""
+    shards = sorted(p for p in (corpus / "shards").iterdir()
+                    if p.name.endswith((".jsonl", ".jsonl.gz", ".parquet")))
+    cols: dict[str, list] = {name: [] for name in RECORD_SCHEMA.names}
+    for si, path in enumerate(shards):
+        for ri, row in enumerate(_shard_rows(path)):
+            text = row.get("text")
+            known = {
+                "doc_id": make_doc_id(str(path), ri), "source_id": row.get("id"), "shard": str(path),
+                "shard_index": si, "record": ri, "url": row.get("url"), "text": text,
+                "sha256": text_sha256(text) if text is not None else None,
+                "chars": len(text) if text is not None else None,
+                "bytes": len(text.encode("utf-8", "surrogatepass")) if text is not None else None,
+            }
+            for name, values in cols.items():  # columns the bench does not know stay null
+                values.append(known.get(name))
+    return pa.table(cols, schema=RECORD_SCHEMA)
+
+
+def batches(table: pa.Table, batch_bytes: int) -> list[pa.Table]:
+    """Slices of the table holding about batch_bytes of text each (as the reader's blocks do)."""
+    sizes = pc.fill_null(pc.binary_length(table["text"]), 0).to_numpy()
+    out, start, acc = [], 0, 0
+    for i, n in enumerate(sizes):
+        acc += int(n)
+        if acc >= batch_bytes:
+            out.append(table.slice(start, i + 1 - start))
+            start, acc = i + 1, 0
+    if start < table.num_rows:
+        out.append(table.slice(start))
+    return [b.combine_chunks() for b in out]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("corpus", type=Path, help="folder written by make_corpus.py (holds shards/)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per stage; the best is reported")
+    ap.add_argument("--batch-mb", type=float, default=8.0, help="text per batch, MB")
+    a = ap.parse_args()
+    pa.set_cpu_count(1)
+    pa.set_io_thread_count(1)
+
+    t0 = time.perf_counter()
+    table = read_corpus(a.corpus)
+    mb = pc.sum(pc.binary_length(table["text"])).as_py() / 1e6
+    print(f"read {table.num_rows} records, {mb:.1f} MB of text in {time.perf_counter() - t0:.1f} s")
+    parts = batches(table, int(a.batch_mb * 1e6))
+    config = AuditConfig(input=InputConfig(paths=[str(a.corpus)]))
+
+    total = 0.0
+    for cls in STAGES:
+        stage = cls(config)
+        best = float("inf")
+        for _ in range(a.repeat):
+            t = time.perf_counter()
+            for b in parts:
+                stage(b)
+            best = min(best, time.perf_counter() - t)
+        total += best
+        print(f"{cls.name:8s} {mb / best:7.1f} MB/s  ({best:.2f} s)")
+    print(f"{'all':8s} {mb / total:7.1f} MB/s  ({total:.2f} s, the three stages in turn)")
+
+
+if __name__ == "__main__":
+    main()

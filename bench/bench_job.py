@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Whole-job benchmark: MB/s per stage and for `audit run`, peak memory, and quality scores.
+
+    python bench/bench_job.py [--docs 12000] [--shards 8 16] [--keep DIR]
+
+Builds a corpus with ../shared/tools/make_corpus.py --data ../shared/data (once per doc count,
+cached under .bench/), runs the job on a local Ray sized to this machine (Ray start-up is
+excluded from the rate), samples the resident memory of the driver and every Ray worker, and
+prints per-stage MB/s (input text MB / seconds the stage spent, summed over workers), the job's
+MB/s, peak memory, and score_audit.py's output for the run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def build_corpus(docs: int, shards: int) -> Path:
+    out = ROOT / ".bench" / f"corpus-{docs}-{shards}"
+    if not (out / "truth.jsonl").exists():
+        subprocess.run([sys.executable, str(SHARED / "tools" / "make_corpus.py"), "--data", str(SHARED / "data"),
+                        "--out", str(out), "--docs", str(docs), "--shards", str(shards)], check=True,
+                       stdout=subprocess.DEVNULL)
+    return out
+
+
+def write_config(corpus: Path) -> Path:
+    evals = sorted((corpus / "evals").glob("*.jsonl"))
+    lines = ["input:", "  paths: [shards/]", "  text_field: text", "  id_field: id", "  url_field: url",
+             "eval_sets:"]
+    lines += [f"  - {{name: {p.stem}, path: evals/{p.name}, text_fields: [text], id_field: id}}" for p in evals]
+    lines += ["output: run"]
+    cfg = corpus / "bench.yaml"
+    cfg.write_text("\n".join(lines) + "\n")
+    return cfg
+
+
+class MemorySampler(threading.Thread):
+    """Peak summed RSS of this process and every Ray worker process, sampled twice a second."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.peak_total = self.peak_driver = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        me = os.getpid()
+        while not self.stop.wait(0.5):
+            total = driver = 0
+            for pid in os.listdir("/proc"):
+                if not pid.isdigit():
+                    continue
+                try:
+                    cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    if int(pid) != me and b"ray::" not in cmd:
+                        continue
+                    rss = next(int(l.split()[1]) for l in Path(f"/proc/{pid}/status").read_text().splitlines()
+                               if l.startswith("VmRSS"))
+                except (OSError, StopIteration, ValueError):
+                    continue
+                total += rss * 1024
+                if int(pid) == me:
+                    driver = rss * 1024
+            self.peak_total = max(self.peak_total, total)
+            self.peak_driver = max(self.peak_driver, driver)
+
+
+def bench(docs: int, shards: int) -> dict:
+    from audit.config import load_config
+    from audit.pipeline import run_audit, start_ray
+
+    corpus = build_corpus(docs, shards)
+    cfg = load_config(write_config(corpus))
+    start_ray(cfg, None)
+    sampler = MemorySampler()
+    sampler.start()
+    res = run_audit(cfg, out=corpus / "run", progress=False)
+    sampler.stop.set()
+    s = res.summary
+    mb = s["bytes"] / 1e6
+    score = subprocess.run([sys.executable, str(SHARED / "tools" / "score_audit.py"), "--truth",
+                            str(corpus / "truth.jsonl"), "--run", str(res.out)], capture_output=True, text=True)
+    return {"docs": docs, "shards": shards, "mb": round(mb, 1), "seconds": s["seconds"],
+            "job_mb_per_s": round(mb / s["seconds"], 2),
+            "stage_mb_per_s": {k: round(mb / v, 1) for k, v in s["stages"].items() if v > 0},
+            "stage_seconds": s["stages"],
+            "peak_rss_total_mb": round(sampler.peak_total / 2**20), "peak_rss_driver_mb": round(sampler.peak_driver / 2**20),
+            "score": score.stdout.strip().splitlines()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=int, default=12000)
+    ap.add_argument("--shards", type=int, nargs="+", default=[8, 16])
+    a = ap.parse_args()
+    for n in a.shards:
+        r = bench(a.docs, n)
+        print(f"== {r['docs']} docs, {r['shards']} shards, {r['mb']} MB of text")
+        print(f"job: {r['seconds']:.1f} s, {r['job_mb_per_s']} MB/s (Ray start-up excluded)")
+        print("per stage MB/s (summed worker time): " + ", ".join(f"{k} {v}" for k, v in r["stage_mb_per_s"].items()))
+        print(f"peak RSS: driver {r['peak_rss_driver_mb']} MB, driver + Ray workers {r['peak_rss_total_mb']} MB")
+        print("score_audit.py:")
+        for line in r["score"]:
+            print("  " + line)
+        print(json.dumps(r), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Config: the contract's keys validate; a bad key is one line naming it; the CLI exits 2."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from audit.config import ConfigError, load_config, parse_config
+
+CONTRACT_EXAMPLE = """
+input:
+  paths: ["shards/"]
+  text_field: text
+  id_field: id
+  url_field: url
+eval_sets:
+  - name: gsm8k
+    path: evals/gsm8k.jsonl
+    text_fields: [question, answer]
+    id_field: id
+languages:
+  expected: {en: 0.7, zh: 0.2, ru: 0.1}
+sidecar:
+  sample_rate: 0.01
+  window: 1000
+  output: sidecar/
+output: runs/latest
+"""
+
+
+def test_contract_example_validates(tmp_path: Path) -> None:
+    p = tmp_path / "job.yaml"
+    p.write_text(CONTRACT_EXAMPLE)
+    cfg = load_config(p)
+    assert cfg.input.paths == ["shards/"]
+    assert cfg.eval_sets[0].text_fields == ["question", "answer"]
+    assert cfg.languages.expected == {"en": 0.7, "zh": 0.2, "ru": 0.1}
+    assert cfg.resolve(cfg.output) == tmp_path / "runs/latest"
+
+
+def test_default_config_file_validates() -> None:
+    cfg = load_config(Path(__file__).parents[1] / "configs" / "default.yaml")
+    assert cfg.filters.length.min_chars >= 0
+
+
+@pytest.mark.parametrize("data, needle", [
+    ({"input": {"paths": ["x"], "txt_field": "t"}}, "unknown key 'input.txt_field'"),
+    ({"input": {"paths": ["x"]}, "filters": {"length": {"min_chars": -3}}}, "filters.length.min_chars"),
+    ({}, "missing key 'input'"),
+    ({"input": {"paths": ["x"]}, "languages": {"expected": {"en": 0.5}}}, "add up to 1"),
+    ({"input": {"paths": ["x"]}, "dedup": {"num_perm": 100, "bands": 7}}, "multiple of bands"),
+])
+def test_bad_key_is_one_line_naming_it(data: dict, needle: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        parse_config(data)
+    msg = str(e.value)
+    assert needle in msg and "\n" not in msg
+
+
+def test_cli_bad_config_exits_2_with_one_line(tmp_path: Path) -> None:
+    p = tmp_path / "bad.yaml"
+    p.write_text("input:\n  paths: [x]\nfliters: {}\n")
+    r = subprocess.run([sys.executable, "-m", "audit", "run", str(p)], capture_output=True, text=True)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "unknown key 'fliters'" in lines[0]
+
+
+def test_cli_missing_input_path_exits_2(tmp_path: Path) -> None:
+    p = tmp_path / "job.yaml"
+    p.write_text("input:\n  paths: [nowhere/]\n")
+    r = subprocess.run([sys.executable, "-m", "audit", "run", str(p)], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "nowhere/" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_unparsable_yaml_exits_2(tmp_path: Path) -> None:
+    p = tmp_path / "job.yaml"
+    p.write_text("input: [unclosed\n")
+    r = subprocess.run([sys.executable, "-m", "audit", "run", str(p)], capture_output=True, text=True)
+    assert r.returncode == 2 and "not valid YAML" in r.stderr

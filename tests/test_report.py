@@ -1,0 +1,488 @@
+"""report.html: built from a hand-made run folder full of hostile strings, checked as text and
+rendered in headless Chromium (no console errors, no script from the data runs, no fetches)."""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from audit.config import LanguagesConfig
+from audit.drift import compare_mix, compare_shards
+from audit.lengths import length_summary
+from audit.report import render_report, write_report
+from audit.report.html import doc_anchor
+
+# Each payload would set window.__pwned (or fetch something) if it ever reached the page unescaped.
+EVIL_SHARD = "<script>window.__pwned='shard';alert(1)</script>.jsonl"
+EVIL_ATTR_SHARD = "data/\"><img src=x onerror=\"window.__pwned='attr'\">'&amp;.jsonl"
+EVIL_STYLE = "</style><script>window.__pwned='style'</script>"
+EVIL_LANG = "\"><svg onload=\"window.__pwned='lang'\">"
+EVIL_EVAL = "<img src=x onerror=\"window.__pwned='eval'\">"
+EVIL_ERROR = "bad JSON near </code></td><script>window.__pwned='error'</script>"
+EVIL_DOC = "d<b>x</b>\"'"
+SHARDS = [EVIL_SHARD, EVIL_ATTR_SHARD, "plain-00001.jsonl.gz"]
+# Every element the page is built from; anything else came from the data.
+PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "nav", "a", "main",
+             "section", "div", "figure", "figcaption", "svg", "g", "rect", "text", "line", "table", "thead",
+             "tbody", "tr", "th", "td", "code", "span", "br", "b", "footer"}
+
+
+class _Elements(HTMLParser):
+    """The tags, attribute names and link targets of a page, as a browser's tokenizer sees them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attributes: set[str] = set()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attributes.update(name for name, _ in attrs)
+        self.hrefs.extend(v or "" for name, v in attrs if name == "href")
+
+LINEAGE_SCHEMA = pa.schema([
+    ("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64()),
+    ("byte_offset", pa.int64()), ("sha256", pa.string()), ("url", pa.string()), ("chars", pa.int64()),
+    ("language", pa.string()), ("language_score", pa.float32()), ("verdict", pa.string()),
+    ("reasons", pa.list_(pa.string()))])
+
+
+def _write_dataset(folder: Path, table: pa.Table) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, folder / "part-00000.parquet")
+
+
+def build_run(root: Path, *, documents_per_shard: int = 30, expected: dict[str, float] | None = None) -> tuple[Path, dict]:
+    """A run folder in the shape of CONTRACT.md's outputs, with hostile strings in every data field.
+
+    Returns (run folder, summary dict); summary.json is written too. `length` and `drift` come
+    from the real audit.lengths and audit.drift functions so their shapes stay true.
+    """
+    run = root / "run"
+    run.mkdir(parents=True)
+    rows: list[dict[str, Any]] = []
+    details: list[str | None] = []
+    reason_cycle = [
+        [], [], ["length"], ["junk:base64"], ["pii:CREDIT_CARD", "pii:US_SSN"], [f"contamination:{EVIL_EVAL}"],
+        [f"language:{EVIL_STYLE}"], ["exact_duplicate"], [], ["junk:base64", "length"],
+    ]
+    langs = ["en", "en", "en", "de", "zh", "en", EVIL_LANG, "en", "de", "en"]
+    n = 0
+    for s, shard in enumerate(SHARDS):
+        for r in range(documents_per_shard):
+            reasons = reason_cycle[(n + s) % len(reason_cycle)]
+            doc_id = EVIL_DOC if n == 4 else f"d{n:016x}"
+            chars = 40 + (n * 7919) % 9000 if n % 11 else 120_000
+            rows.append({"doc_id": doc_id, "source_id": f"src-{n}", "shard": shard, "record": r,
+                         "byte_offset": r * 512 if s != 2 else None, "sha256": f"{n:064x}",
+                         "url": f"https://example.org/{n}?q=<script>", "chars": chars,
+                         "language": langs[n % len(langs)], "language_score": 0.9,
+                         "verdict": "quarantined" if reasons else "kept", "reasons": reasons})
+            details.append(json.dumps({reason: {"measured": EVIL_STYLE, "kept_doc_id": "</td></tr></table>"}
+                                       for reason in reasons}) if reasons else None)
+            n += 1
+    lineage = pa.Table.from_pylist(rows, schema=LINEAGE_SCHEMA)
+    _write_dataset(run / "lineage", lineage)
+    mask = pa.array([bool(r["reasons"]) for r in rows])
+    quarantine = lineage.filter(mask).append_column(
+        "details", pa.array([d for d, r in zip(details, rows) if r["reasons"]], pa.string()))
+    _write_dataset(run / "quarantine", quarantine)
+    q_rows = [r for r in rows if r["reasons"]]
+    contaminated = [r for r in q_rows if r["reasons"][0].startswith("contamination")]
+    _write_dataset(run / "contamination", pa.Table.from_pylist([
+        {"doc_id": r["doc_id"], "source_id": r["source_id"], "shard": r["shard"], "record": r["record"],
+         "eval_set": EVIL_EVAL, "eval_id": str(i), "overlap": 0.9, "spans": [[0, 40]]}
+        for i, r in enumerate(contaminated)]))
+    dups = [r for r in q_rows if "exact_duplicate" in r["reasons"]]
+    _write_dataset(run / "duplicates", pa.Table.from_pylist([
+        {"doc_id": r["doc_id"], "source_id": r["source_id"], "kind": "exact", "cluster_id": f"c{i % 3}",
+         "kept_doc_id": "d0000000000000000"} for i, r in enumerate(dups)]))
+    pii_rows = [r for r in q_rows if r["reasons"][0].startswith("pii")]
+    _write_dataset(run / "pii", pa.Table.from_pylist([
+        {"doc_id": r["doc_id"], "source_id": r["source_id"], "entity_type": t, "start": 3, "end": 19, "score": 0.95}
+        for r in pii_rows for t in ("CREDIT_CARD", "US_SSN", EVIL_LANG)]))
+    unreadable = [{"shard": EVIL_SHARD, "line": 7 + i, "record": 6 + i, "byte_offset": 1000 + i, "error": EVIL_ERROR}
+                  for i in range(3)] + [{"shard": EVIL_ATTR_SHARD, "line": None, "byte_offset": None,
+                                         "error": "zstd: corrupt frame <b>"}]
+    (run / "unreadable.jsonl").write_text("".join(json.dumps(u) + "\n" for u in unreadable), encoding="utf-8")
+
+    cfg = LanguagesConfig(expected=expected)
+    lang_counts = Counter(r["language"] for r in rows)
+    by_shard: dict[str, Counter] = {}
+    for r in rows:
+        by_shard.setdefault(r["shard"], Counter())[r["language"]] += 1
+    drift = compare_mix(dict(lang_counts), expected, cfg)
+    drift["shards"] = compare_shards({k: dict(v) for k, v in by_shard.items()}, cfg)
+    reasons = Counter(x for r in rows for x in r["reasons"])
+    kinds = Counter()
+    for x, c in reasons.items():
+        kinds[x.split(":", 1)[0]] += c
+    docs = len(rows)
+    quarantined = len(q_rows)
+    summary = {
+        "version": "0.1.0", "started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T00:01:00+00:00",
+        "documents": docs, "kept": docs - quarantined, "quarantined": quarantined, "unreadable": len(unreadable),
+        "bytes": sum(r["chars"] for r in rows), "shards": len(SHARDS), "seconds": 12.5, "mb_per_s": 0.4,
+        "scan_seconds": 10.0, "ray_start_seconds": 2.0,
+        "reasons": dict(reasons.most_common()), "reason_kinds": dict(kinds.most_common()),
+        "languages": dict(lang_counts.most_common()),
+        "length": length_summary([r["chars"] for r in rows], [r["chars"] // 6 for r in rows],
+                                 tokens=[r["chars"] // 4 for r in rows], sources=[r["shard"] for r in rows]),
+        "drift": drift,
+        "duplicates": {"exact": len(dups), "near": 0, "rate": round(len(dups) / docs, 6),
+                       "cluster_sizes": {"2": 1, "3": 1, "11": 1}},
+        "contamination": {"eval_sets": {EVIL_EVAL: {"records": len(contaminated), "items_matched": 4},
+                                        "gsm8k": {"records": 1, "items_matched": 1}},
+                          "records": len(contaminated)},
+        "pii": {"records": len(pii_rows), "by_type": {"CREDIT_CARD": len(pii_rows), "US_SSN": len(pii_rows),
+                                                      EVIL_LANG: 1}},
+        "stages": {"pii": 4.5, "language": 2.25, f"stage{EVIL_STYLE}": 0.5, "read": 1.0},
+        "examples": {k: [r["doc_id"] for r in q_rows if any(x.split(":")[0] == k for x in r["reasons"])][:5]
+                     for k in kinds},
+    }
+    (run / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return run, summary
+
+
+@pytest.fixture()
+def hostile_run(tmp_path: Path) -> tuple[Path, dict]:
+    return build_run(tmp_path, expected={"en": 0.7, "de": 0.2, "zh": 0.1})
+
+
+# ---------------------------------------------------------------- the page as text
+
+
+def test_report_escapes_every_hostile_string(hostile_run):
+    run, summary = hostile_run
+    path = write_report(run, summary)
+    assert path == run / "report.html"
+    page = path.read_text(encoding="utf-8")
+    # Exactly one <style> and no <script> at all: nothing from the data opened an element.
+    assert page.count("<style>") == 1 and page.count("</style>") == 1
+    assert "<script" not in page.lower()
+    parsed = _Elements()
+    parsed.feed(page)
+    assert parsed.tags <= PAGE_TAGS, parsed.tags - PAGE_TAGS
+    assert not [a for a in parsed.attributes if a.startswith("on")]
+    assert parsed.hrefs and all(h.startswith("#") for h in parsed.hrefs)
+    # The hostile values are shown, escaped.
+    assert "&lt;script&gt;window.__pwned=&#x27;shard&#x27;" in page
+    assert "&lt;/style&gt;&lt;script&gt;" in page
+    assert "&quot;&gt;&lt;svg onload=" in page
+    assert "&lt;/code&gt;&lt;/td&gt;&lt;script&gt;" in page
+    assert f'id="{doc_anchor(EVIL_DOC)}"' in page and doc_anchor(EVIL_DOC).startswith("doc-h")
+
+
+def test_report_shows_the_figures_and_links_examples(hostile_run):
+    run, summary = hostile_run
+    page = render_report(run, summary)
+    for section in ("counts", "reasons", "lengths", "languages", "pii", "contamination", "duplicates", "stages",
+                    "unreadable", "examples"):
+        assert f'<section id="{section}">' in page
+    assert page.count("<svg") >= 8  # kinds, 3 length histograms, languages, pii, contamination, clusters, stages
+    assert "Content-Security-Policy" in page and "default-src &#x27;none&#x27;" in page
+    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "https://" not in page  # urls of records are not shown
+    # Every example link points at a row of the examples table, and each kind has an example.
+    links = {part.split('"', 1)[0] for part in page.split('href="#doc-')[1:]}
+    anchors = {part.split('"', 1)[0] for part in page.split('id="doc-')[1:]}
+    assert links and links <= anchors
+    for kind in summary["reason_kinds"]:
+        assert f"<h3>{kind}</h3>" in page
+    assert len(anchors) == page.count('id="doc-')  # a record listed twice is anchored once
+    # Verdict, the drift figures and the token histogram are on the page.
+    assert summary["drift"]["verdict"] in ("ok", "drift")
+    assert ("within recipe" in page) == (summary["drift"]["verdict"] == "ok")
+    assert "Jensen-Shannon distance" in page and "Documents by length in tokens" in page
+    assert "Showing the first" not in page and "All 4 entries of unreadable.jsonl" in page
+    # No record text or URL leaks: the run folder holds none, and the page shows neither.
+    assert "example.org" not in page
+
+
+def test_report_degrades_without_data(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    summary = {"documents": 0, "kept": 0, "quarantined": 0, "unreadable": 0, "bytes": 0, "seconds": 0.1,
+               "mb_per_s": 0.0, "reasons": {}, "languages": {},
+               "length": length_summary([], [], sources=[]),
+               "drift": compare_mix({}, None, LanguagesConfig()),
+               "duplicates": {"exact": 0, "near": 0, "rate": 0.0, "cluster_sizes": {}},
+               "contamination": {"eval_sets": {}, "records": 0}, "pii": {"records": 0, "by_type": {}},
+               "stages": {}}
+    page = write_report(run, summary).read_text(encoding="utf-8")
+    assert "No documents were read in this run." in page
+    assert "No lengths were measured" in page
+    assert "No eval set matched (or none was configured)." in page
+    assert "No language was identified" in page
+    assert "<svg" not in page
+    # A summary with nothing but counts renders too.
+    assert "Reasons" in render_report(run, {"documents": 3, "kept": 3, "quarantined": 0})
+
+
+def test_report_without_a_recipe_still_shows_the_mix(tmp_path):
+    run, summary = build_run(tmp_path, expected=None)
+    page = render_report(run, summary)
+    assert "no recipe configured" in page
+    assert "Against the recipe" not in page
+    assert "Per shard, against the run's overall mix" in page
+    assert ">de<" in page and "observed" in page
+
+
+def test_examples_are_read_without_hints(hostile_run):
+    run, summary = hostile_run
+    summary = {k: v for k, v in summary.items() if k != "examples"}
+    page = render_report(run, summary, examples_per_kind=2)
+    for kind in summary["reason_kinds"]:
+        assert f"<h3>{kind}</h3>" in page
+    assert page.count('<tr id="doc-') <= 2 * len(summary["reason_kinds"])
+
+
+# ---------------------------------------------------------------- the page in a browser
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage", "--remote-debugging-pipe"]
+
+
+def chromium_binary() -> str:
+    """Debian's chromium; skipped when absent, except on CI (CI=true) where it must be installed."""
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    if os.environ.get("CI") == "true":
+        pytest.fail("chromium is not installed (.ci/run installs Debian's chromium)")
+    pytest.skip("chromium is not installed: apt-get install -y chromium")
+
+
+@dataclass
+class PageLoad:
+    """What a page did while loading: its console, exceptions, dialogs, requests and a probe's result."""
+
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    probe: dict[str, Any] = field(default_factory=dict)
+
+
+class Browser:
+    """Headless Chromium driven over the DevTools protocol on a pipe (fds 3/4; offline, no port)."""
+
+    PROBE = """JSON.stringify({
+        pwned: window.__pwned === undefined ? null : String(window.__pwned),
+        title: document.title,
+        scripts: document.getElementsByTagName('script').length,
+        imgs: document.getElementsByTagName('img').length,
+        handlers: Array.from(document.querySelectorAll('*')).filter(
+            e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).length,
+        svgs: document.getElementsByTagName('svg').length,
+        sections: Array.from(document.querySelectorAll('section')).map(s => s.id),
+        height: document.body ? document.body.scrollHeight : 0,
+        text: document.body ? document.body.innerText : ''})"""
+
+    def __init__(self, binary: str) -> None:
+        self.profile = tempfile.mkdtemp(prefix="audit-chromium-")
+        to_child_r, self._to_child = os.pipe()
+        self._from_child, from_child_w = os.pipe()
+
+        def wire() -> None:
+            # Move both ends above any fd the dup2 targets could clobber, then onto 3 and 4.
+            a = fcntl.fcntl(to_child_r, fcntl.F_DUPFD_CLOEXEC, 10)
+            b = fcntl.fcntl(from_child_w, fcntl.F_DUPFD_CLOEXEC, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self._stderr = open(Path(self.profile) / "stderr.log", "w+b")
+        # close_fds=False keeps the dup2'ed 3 and 4; every other fd Python opened is close-on-exec.
+        self.proc = subprocess.Popen([binary, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._stderr,
+                                     preexec_fn=wire, close_fds=False)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self._buf = b""
+        self._id = 0
+        self._events: list[dict] = []
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Runtime", "Log", "Page", "Network"):
+            self.call(f"{domain}.enable", session=True)
+
+    def _read_message(self, deadline: float) -> dict:
+        while b"\0" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._from_child], [], [], left)[0]:
+                raise TimeoutError("chromium did not answer in time")
+            chunk = os.read(self._from_child, 1 << 16)
+            if not chunk:
+                self._stderr.seek(0)
+                raise RuntimeError(f"chromium exited: {self._stderr.read().decode(errors='replace')[-2000:]}")
+            self._buf += chunk
+        msg, self._buf = self._buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method: str, params: dict | None = None, session: bool = False, timeout: float = 30.0) -> dict:
+        self._id += 1
+        msg: dict[str, Any] = {"id": self._id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = self.session
+        os.write(self._to_child, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read_message(deadline)
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self._event(reply)
+
+    def _event(self, event: dict) -> None:
+        self._events.append(event)
+        if event.get("method") == "Page.javascriptDialogOpening":
+            # A dialog blocks the page (and its load event) until it is answered.
+            self.call("Page.handleJavaScriptDialog", {"accept": True}, session=True)
+
+    def _drain(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        try:
+            while True:
+                self._event(self._read_message(deadline))
+        except TimeoutError:
+            pass
+
+    def load(self, path: Path, timeout: float = 30.0) -> PageLoad:
+        """Open a file, wait for its load event (plus a moment for late events) and probe it."""
+        self._events.clear()
+        self.call("Page.navigate", {"url": path.resolve().as_uri()}, session=True)
+        deadline = time.monotonic() + timeout
+        while not any(e.get("method") == "Page.loadEventFired" for e in self._events):
+            self._event(self._read_message(deadline))
+        self._drain(0.5)
+        probe = self.call("Runtime.evaluate", {"expression": self.PROBE, "returnByValue": True}, session=True)
+        out = PageLoad(probe=json.loads(probe["result"]["value"]))
+        for e in self._events:
+            method, p = e.get("method"), e.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                out.errors.append(json.dumps(p.get("exceptionDetails", {}))[:500])
+            elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert", "warning"):
+                out.errors.append(json.dumps(p.get("args", []))[:500])
+            elif method == "Log.entryAdded" and p.get("entry", {}).get("level") in ("error", "warning"):
+                out.errors.append(p["entry"].get("text", "")[:500])
+            elif method == "Page.javascriptDialogOpening":
+                out.dialogs.append(p.get("message", ""))
+            elif method == "Network.requestWillBeSent":
+                out.requests.append(p.get("request", {}).get("url", ""))
+        return out
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close", timeout=5)
+        except (RuntimeError, TimeoutError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self._to_child, self._from_child):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._stderr.close()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    b = Browser(chromium_binary())
+    yield b
+    b.close()
+
+
+def test_the_browser_harness_sees_a_script_run(browser, tmp_path):
+    """The control: an unescaped page with a script is caught, so a clean result below means something."""
+    page = tmp_path / "unsafe.html"
+    page.write_text(f"<!DOCTYPE html><html><body><p>x</p>{EVIL_SHARD}"
+                    "<script>console.error('from the data')</script></body></html>", encoding="utf-8")
+    load = browser.load(page)
+    assert load.probe["pwned"] == "shard"
+    assert load.dialogs == ["1"]
+    assert any("from the data" in e for e in load.errors)
+
+
+def test_report_renders_in_chromium_and_runs_nothing_from_the_data(browser, hostile_run):
+    run, summary = hostile_run
+    load = browser.load(write_report(run, summary))
+    assert load.errors == []
+    assert load.dialogs == []
+    assert load.probe["pwned"] is None
+    assert load.probe["scripts"] == 0 and load.probe["imgs"] == 0 and load.probe["handlers"] == 0
+    # No fetch at all beyond the page itself: no network, no files named by the data.
+    assert load.requests == [(run / "report.html").resolve().as_uri()]
+    # It rendered: every section, the charts, and the hostile strings as plain text.
+    assert load.probe["sections"] == ["counts", "reasons", "lengths", "languages", "pii", "contamination",
+                                      "duplicates", "stages", "unreadable", "examples"]
+    assert load.probe["svgs"] >= 8 and load.probe["height"] > 2000
+    assert EVIL_SHARD in load.probe["text"] and EVIL_ERROR in load.probe["text"]
+    assert EVIL_STYLE in load.probe["text"]
+    assert load.probe["title"] == "Audit report: run"
+
+
+def test_an_empty_run_renders_in_chromium(browser, tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    load = browser.load(write_report(run, {"documents": 0, "kept": 0, "quarantined": 0}))
+    assert load.errors == [] and load.probe["sections"][0] == "counts"
+    assert "No documents were read in this run." in load.probe["text"]
+
+
+def test_report_of_a_summary_builder_summary(tmp_path):
+    """The summary.json the job writes (SummaryBuilder) renders with every section filled."""
+    from datetime import datetime, timezone
+
+    from audit.config import AuditConfig
+    from audit.summary import SummaryBuilder
+
+    run, _ = build_run(tmp_path)
+    lineage = pq.read_table(run / "lineage")
+    n = lineage.num_rows
+    chars = lineage.column("chars")
+    decided = lineage.append_column("bytes", chars).append_column("error", pa.nulls(n, pa.string())) \
+        .append_column("length_words", pa.array([c // 6 for c in chars.to_pylist()], pa.int64())) \
+        .append_column("contamination", pa.array(
+            [[{"eval_set": EVIL_EVAL, "eval_id": "7"}] if any(r.startswith("contamination") for r in rs) else []
+             for rs in lineage.column("reasons").to_pylist()],
+            pa.list_(pa.struct([("eval_set", pa.string()), ("eval_id", pa.string())])))) \
+        .append_column("pii", pa.array(
+            [[{"entity_type": "CREDIT_CARD"}] if any(r.startswith("pii") for r in rs) else []
+             for rs in lineage.column("reasons").to_pylist()], pa.list_(pa.struct([("entity_type", pa.string())]))))
+    config = AuditConfig(input={"paths": ["shards/"]}, languages={"expected": {"en": 0.5, "de": 0.3, "zh": 0.2}})
+    builder = SummaryBuilder(config)
+    builder.add(decided)
+    builder.add_unreadable({"shard": EVIL_SHARD, "line": 3, "byte_offset": 10, "error": EVIL_ERROR})
+    dups = pq.read_table(run / "duplicates")
+    summary = builder.finish(seconds=2.0, scan_seconds=1.5, ray_start_seconds=0.5, stages={"length": 0.2, "pii": 1.1},
+                             shards=len(SHARDS), duplicates=dups, started=datetime.now(timezone.utc), version="test")
+    page = render_report(run, json.loads(json.dumps(summary)))
+    parsed = _Elements()
+    parsed.feed(page)
+    assert parsed.tags <= PAGE_TAGS and "<script" not in page
+    assert "No lengths were measured" not in page and "Documents by length in words" in page
+    assert "Against the recipe" in page and "Per shard, against" in page
+    assert "CREDIT_CARD" in page and "&lt;img src=x onerror=" in page
+    assert f"{n:,}" in page
