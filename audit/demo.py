@@ -36,18 +36,28 @@ def run_demo(out: Path, docs: int = 2000, seed: int = 0) -> int:
 
 
 def _found_vs_planted(run: Path, truth_path: Path) -> str:
-    """Share of each planted problem that the run quarantined with a matching reason."""
+    """Share of each planted problem the run caught: quarantined with a matching reason, or for
+    PII, a finding in pii/. Truth names each record by shard and record index, as lineage does."""
     want = {"exact_duplicate": ("exact_duplicate", "near_duplicate"), "near_duplicate": ("near_duplicate",
             "exact_duplicate"), "contamination": ("contamination",), "junk": ("junk", "charset"),
-            "pii": ("pii",), "degenerate": ("length", "charset", "junk"), "unreadable": ("unreadable",)}
-    lineage = pads.dataset(run / "lineage", format="parquet").to_table(columns=["source_id", "reasons"]).to_pylist()
-    reasons = {r["source_id"]: {x.split(":")[0] for x in r["reasons"] or []} for r in lineage}
+            "degenerate": ("length", "charset", "junk"), "unreadable": ("unreadable",)}
+    lineage = pads.dataset(run / "lineage", format="parquet").to_table(
+        columns=["doc_id", "shard", "record", "reasons"]).to_pylist()
+    reasons = {(r["shard"], r["record"]): {x.split(":")[0] for x in r["reasons"] or []} for r in lineage}
+    doc_ids = {(r["shard"], r["record"]): r["doc_id"] for r in lineage}
+    pii = set()
+    if (run / "pii").is_dir():
+        pii = set(pads.dataset(run / "pii", format="parquet").to_table(columns=["doc_id"]).column("doc_id").to_pylist())
     hit: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for line in truth_path.read_text(encoding="utf-8").splitlines():
         t = json.loads(line)
+        key = (t.get("shard"), t.get("record"))
         for label in t["labels"]:
-            if label in want:
+            if label == "pii":
                 total[label] += 1
-                hit[label] += bool(reasons.get(t["id"], set()) & set(want[label]))
+                hit[label] += doc_ids.get(key) in pii
+            elif label in want:
+                total[label] += 1
+                hit[label] += bool(reasons.get(key, set()) & set(want[label]))
     return ", ".join(f"{k} {hit[k]}/{total[k]}" for k in sorted(total))

@@ -67,13 +67,23 @@ class RunResult:
 def stage_classes(config: AuditConfig) -> list[type[Stage]]:
     """The measurement stages of the job, in the order they run."""
     from audit.stages.charset import CharsetStage
+    from audit.stages.contamination import ContaminationStage
     from audit.stages.exact_dup import ExactDupStage
     from audit.stages.junk import JunkStage
+    from audit.stages.language import LanguageStage
     from audit.stages.length import LengthStage
+    from audit.stages.near_dup import NearDupStage
+    from audit.stages.pii import PiiStage
 
-    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage]
+    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage, LanguageStage]
     if config.dedup.exact:
         stages.append(ExactDupStage)
+    if config.dedup.near:
+        stages.append(NearDupStage)
+    if config.eval_sets:
+        stages.append(ContaminationStage)
+    if config.pii.enabled:
+        stages.append(PiiStage)
     return stages
 
 
@@ -133,8 +143,12 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
 
 
 def _shared_state(config: AuditConfig) -> dict[str, Any]:
-    """Heavy state built once on the driver and shipped to every Tagger (e.g. the eval index)."""
-    return {}
+    """Heavy state built once on the driver and shipped to every Tagger: the eval-set index."""
+    if not config.eval_sets:
+        return {}
+    from audit.stages.contamination import ContaminationIndex
+
+    return {"contamination": {"index": ContaminationIndex.build(config)}}
 
 
 def _tagged_blocks(config: AuditConfig, shards: list[Shard], shared: dict[str, Any]) -> Iterator[pa.Table]:
@@ -180,6 +194,7 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
          address: str | None, progress: bool, started: datetime) -> dict[str, Any]:
     classes = stage_classes(config)
     blocklist = Blocklist.load(out)
+    shared = _shared_state(config)  # eval sets are read here: a bad one stops the run before Ray starts
     ray_seconds = start_ray(config, address) if shards else 0.0
     t0 = time.perf_counter()
     staging = work / ".staging"
@@ -187,7 +202,13 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
     writer: DatasetWriter | None = None
     meter = Progress(enabled=progress, total_shards=len(shards))
     if shards:
-        for block in _tagged_blocks(config, shards, _shared_state(config)):
+        for block in _tagged_blocks(config, shards, shared):
+            if config.fail_on_contamination and "contamination" in block.column_names:
+                from audit.stages.contamination import first_match
+
+                match = first_match(block)
+                if match:
+                    raise CanaryTripped(match)
             for name in [c for c in block.column_names if c.startswith(_TIMING_PREFIX)]:
                 timing[name[len(_TIMING_PREFIX):]] = timing.get(name[len(_TIMING_PREFIX):], 0.0) + float(
                     pc.sum(block.column(name)).as_py() or 0.0)
@@ -231,16 +252,37 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
     return result
 
 
+_WHERE = [("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64())]
+_CONTAMINATION_SCHEMA = pa.schema(_WHERE + [
+    ("eval_set", pa.string()), ("eval_id", pa.string()), ("overlap", pa.float64()),
+    ("spans", pa.list_(pa.list_(pa.int64()))), ("method", pa.string())])
+_PII_SCHEMA = pa.schema(_WHERE + [
+    ("entity_type", pa.string()), ("start", pa.int64()), ("end", pa.int64()), ("score", pa.float32())])
+
+
+def _explode(table: pa.Table, column: str, schema: pa.Schema) -> pa.Table:
+    """One row per element of a list<struct> column, with the record's location columns."""
+    col = table.column(column).combine_chunks()
+    parents = pc.list_parent_indices(col)
+    items = pc.list_flatten(col)
+    cols = {name: table.column(name).take(parents) for name, _ in _WHERE}
+    for f in schema:
+        if f.name not in cols:
+            cols[f.name] = items.field(f.name) if f.name in [x.name for x in items.type] else pa.nulls(len(items), f.type)
+    return pa.table(cols).cast(schema)
+
+
 class _OutputWriters:
     """The run's Parquet datasets, created on the first table each receives."""
 
     def __init__(self, work: Path) -> None:
         self.work = work
         self._open: dict[str, DatasetWriter] = {}
-        self.duplicates = DatasetWriter(work / "duplicates", pa.schema([
-            ("doc_id", pa.string()), ("source_id", pa.string()), ("kind", pa.string()),
-            ("cluster_id", pa.string()), ("kept_doc_id", pa.string())]))
+        self.duplicates = DatasetWriter(work / "duplicates", _DUP_SCHEMA)
         self._open["duplicates"] = self.duplicates
+        # Datasets that exist in every run, empty when nothing was found or the stage is off.
+        self.get("contamination", _CONTAMINATION_SCHEMA)
+        self.get("pii", _PII_SCHEMA)
 
     def get(self, name: str, schema: pa.Schema) -> DatasetWriter:
         if name not in self._open:
@@ -293,27 +335,52 @@ def _write_decided(table: pa.Table, writers: _OutputWriters, summary: SummaryBui
     q = table.filter(quarantined)
     qt = lineage.filter(quarantined).select(LINEAGE_COLUMNS).append_column("details", q.column("details"))
     writers.get("quarantine", qt.schema).write(qt)
+    if "contamination" in table.column_names:
+        writers.get("contamination", _CONTAMINATION_SCHEMA).write(_explode(table, "contamination", _CONTAMINATION_SCHEMA))
+    if "pii" in table.column_names:
+        writers.get("pii", _PII_SCHEMA).write(_explode(table, "pii", _PII_SCHEMA))
     summary.add(table)
 
 
-def _global_duplicates(config: AuditConfig, staging: Path | None) -> tuple[dict[str, tuple[str, str]], pa.Table]:
-    """Exact duplicates over the whole run; returns {doc_id: (kind, kept_doc_id)} and the table."""
-    from audit.stages.exact_dup import exact_duplicates
+_DUP_SCHEMA = pa.schema([("doc_id", pa.string()), ("source_id", pa.string()), ("kind", pa.string()),
+                         ("cluster_id", pa.string()), ("kept_doc_id", pa.string()), ("similarity", pa.float64())])
 
-    empty = pa.table({"doc_id": pa.array([], pa.string()), "source_id": pa.array([], pa.string()),
-                      "kind": pa.array([], pa.string()), "cluster_id": pa.array([], pa.string()),
-                      "kept_doc_id": pa.array([], pa.string())})
-    if staging is None or not config.dedup.exact:
-        return {}, empty
-    data = pads.dataset(staging, format="parquet")
-    keys = data.to_table(columns=["doc_id", "source_id", "shard_index", "record", "exact_key"],
-                         filter=pc.is_valid(pc.field("exact_key")))
-    dups = exact_duplicates(keys.select(["doc_id", "shard_index", "record", "exact_key"]))
+
+def _global_duplicates(config: AuditConfig, staging: Path | None) -> tuple[dict[str, tuple[str, str]], pa.Table]:
+    """Exact duplicates, then near-duplicate clusters of the rest, over the whole run.
+
+    Reads only key columns of the staging data (no text). Returns {doc_id: (kind, kept_doc_id)}
+    and the duplicates/ table.
+    """
+    from audit.stages.exact_dup import exact_duplicates, global_order
+    from audit.stages.near_dup import near_duplicate_clusters
+
+    if staging is None or not (config.dedup.exact or config.dedup.near):
+        return {}, _DUP_SCHEMA.empty_table()
+    cols = ["doc_id", "source_id", "shard_index", "record"]
+    cols += ["exact_key"] if config.dedup.exact else []
+    cols += ["minhash_bands"] if config.dedup.near else []
+    keys = pads.dataset(staging, format="parquet").to_table(columns=cols)
+    keys = keys.filter(pc.is_valid(keys.column("record")))
+    parts: list[pa.Table] = []
+    exact_ids = pa.array([], pa.string())
+    if config.dedup.exact:
+        ex = exact_duplicates(keys.select(["doc_id", "shard_index", "record", "exact_key"]))
+        exact_ids = ex.column("doc_id")
+        parts.append(ex.append_column("similarity", pa.array([1.0] * ex.num_rows, pa.float64())))
+    if config.dedup.near:
+        rest = keys.filter(pc.invert(pc.is_in(keys.column("doc_id"), value_set=exact_ids)))
+        near = near_duplicate_clusters(pa.table({"doc_id": rest.column("doc_id"),
+                                                 "order": pa.array(global_order(rest)),
+                                                 "minhash_bands": rest.column("minhash_bands")}), config)
+        parts.append(near.append_column("kind", pa.array(["near"] * near.num_rows, pa.string())))
+    dups = pa.concat_tables([p.select([c for c in _DUP_SCHEMA.names if c != "source_id"])
+                             .cast(pa.schema([f for f in _DUP_SCHEMA if f.name != "source_id"])) for p in parts])
     if dups.num_rows == 0:
-        return {}, empty
+        return {}, _DUP_SCHEMA.empty_table()
     sid = dict(zip(keys.column("doc_id").to_pylist(), keys.column("source_id").to_pylist()))
     dups = dups.append_column("source_id", pa.array([sid.get(d) for d in dups.column("doc_id").to_pylist()],
-                                                    pa.string())).select(empty.column_names)
+                                                    pa.string())).select(_DUP_SCHEMA.names)
     mapping = {d: (k, kept) for d, k, kept in zip(dups.column("doc_id").to_pylist(), dups.column("kind").to_pylist(),
                                                    dups.column("kept_doc_id").to_pylist())}
     return mapping, dups

@@ -440,7 +440,7 @@ def test_report_renders_in_chromium_and_runs_nothing_from_the_data(browser, host
     assert load.probe["svgs"] >= 8 and load.probe["height"] > 2000
     assert EVIL_SHARD in load.probe["text"] and EVIL_ERROR in load.probe["text"]
     assert EVIL_STYLE in load.probe["text"]
-    assert load.probe["title"] == "Audit report: run"
+    assert load.probe["title"] == "Audit report · 2026-01-01T00:00:00+00:00"
 
 
 def test_an_empty_run_renders_in_chromium(browser, tmp_path):

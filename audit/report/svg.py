@@ -14,8 +14,9 @@ import numpy as np
 
 PALETTE = ("#3467a8", "#e08a2c", "#4a9a5b", "#b9473f", "#7d5ba6", "#8c6d4f")
 _FONT = "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:12px"
-_LABEL_CHARS = 30  # longer labels are cut (the full text stays in the hover title)
-_LABEL_MAX_W = 12 + 7 * _LABEL_CHARS
+_LABEL_CHARS = 28  # longer labels are cut (the full text stays in the hover title)
+_CHAR_W = 7.5  # a generous average glyph width at 12px, so a cut label never runs off the left edge
+_LABEL_MAX_W = int(12 + _CHAR_W * _LABEL_CHARS)
 
 
 def esc(value: object) -> str:
@@ -49,7 +50,7 @@ def bar_chart(items: Sequence[tuple[str, float]], *, title: str, unit: str = "",
               value_format: str = "{:,.0f}", width: int = 640, bar_height: int = 18,
               color: str = PALETTE[0]) -> str:
     """Horizontal bars, one per (label, value), in the order given."""
-    label_w = min(_LABEL_MAX_W, 12 + 7 * max((len(_cut(str(k))) for k, _ in items), default=4))
+    label_w = int(min(_LABEL_MAX_W, 12 + _CHAR_W * max((len(_cut(str(k))) for k, _ in items), default=4)))
     value_w = 90
     plot_w = max(60, width - label_w - value_w)
     height = 10 + len(items) * (bar_height + 6) + 4
@@ -70,7 +71,7 @@ def bar_chart(items: Sequence[tuple[str, float]], *, title: str, unit: str = "",
 def paired_bars(labels: Sequence[str], series: Sequence[tuple[str, Sequence[float | None]]], *, title: str,
                 value_format: str = "{:.1%}", width: int = 640, bar_height: int = 10) -> str:
     """Horizontal grouped bars: for each label one bar per series (None draws nothing), with a legend."""
-    label_w = min(_LABEL_MAX_W, 12 + 7 * max((len(_cut(str(k))) for k in labels), default=4))
+    label_w = int(min(_LABEL_MAX_W, 12 + _CHAR_W * max((len(_cut(str(k))) for k in labels), default=4)))
     value_w = 70
     plot_w = max(60, width - label_w - value_w)
     group_h = len(series) * (bar_height + 2) + 8

@@ -100,8 +100,8 @@ SUPPORTED_ENTITIES = tuple(CANDIDATES)
 
 # Words that make a weak phone-shaped match a phone number when they stand near it.
 PHONE_CONTEXT = ["phone", "phones", "telephone", "tel", "mobile", "cell", "cellphone", "fax", "call",
-                 "contact", "number", "desk", "office", "home", "work", "reach", "sms", "text",
-                 "whatsapp", "dial", "ring", "message", "messages", "answering", "registered", "hotline"]
+                 "contact", "desk", "office", "reach", "sms", "whatsapp", "dial", "ring", "message",
+                 "messages", "answering", "registered", "hotline"]
 
 
 # ---------------------------------------------------------------- start-up without network
@@ -230,7 +230,10 @@ def _build_recognizers(entities: Sequence[str], tld) -> list:
         PHONE = (r"(?<![\w+/.\-])(?:\+\d{1,3}[ .\-]?)?(?:\(0\)[ .\-]?)?(?:\(\d{1,5}\)[ .\-]?)?"
                  r"\d{1,12}(?:[ .\-]\d{1,8}){0,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/]|[.,\-]\d)")
         STRONG = re.compile(r"^\+|^\(\d{2,5}\)|^\d{3}([.\-])\d{3}\1\d{4}\b|\d\s?(?:x|ext\.?)\s?\d+$", re.I)
-        DATE = re.compile(r"^(?:\d{4}([./\-])\d{1,2}\1\d{1,2}|\d{1,2}([./\-])\d{1,2}\2\d{2,4})$")
+        # Dates, year ranges ("(1955-2011)") and YYYYMMDD stamps are digit groups too.
+        DATE = re.compile(r"\b(?:(?:1[5-9]|20)\d\d([./\-])[01]?\d\1[0-3]?\d|[0-3]?\d([./\-])[01]?\d\2(?:\d\d)?\d\d)\b"
+                          r"|^\(?(?:1[5-9]|20)\d\d\s?[\-\u2013]\s?(?:1[5-9]|20)\d\d\)?$"
+                          r"|^(?:19|20)\d\d[01]\d[0-3]\d$")
         EXTENSION = re.compile(r"\s?(?:x|ext\.?)\s?\d+$", re.I)
 
         def __init__(self) -> None:
@@ -241,7 +244,7 @@ def _build_recognizers(entities: Sequence[str], tld) -> list:
         def validate_result(self, pattern_text: str) -> bool | None:
             text = pattern_text.strip()
             digits = sum(ch.isdigit() for ch in self.EXTENSION.sub("", text))
-            if not 7 <= digits <= 15 or self.DATE.match(text):
+            if not 7 <= digits <= 15 or self.DATE.search(text):
                 return False
             return True if self.STRONG.search(text) else None
 
@@ -373,6 +376,8 @@ def chunk_windows(text: str) -> list[tuple[int, int]]:
 # Between windows analysed together: blank lines stop every pattern, and eight plain tokens use
 # up Presidio's context reach (6 words back and forth), so no context word crosses over.
 WINDOW_SEPARATOR = "\n\n" + " ".join(["~~~~"] * 8) + "\n\n"
+# Strings in spaCy's vocabulary above which the blank pipeline is loaded afresh.
+VOCAB_RESET = 200_000
 # Windows are analysed together in texts of about this many characters (one analyzer call
 # costs ~1 ms whatever its size; spaCy's limit is 1e6 characters).
 PACK_CHARS = 100_000
@@ -448,6 +453,11 @@ class PiiStage(Stage):
         return candidate_windows(text, [self.kinds_re[k] for k in (self.kinds_re if kinds is None else kinds)])
 
     def _analyze_pack(self, pack: WindowPack, found: dict[int, dict[tuple[str, int, int], float]]) -> None:
+        nlp_engine = self.analyzer.nlp_engine
+        # spaCy keeps every new token string (each number, each address) in its vocabulary:
+        # start again from the saved blank pipeline before a long-running worker's memory grows.
+        if len(nlp_engine.nlp["en"].vocab.strings) > VOCAB_RESET:
+            nlp_engine.load()
         for r in self.analyzer.analyze(text=pack.text(), language="en", entities=self.entities,
                                        score_threshold=self.min_score):
             where = pack.locate(r.start, r.end)

@@ -1,0 +1,326 @@
+"""Answer a takedown request: locate, then (with execute) block and optionally rewrite shards, verify, record.
+
+Everything from reading the blocklist to appending the ledger runs under the run's ledger lock,
+so two takedowns against one run never interleave their blocks, rewrites or ledger entries.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from audit import __version__
+from audit.io.atomic import write_text_atomic
+from audit.io.shards import PARQUET_SUFFIXES, Shard, read_shard
+from audit.records import text_sha256
+from audit.takedown.blocklist import BLOCKLIST_SCHEMA, append_blocklist
+from audit.takedown.evidence import evidence_html, evidence_json, mask_excerpt
+from audit.takedown.ledger import append_entry, head, ledger_lock, sha256_bytes
+from audit.takedown.lookup import Match, RunLookup
+from audit.takedown.request import TakedownRequest, load_request, text_digest
+from audit.takedown.shard_rewrite import RewriteError, ShardRewrite, _jsonl_records, rewrite_shard
+
+
+class TakedownUsageError(ValueError):
+    """A takedown asked for in a way that cannot be done (e.g. --physical without --execute): exit 2."""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass
+class Located:
+    """A record to take down and every way it was found."""
+
+    match: Match
+    matched_by: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        m = self.match
+        return {"doc_id": m.doc_id, "source_id": m.source_id, "shard": m.shard, "record": m.record,
+                "byte_offset": m.byte_offset, "sha256": m.sha256, "url": m.url, "chars": m.chars,
+                "verdict": m.verdict, "reasons": m.reasons, "blocked_before": m.blocked_by,
+                "method": self.matched_by[0]["method"], "score": max(x["score"] for x in self.matched_by),
+                "matched_by": self.matched_by,
+                "excerpt": mask_excerpt(m.matched_text) if m.matched_text else None}
+
+
+@dataclass
+class TakedownOutcome:
+    """What `run_takedown` did, for the command line."""
+
+    request_id: str
+    mode: str
+    located: int
+    distinct_sha256: int
+    shards: int
+    verification_ok: bool | None
+    evidence: Path
+    evidence_page: Path
+    seq: int
+    problems: list[str]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.verification_ok is False else 0
+
+
+def _display_key(kind: str, key: str) -> str:
+    return f"sha256:{text_digest(key)}" if kind == "text" else key
+
+
+def _lookup(lookup: RunLookup, kind: str, key: str, skip_shards: set[str] | None = None) -> list[Match]:
+    if kind == "url":
+        return lookup.by_url(key)
+    if kind == "sha256":
+        return lookup.by_sha256(key)
+    if kind == "source_id":
+        return lookup.by_source_id(key)
+    return lookup.by_text(key, skip_shards=skip_shards or set())
+
+
+def locate(lookup: RunLookup, request: TakedownRequest) -> tuple[list[Located], list[dict[str, str]]]:
+    """Every record a request's keys find, plus every copy (same content SHA-256) of those.
+
+    Returns (located records in shard/record order, keys that found nothing).
+    """
+    found: dict[tuple[str, int], Located] = {}
+    not_found: list[dict[str, str]] = []
+
+    def add(m: Match, method: str, key: str, **extra: Any) -> None:
+        loc = found.setdefault((m.shard, m.record), Located(m))
+        if m.matched_text and not loc.match.matched_text:
+            loc.match.matched_text, loc.match.span = m.matched_text, m.span
+        loc.matched_by.append({"method": method, "key": key, "score": m.score,
+                               "span": list(m.span) if m.span else None, **extra})
+
+    for kind, key in request.keys():
+        hits = _lookup(lookup, kind, key)
+        if not hits:
+            not_found.append({"kind": kind, "key": _display_key(kind, key)})
+        for m in hits:
+            add(m, kind, _display_key(kind, key))
+    first_of: dict[str, str] = {}
+    for loc in list(found.values()):
+        if loc.match.sha256:
+            first_of.setdefault(loc.match.sha256, loc.match.doc_id or "")
+    for sha, doc_id in first_of.items():
+        for m in lookup.by_sha256(sha):
+            if (m.shard, m.record) not in found:
+                add(m, "copy", sha, copy_of=doc_id)
+    return sorted(found.values(), key=lambda x: (x.match.shard, x.match.record)), not_found
+
+
+def _check_removed_texts(location: str, text_field: str, expect: dict[int, str]) -> None:
+    """Refuse to rewrite a shard whose records no longer hold what the lineage says they hold."""
+    if not expect:
+        return
+    seen: dict[int, str | None] = {}
+    if location.lower().endswith(PARQUET_SUFFIXES):
+        pf = pq.ParquetFile(location)
+        start = 0
+        for batch in pf.iter_batches(batch_size=65_536, columns=[text_field]):
+            for r in [r for r in expect if start <= r < start + batch.num_rows]:
+                v = batch.column(0)[r - start].as_py()
+                v = v.decode("utf-8", "surrogatepass") if isinstance(v, bytes) else v
+                seen[r] = text_sha256(v) if isinstance(v, str) else None
+            start += batch.num_rows
+    else:
+        for record, line, _ in _jsonl_records(location):
+            if record in expect:
+                try:
+                    obj = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    obj = None
+                v = obj.get(text_field) if isinstance(obj, dict) else None
+                seen[record] = text_sha256(v) if isinstance(v, str) else None
+    for r, sha in expect.items():
+        if seen.get(r) != sha:
+            raise RewriteError(f"record {r} of {location} no longer holds the text the lineage recorded "
+                               "(the shard changed since the run): re-run the audit before a physical removal")
+
+
+def remove_physically(lookup: RunLookup, located: list[Located]) -> tuple[list[ShardRewrite], list[str]]:
+    """Rewrite every shard holding located records without them; returns (rewrites, problems)."""
+    by_shard: dict[str, list[Match]] = defaultdict(list)
+    for loc in located:
+        by_shard[loc.match.shard].append(loc.match)
+    rewrites: list[ShardRewrite] = []
+    problems: list[str] = []
+    for shard, ms in sorted(by_shard.items()):
+        location = lookup.locations.get(shard)
+        if location is None or not Path(location).is_file():
+            problems.append(f"shard {shard}: file not found ({location or 'not in run.json'}); not rewritten")
+            continue
+        try:
+            _check_removed_texts(location, lookup.input_cfg.text_field,
+                                 {m.record: m.sha256 for m in ms if m.sha256})
+            rewrites.append(rewrite_shard(shard, location, {m.record for m in ms}))
+        except (RewriteError, OSError) as e:
+            problems.append(f"shard {shard}: {e}")
+    return rewrites, problems
+
+
+def _scan_shard(lookup: RunLookup, shard: str, request: TakedownRequest, blocked: set[str]) -> dict[str, Any]:
+    """Read a rewritten shard whole: nothing blocked and none of the request's keys may be left."""
+    location = lookup.locations[shard]
+    urls, sids, shas = set(request.match.urls), set(request.match.source_ids), set(request.match.sha256)
+    records = blocked_left = keys_left = 0
+    for block in read_shard(Shard(shard, location, 0), lookup.input_cfg):
+        block = block.filter(pc.is_valid(block.column("record")))
+        records += block.num_rows
+        for sha, url, sid in zip(block.column("sha256").to_pylist(), block.column("url").to_pylist(),
+                                 block.column("source_id").to_pylist()):
+            blocked_left += bool(sha and sha in blocked)
+            keys_left += bool((url and url in urls) or (sid and sid in sids) or (sha and sha in shas))
+    passage_left = 0
+    if request.match.text and request.match.text.strip():
+        passage_left = sum(1 for m in lookup.scan_text(request.match.text, [shard]) if m.sha256 not in blocked)
+    return {"shard": shard, "records": records, "blocked_left": blocked_left, "request_keys_left": keys_left,
+            "passage_left": passage_left}
+
+
+def verify(run_dir: Path, request: TakedownRequest, located: list[Located], rewrites: list[ShardRewrite],
+           problems: list[str]) -> dict[str, Any]:
+    """A fresh lookup of every match key must find nothing that is not blocked (unreadable records,
+    which no run can use, are counted apart); rewritten shards are read whole and checked too."""
+    warnings: list[str] = []
+    lookup = RunLookup(run_dir, warn=warnings.append)
+    blocked_all = set(lookup.blocklist.by_sha256)
+    ours = {loc.match.sha256 for loc in located if loc.match.sha256}
+    rewritten = {r.shard for r in rewrites}
+    checks = []
+    for kind, key in request.keys():
+        # Positions in rewritten shards are stale until the next run: those shards are read below.
+        hits = _lookup(lookup, kind, key, skip_shards=rewritten)
+        unreadable = [m for m in hits if not m.sha256]
+        open_ = [m for m in hits if m.sha256 and m.sha256 not in blocked_all]
+        checks.append({"kind": kind, "key": _display_key(kind, key), "found": len(hits),
+                       "blocked": len(hits) - len(open_) - len(unreadable), "unreadable": len(unreadable),
+                       "not_blocked": [f"{m.shard}#{m.record}" for m in open_]})
+    copies = [m for sha in sorted(ours) for m in lookup.by_sha256(sha)]
+    checks.append({"kind": "copies", "key": f"{len(ours)} content hashes", "found": len(copies),
+                   "blocked": sum(1 for m in copies if m.sha256 in blocked_all), "unreadable": 0,
+                   "not_blocked": [f"{m.shard}#{m.record}" for m in copies if m.sha256 not in blocked_all]})
+    physical = [_scan_shard(lookup, s, request, ours) for s in sorted(rewritten)]
+    ok = (not problems and all(not c["not_blocked"] for c in checks)
+          and all(r.kept_identical for r in rewrites)
+          and all(p["blocked_left"] == 0 and p["request_keys_left"] == 0 and p["passage_left"] == 0
+                  for p in physical))
+    out: dict[str, Any] = {"ok": ok, "blocklist_sha256": len(blocked_all), "checks": checks}
+    if physical:
+        out["physical"] = physical
+    if problems:
+        out["problems"] = problems
+    if warnings:
+        out["warnings"] = warnings
+    return out
+
+
+def _blocklist_rows(request: TakedownRequest, located: list[Located], added: str) -> pa.Table:
+    rows = [loc.match for loc in located if loc.match.sha256]
+    return pa.table({
+        "request_id": [request.request_id] * len(rows), "sha256": [m.sha256 for m in rows],
+        "doc_id": [m.doc_id for m in rows], "shard": [m.shard for m in rows], "record": [m.record for m in rows],
+        "source_id": [m.source_id for m in rows], "url": [m.url for m in rows], "added": [added] * len(rows),
+    }, schema=BLOCKLIST_SCHEMA)
+
+
+def _request_as_received(request: TakedownRequest, path: Path, raw: bytes) -> dict[str, Any]:
+    m = request.match
+    text = None
+    if m.text and m.text.strip():
+        text = {"sha256": text_digest(m.text), "chars": len(m.text), "words": len(m.text.split()),
+                "excerpt": mask_excerpt(m.text)}
+    return {"file": str(path), "file_sha256": sha256_bytes(raw), "request_id": request.request_id,
+            "received": request.received.isoformat(), "requester": request.requester, "basis": request.basis,
+            "match": {"urls": m.urls, "sha256": m.sha256, "source_ids": m.source_ids, "text": text}}
+
+
+def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physical: bool = False) -> TakedownOutcome:
+    """Answer one request against one run folder; writes evidence and a ledger entry.
+
+    Raises RequestError (bad request file), RunError (not a run folder) or TakedownUsageError.
+    """
+    if physical and not execute:
+        raise TakedownUsageError("--physical rewrites shards and needs --execute as well")
+    run_dir = Path(run_dir)
+    request, raw = load_request(request_path)
+    RunLookup(run_dir, warn=lambda _m: None)  # a bad --run fails here, before taking the lock
+    mode = "physical" if physical else "execute" if execute else "dry_run"
+    with ledger_lock(run_dir):
+        times = {"started": _now()}
+        warnings: list[str] = []
+        lookup = RunLookup(run_dir, warn=warnings.append)
+        located, not_found = locate(lookup, request)
+        times["located"] = _now()
+        seq, prev = head(run_dir)
+        shas = sorted({loc.match.sha256 for loc in located if loc.match.sha256})
+        action: dict[str, Any] = {"mode": mode, "content_sha256": len(shas),
+                                  "unblockable_unreadable": sum(1 for loc in located if not loc.match.sha256)}
+        problems: list[str] = []
+        verification: dict[str, Any] = {"ok": None, "note": "dry run: nothing was blocked; --execute blocks the "
+                                        "located records and their copies"}
+        if execute:
+            if shas:
+                path = append_blocklist(run_dir, _blocklist_rows(request, located, times["located"]),
+                                        f"{request.request_id}-{seq:06d}")
+                action["blocklist_file"] = path.relative_to(run_dir).as_posix()
+            action["blocked_sha256"] = len(shas)
+            rewrites: list[ShardRewrite] = []
+            if physical:
+                rewrites, problems = remove_physically(lookup, located)
+                action["physical"] = [r.to_dict() for r in rewrites]
+                action["note"] = ("rewritten shards lost records, so lineage/ and index/ positions after them are "
+                                  "stale until the next audit run; the blocklist keeps the content out meanwhile")
+                if problems:
+                    action["problems"] = problems
+            times["acted"] = _now()
+            verification = verify(run_dir, request, located, rewrites, problems)
+            times["verified"] = _now()
+        else:
+            action["would_block_sha256"] = len(shas)
+        by_method: dict[str, int] = defaultdict(int)
+        for loc in located:
+            by_method[loc.matched_by[0]["method"]] += 1
+        times["finished"] = _now()
+        rid = request.request_id
+        evidence = {
+            "format": "audit.takedown.evidence/1", "request_id": rid, "mode": mode,
+            "tool": {"name": "audit", "version": __version__},
+            "run": {"folder": str(run_dir.resolve()), "run_started": lookup.manifest.get("started"),
+                    "lookup_index": lookup.index is not None},
+            "request": _request_as_received(request, Path(request_path), raw),
+            "summary": {"records": len(located), "distinct_sha256": len(shas),
+                        "shards": sorted({loc.match.shard for loc in located}), "by_method": dict(by_method),
+                        "keys_without_match": len(not_found)},
+            "located": [loc.to_dict() for loc in located], "not_found": not_found,
+            "action": action, "verification": verification, "timestamps": times,
+            "ledger": {"seq": seq, "prev_sha256": prev}, "warnings": warnings,
+        }
+        folder = run_dir / "takedowns" / rid
+        archive = folder / "history" / f"{seq:06d}-{mode}.evidence"
+        body, page = evidence_json(evidence), evidence_html(evidence)
+        for target in (archive.with_suffix(".evidence.json"), folder / "evidence.json"):
+            write_text_atomic(target, body.decode("utf-8"))
+        for target in (archive.with_suffix(".evidence.html"), folder / "evidence.html"):
+            write_text_atomic(target, page)
+        ev_json, ev_html = archive.with_suffix(".evidence.json"), archive.with_suffix(".evidence.html")
+        append_entry(run_dir, {
+            "time": times["finished"], "request_id": rid, "mode": mode, "request_sha256": sha256_bytes(raw),
+            "located": len(located), "content_sha256": len(shas), "verification_ok": verification.get("ok"),
+            "evidence": ev_json.relative_to(run_dir).as_posix(), "evidence_sha256": sha256_bytes(body),
+            "evidence_html": ev_html.relative_to(run_dir).as_posix(),
+            "evidence_html_sha256": sha256_bytes(page.encode("utf-8")), "tool_version": __version__,
+        })
+    return TakedownOutcome(rid, mode, len(located), len(shas), len({loc.match.shard for loc in located}),
+                           verification.get("ok"), folder / "evidence.json", folder / "evidence.html", seq,
+                           problems)

@@ -1,0 +1,153 @@
+"""The takedown ledger: `ledger.jsonl`, append-only, a hash chain over its entries and their evidence.
+
+Each line is one entry in canonical JSON (sorted keys, no spaces) holding `seq` (1-based line
+number), `prev_sha256` (SHA-256 of the previous line's bytes; 64 zeros for the first),
+`evidence` / `evidence_sha256` (the entry's archived evidence file and its hash) and
+`entry_sha256` (SHA-256 of the entry without that field). Editing a line breaks its own hash,
+removing or reordering lines breaks `seq` and the chain, and an archived evidence file that no
+entry names shows that the last entries were cut off. Writers hold `ledger.jsonl.lock` (filelock)
+from reading the chain's head to appending, so concurrent takedowns cannot interleave.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+LEDGER = "ledger.jsonl"
+LOCK = "ledger.jsonl.lock"
+GENESIS = "0" * 64
+EVIDENCE_ARCHIVE = re.compile(r"^(\d{6})-[a-z_]+\.evidence\.json$")
+
+
+def canonical(obj: dict[str, Any]) -> str:
+    """The one byte form of an entry: sorted keys, no spaces, UTF-8."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file's bytes, streamed."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def ledger_lock(run_dir: Path, timeout: float = 600.0) -> FileLock:
+    """The lock every ledger writer holds (also serialises takedowns against one run)."""
+    return FileLock(str(Path(run_dir) / LOCK), timeout=timeout)
+
+
+def _lines(run_dir: Path) -> list[bytes]:
+    path = Path(run_dir) / LEDGER
+    if not path.is_file():
+        return []
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def head(run_dir: Path) -> tuple[int, str]:
+    """(seq the next entry gets, prev_sha256 it must carry). Call while holding the lock."""
+    lines = _lines(run_dir)
+    return len(lines) + 1, (sha256_bytes(lines[-1]) if lines else GENESIS)
+
+
+def append_entry(run_dir: Path, entry: dict[str, Any]) -> dict[str, Any]:
+    """Chain `entry` onto the ledger and append it durably. Call while holding ledger_lock.
+
+    `entry` must not carry seq, prev_sha256 or entry_sha256: they are set here.
+    """
+    seq, prev = head(run_dir)
+    full = {**entry, "seq": seq, "prev_sha256": prev}
+    full["entry_sha256"] = sha256_bytes(canonical(full).encode("utf-8"))
+    path = Path(run_dir) / LEDGER
+    with open(path, "ab") as f:
+        if f.tell() and not path.read_bytes().endswith(b"\n"):
+            f.write(b"\n")  # a torn last line stays its own (bad) line, never merges with ours
+        f.write(canonical(full).encode("utf-8") + b"\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return full
+
+
+@dataclass
+class LedgerReport:
+    """The outcome of verifying a ledger: ok, or the first bad entry and why."""
+
+    ok: bool
+    entries: int
+    bad_entry: int | None = None
+    problem: str | None = None
+
+
+def verify_ledger(run_dir: Path) -> LedgerReport:
+    """Walk the chain from the first entry; stop at the first entry that does not hold."""
+    run_dir = Path(run_dir)
+    lines = _lines(run_dir)
+    prev = GENESIS
+    seen_evidence: set[str] = set()
+    for n, line in enumerate(lines, start=1):
+        def bad(why: str, entry: int = n) -> LedgerReport:
+            return LedgerReport(False, len(lines), entry, f"entry {entry} (line {n} of {LEDGER}): {why}")
+
+        try:
+            e = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return bad("not valid JSON: the line was edited or damaged")
+        if not isinstance(e, dict):
+            return bad("not a JSON object: the line was edited")
+        seq = e.get("seq")
+        if canonical(e).encode("utf-8") != line:
+            return bad("not in canonical form: the line was edited")
+        claimed = e.get("entry_sha256")
+        body = {k: v for k, v in e.items() if k != "entry_sha256"}
+        if claimed != sha256_bytes(canonical(body).encode("utf-8")):
+            return bad("its content does not match its entry_sha256: the entry was edited")
+        if seq != n:
+            if isinstance(seq, int) and seq > n:
+                return bad(f"line {n} holds entry {seq}: entries {n}..{seq - 1} were removed (or the lines reordered)")
+            return bad(f"line {n} holds entry {seq}: the entries were reordered")
+        if e.get("prev_sha256") != prev:
+            return bad(f"prev_sha256 does not match entry {n - 1}: entry {n - 1} was replaced, or entries were "
+                       "removed or reordered")
+        ev = e.get("evidence")
+        if ev:
+            path = run_dir / ev
+            if not path.is_file():
+                return bad(f"its evidence file {ev} is missing")
+            if sha256_file(path) != e.get("evidence_sha256"):
+                return bad(f"its evidence file {ev} was changed (SHA-256 differs)")
+            seen_evidence.add(ev)
+        ev_html = e.get("evidence_html")
+        if ev_html:
+            path = run_dir / ev_html
+            if not path.is_file() or sha256_file(path) != e.get("evidence_html_sha256"):
+                return bad(f"its evidence page {ev_html} is missing or was changed")
+        prev = sha256_bytes(line)
+    # Evidence archived under takedowns/ but named by no entry: the ledger's tail was cut off.
+    orphans = []
+    for p in sorted((run_dir / "takedowns").glob("*/history/*.evidence.json")):
+        rel = p.relative_to(run_dir).as_posix()
+        m = EVIDENCE_ARCHIVE.match(p.name)
+        if rel not in seen_evidence and m:
+            orphans.append((int(m.group(1)), rel))
+    if orphans:
+        seq, rel = min(orphans)
+        return LedgerReport(False, len(lines), seq,
+                            f"entry {seq} is missing: {rel} was recorded as entry {seq} but the ledger has "
+                            f"{len(lines)} entries (entries were removed from its end)")
+    return LedgerReport(True, len(lines))

@@ -1,0 +1,105 @@
+"""The shared normaliser and its vectorised word hashing (used by dedup and contamination)."""
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pyarrow as pa
+
+from audit.normalize import (chunk_texts, hash_word, ngram_hashes, normalize, normalize_array, tokenize_hashed,
+                             words)
+
+
+def _word_hashes(tokens, i: int) -> list[int]:
+    return tokens.hashes[tokens.bounds[i]:tokens.bounds[i + 1]].tolist()
+
+
+def test_normalize_semantics_are_unchanged():
+    assert normalize("Hello,  World!\n3+4=7  ") == "hello world 347"
+    assert normalize("ＡＢＣ ﬁsh — Café") == "abc fish café"
+    out = normalize_array(pa.array(["A  b", None, ""], pa.string())).to_pylist()
+    assert out == ["a b", None, ""]
+
+
+def test_words_are_the_normalised_whitespace_runs():
+    assert words("Hello, World! 3+4=7 -- x") == ["hello", "world", "347", "x"]
+    assert words("a\u2028b\u3000c\td") == ["a", "b", "c", "d"]  # Unicode separators split words
+    assert words("") == []
+    assert " ".join(words("The  QUICK, brown fox.")) == normalize("The  QUICK, brown fox.")
+
+
+def test_vectorised_hashes_equal_the_reference_on_tricky_text():
+    texts = ["Hello, World! 3+4=7 café cafe\u0301 ﬁsh  — x", None, "",
+             "ΟΔΟΣ İstanbul a\u00a8b\nnext\tline", "中文，测试。 full\u3000width ＡＢＣ x\u000by z\u0085w ½ ㈱",
+             "  leading and trailing  ", "한국어 \u1100\u1161\u11a8 jamo"]
+    tokens = tokenize_hashed(texts)
+    assert len(tokens.bounds) == len(texts) + 1
+    for i, t in enumerate(texts):
+        assert _word_hashes(tokens, i) == [hash_word(w) for w in words(t or "")], t
+
+
+def test_vectorised_hashes_equal_the_reference_on_random_unicode():
+    rng = random.Random(3)
+    texts = []
+    for _ in range(400):
+        chars = []
+        for _ in range(rng.randint(0, 30)):
+            r = rng.random()
+            chars.append(" " if r < 0.2 else chr(rng.randint(33, 126)) if r < 0.5 else
+                         chr(rng.randint(0x80, 0x3000)) if r < 0.8 else chr(rng.randint(0xE000, 0x2FFFF)))
+        texts.append("".join(chars))
+    tokens = tokenize_hashed(texts)
+    for i, t in enumerate(texts):
+        assert _word_hashes(tokens, i) == [hash_word(w) for w in words(t)], ascii(t)
+
+
+def test_vectorised_hashes_on_real_multilingual_text(shared_data):
+    path = shared_data / "multilingual" / "lingua_testdata_sentences.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()[::97]
+    texts = [json.loads(line)["text"] for line in lines]
+    tokens = tokenize_hashed(texts)
+    for i, t in enumerate(texts):
+        assert _word_hashes(tokens, i) == [hash_word(w) for w in words(t)], t
+
+
+def test_offsets_point_at_the_original_words():
+    text = "  Über-cool,\tCAFÉ\n\n«quoted» (x)  "
+    tokens = tokenize_hashed(["first text", text])
+    a, b = tokens.bounds[1], tokens.bounds[2]
+    originals = [text[s:e] for s, e in zip(tokens.starts[a:b], tokens.ends[a:b])]
+    assert originals == ["Über-cool,", "CAFÉ", "«quoted»", "(x)"]
+    assert [normalize(o) for o in originals] == words(text)
+
+
+def test_same_words_hash_the_same_whatever_case_and_punctuation():
+    tokens = tokenize_hashed(["The cat, sat.", "the CAT sat", "the dog sat"])
+    assert _word_hashes(tokens, 0) == _word_hashes(tokens, 1)
+    assert _word_hashes(tokens, 0)[1] != _word_hashes(tokens, 2)[1]
+
+
+def test_ngrams_stay_inside_their_text():
+    tokens = tokenize_hashed(["a b c d", "e f", "g h i"])
+    grams, first = ngram_hashes(tokens, 3)
+    assert first.tolist() == [0, 1, 6]  # "a b c", "b c d", "g h i"; nothing across texts
+    again, _ = ngram_hashes(tokenize_hashed(["x y z a b c"]), 3)
+    assert grams[0] == again[-1]  # the same 3 words give the same n-gram anywhere
+    assert len(np.unique(grams)) == 3
+
+
+def test_short_texts_get_one_whole_text_gram_on_request():
+    tokens = tokenize_hashed(["a b", "", "c d e f"])
+    grams, first = ngram_hashes(tokens, 3)
+    assert first.tolist() == [2, 3]
+    grams, first = ngram_hashes(tokens, 3, short=True)
+    assert first.tolist() == [0, 2, 3]
+    other, _ = ngram_hashes(tokenize_hashed(["A, B!"]), 3, short=True)
+    assert grams[0] == other[0]
+
+
+def test_chunks_cover_every_text_once():
+    texts = ["x" * 10, None, "y" * 30, "z" * 5, "w" * 100]
+    runs = list(chunk_texts(texts, max_chars=25))
+    assert runs[0][0] == 0 and runs[-1][1] == len(texts)
+    assert all(a < b for a, b in runs)
+    assert all(runs[k][1] == runs[k + 1][0] for k in range(len(runs) - 1))
