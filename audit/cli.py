@@ -26,12 +26,20 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="build a small corpus with planted problems and audit it")
     d.add_argument("--out", type=Path, default=Path("audit-demo"), help="folder for the corpus and the run")
     d.add_argument("--docs", type=int, default=2000, help="records in the demo corpus")
+    d.set_defaults(func=_cmd_demo)
 
     r = sub.add_parser("run", help="the pre-training audit job over the shards CONFIG names")
     r.add_argument("config", type=Path)
     r.add_argument("--out", type=Path, help="output folder (default: the config's `output`)")
     r.add_argument("--address", help="join this Ray cluster instead of starting a local one")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.set_defaults(func=_cmd_run)
+
+    from audit.sidecar.service import add_subparser as add_sidecar
+    from audit.takedown.cli_commands import add_subparsers as add_takedown
+
+    add_takedown(sub)  # lookup, takedown, ledger verify
+    add_sidecar(sub)
     return p
 
 
@@ -55,12 +63,6 @@ def _cmd_run(a: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "demo": _cmd_demo,
-    "run": _cmd_run,
-}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `audit` console script."""
     from audit.config import ConfigError
@@ -68,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        func: Callable[[argparse.Namespace], int] = args.func
+        return func(args)
     except (ConfigError, InputError, UsageError) as e:
         print(f"audit: {e}", file=sys.stderr)
         return 2

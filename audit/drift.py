@@ -247,24 +247,34 @@ def compare_mix(observed: Mapping[str, int], expected: Mapping[str, float] | Non
 
 
 def compare_shards(per_shard_counts: Mapping[str, Mapping[str, int]], config: "LanguagesConfig") -> dict[str, Any]:
-    """Compare each shard's (or source's) language mix with the mix of all of them together.
+    """Compare each shard's (or source's) language mix with the typical mix of all of them.
 
-    Returns {"overall": shares, "shards": {name: {"documents", "js", "psi", "chi2", "dof",
-    "pvalue", "drift"}}, "drifting": [names]}; the same decision rule as `compare_mix`.
+    The reference is the per-language median of the shards' shares (renormalised), not the pooled
+    mix: a few odd shards would pull the pooled mix towards themselves and make every normal
+    shard look shifted. Returns {"overall": pooled shares, "reference": the median mix,
+    "shards": {name: {"documents", "js", "psi", "chi2", "dof", "pvalue", "drift"}},
+    "drifting": [names]}; the decision rule is the one of `compare_mix`.
     """
     overall = LanguageMix()
     for counts in per_shard_counts.values():
         overall.update(counts)
-    expected = {k: v for k, v in overall.shares().items() if k != UNDETERMINED}
+    known = {name: {k: v for k, v in counts.items() if k != UNDETERMINED and v > 0}
+             for name, counts in per_shard_counts.items()}
+    shares = [LanguageMix(c).shares() for c in known.values() if c]
+    languages = sorted({k for c in known.values() for k in c})
+    median = {k: float(np.median([sh.get(k, 0.0) for sh in shares])) for k in languages} if shares else {}
+    total = sum(median.values())
+    reference = {k: v / total for k, v in sorted(median.items(), key=lambda kv: -kv[1]) if v > 0} if total else {}
+    # languages the median drops (seen in few shards) still get a bin, at the epsilon share
+    expected = {k: reference.get(k, 0.0) for k in languages}
     shards: dict[str, dict[str, Any]] = {}
     for name, counts in per_shard_counts.items():
-        known = {k: v for k, v in counts.items() if k != UNDETERMINED}
         entry: dict[str, Any] = {"documents": sum(counts.values())}
-        if expected and sum(known.values()):
-            entry.update(_measure(known, expected))
+        if reference and known[name]:
+            entry.update(_measure(known[name], expected))
             entry["drift"] = _decide(entry["js"], entry["psi"], entry["pvalue"], config)
         else:
             entry.update({"js": None, "psi": None, "chi2": None, "dof": None, "pvalue": None, "drift": False})
         shards[name] = entry
-    return {"overall": overall.shares(), "shards": shards,
+    return {"overall": overall.shares(), "reference": reference, "shards": shards,
             "drifting": sorted(k for k, v in shards.items() if v["drift"])}

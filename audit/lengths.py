@@ -126,6 +126,8 @@ class TokenCounter:
             raise FileNotFoundError(f"{p}: tokenizer file not found (stats.tokenizer must name a tokenizer.json)")
         self.tokenizer = Tokenizer.from_file(str(p))
         self.batch_size = batch_size
+        # encode_batch_fast (tokenizers >= 0.20) skips the character offsets a count does not need.
+        self._encode = getattr(self.tokenizer, "encode_batch_fast", self.tokenizer.encode_batch)
 
     def count(self, texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> pa.Array:
         """Tokens per text (special tokens not added), int64; null for a null text."""
@@ -134,7 +136,7 @@ class TokenCounter:
         present = [i for i, t in enumerate(values) if t is not None]
         for k in range(0, len(present), self.batch_size):
             rows = present[k:k + self.batch_size]
-            encs = self.tokenizer.encode_batch([values[i] for i in rows], add_special_tokens=False)
+            encs = self._encode([values[i] for i in rows], add_special_tokens=False)
             out[rows] = [len(e.ids) for e in encs]
         mask = np.array([t is None for t in values], dtype=bool)
         return pa.array(out, pa.int64(), mask=mask if mask.any() else None)

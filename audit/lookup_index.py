@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 from audit import __version__
 from audit.io.atomic import write_json_atomic
 from audit.takedown.hashing import hash_strings
-from audit.takedown.passages import PASSAGE_NGRAM, PASSAGE_WINDOW
+from audit.takedown.passages import passage_scheme
 
 INDEX_DIR = "index"
 INDEX_FORMAT = 1
@@ -54,7 +54,7 @@ RECORDS_SCHEMA = pa.schema([("pos", pa.uint64())] + [(c, RECORD_TYPES[c]) for c 
 # unit a lookup reads, small enough to decode in about a millisecond.
 _BUCKET_ROWS = 4_000_000
 _RECORD_CHUNK_BITS = 20           # records index: one file per 2**20 records of a shard
-_SPILL_ROWS = 2_000_000
+_SPILL_BYTES = 256 * 2**20       # buffered Arrow data a sorter holds before spilling it to parts
 _KEY_GROUP_ROWS = 16_384
 _RECORD_GROUP_ROWS = 4_096
 _READ_BATCH = 65_536
@@ -75,7 +75,7 @@ class _BucketSorter:
         self.parts_dir.mkdir(parents=True, exist_ok=True)
         self.buffers: dict[int, list[pa.Table]] = {}
         self.parts: dict[int, list[Path]] = {}
-        self.buffered = 0
+        self.buffered = 0  # bytes
         self.rows = 0
 
     def _bucket_of(self, keys: np.ndarray) -> np.ndarray:
@@ -98,9 +98,9 @@ class _BucketSorter:
             bounds = np.concatenate([[0], cuts, [len(order)]])
             for a, b in zip(bounds[:-1], bounds[1:]):
                 self.buffers.setdefault(int(sorted_buckets[a]), []).append(table.slice(int(a), int(b - a)))
-        self.buffered += table.num_rows
+        self.buffered += table.nbytes
         self.rows += table.num_rows
-        if self.buffered >= _SPILL_ROWS:
+        if self.buffered >= _SPILL_BYTES:
             self._spill()
 
     def _spill(self) -> None:
@@ -124,8 +124,7 @@ class _BucketSorter:
                     tables.append(pa.ipc.open_file(src).read_all())
             table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
             keys = table.column(self.key).to_numpy()
-            pos_col = "pos" if self.key != "pos" else self.key
-            order = np.lexsort((table.column(pos_col).to_numpy(), keys))
+            order = np.lexsort((table.column("pos").to_numpy(), keys))  # ties (same key) in position order
             table = table.take(pa.array(order)).combine_chunks()
             keys = keys[order]
             name = f"b{bucket:016x}.parquet"
@@ -196,6 +195,9 @@ def _key_rows(values: pa.ChunkedArray, pos: np.ndarray) -> pa.Table:
 
 def _passage_rows(table: pa.Table, shards: pa.Array) -> pa.Table:
     """(key, pos) rows from either exploded passages (hash, shard, record) or list `passage_hashes`."""
+    # Staging rows of whole-file faults have no record; shards unknown to lineage have no number.
+    table = table.filter(pc.and_(pc.is_valid(table.column("record")),
+                                 pc.is_in(table.column("shard"), value_set=shards)))
     pos = _pos_of(table, shards)
     if "passage_hashes" in table.column_names:
         lists = table.column("passage_hashes").combine_chunks()
@@ -251,7 +253,7 @@ def build_lookup_indexes(run_dir: Path, passages: Path | None = None) -> Path | 
             "format": INDEX_FORMAT, "tool_version": __version__,
             "built": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "record_bits": RECORD_BITS, "shards": shard_list, "rows": counts,
-            "passages": {"ngram": PASSAGE_NGRAM, "window": PASSAGE_WINDOW} if PASSAGES in counts else None,
+            "passages": passage_scheme() if PASSAGES in counts else None,
         })
         target = run_dir / INDEX_DIR
         old = run_dir / f".index-old-{uuid.uuid4().hex[:10]}"

@@ -162,12 +162,24 @@ def _hash_words(normalised: list[str]) -> np.ndarray:
     return out
 
 
-def tokenize_hashed(texts: Sequence[str | None]) -> Tokens:
+def tokenize_hashed(texts: Sequence[str | None], max_chars: int = 2_000_000) -> Tokens:
     """Hash the normalised words of every text (None: no words), vectorised across the batch.
 
-    Costs a few numpy passes over the code points; keep a call to a few million characters
-    (see `chunk_texts`) to bound the temporary arrays (~40 bytes a character).
+    A few numpy passes over the code points, `max_chars` characters at a time (the temporary
+    arrays take ~40 bytes a character; the result 32 bytes a word).
     """
+    runs = list(chunk_texts(texts, max_chars))
+    if len(runs) <= 1:
+        return _tokenize_run(texts)
+    parts = [_tokenize_run(texts[a:b]) for a, b in runs]
+    counts = np.concatenate([p.counts for p in parts])
+    bounds = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    return Tokens(np.concatenate([p.hashes for p in parts]), np.concatenate([p.starts for p in parts]),
+                  np.concatenate([p.ends for p in parts]), bounds)
+
+
+def _tokenize_run(texts: Sequence[str | None]) -> Tokens:
     cls_table, lower_table = _char_tables()
     strs = ["" if t is None else t for t in texts]
     lengths = np.fromiter(map(len, strs), dtype=np.int64, count=len(strs))
@@ -202,7 +214,9 @@ def tokenize_hashed(texts: Sequence[str | None]) -> Tokens:
     complex_at = np.flatnonzero(cls == _COMPLEX)
     hard = np.unique(np.searchsorted(w_start, complex_at, side="right") - 1)
     if len(hard):
-        runs = [joined[s:e] for s, e in zip(w_start[hard].tolist(), w_end[hard].tolist())]
+        # Lone surrogates (deleted, like the fast path does) cannot reach Arrow.
+        runs = [joined[s:e].encode("utf-8", "ignore").decode("utf-8")
+                for s, e in zip(w_start[hard].tolist(), w_end[hard].tolist())]
         normed = normalize_array(pa.array(runs, pa.string())).to_pylist()
         hashes[hard] = _hash_words(normed)
         keep_word[hard] = np.fromiter((bool(w) for w in normed), dtype=bool, count=len(normed))

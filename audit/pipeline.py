@@ -29,12 +29,14 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
 from audit import __version__
-from audit.config import AuditConfig
+from audit.config import AuditConfig, ConfigError
 from audit.decide import Decider
 from audit.io.atomic import DatasetWriter, write_json_atomic
 from audit.io.shards import Shard, discover_shards, read_shard
+from audit.lookup_index import build_lookup_indexes
 from audit.progress import Progress
 from audit.records import LINEAGE_COLUMNS
+from audit.report import write_report
 from audit.stages import Stage
 from audit.summary import SummaryBuilder
 from audit.takedown.blocklist import Blocklist
@@ -75,7 +77,9 @@ def stage_classes(config: AuditConfig) -> list[type[Stage]]:
     from audit.stages.near_dup import NearDupStage
     from audit.stages.pii import PiiStage
 
-    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage, LanguageStage]
+    from audit.takedown.passages import PassageIndexStage
+
+    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage, LanguageStage, PassageIndexStage]
     if config.dedup.exact:
         stages.append(ExactDupStage)
     if config.dedup.near:
@@ -84,6 +88,10 @@ def stage_classes(config: AuditConfig) -> list[type[Stage]]:
         stages.append(ContaminationStage)
     if config.pii.enabled:
         stages.append(PiiStage)
+    if config.stats.tokenizer:
+        from audit.stages.tokens import TokenStage
+
+        stages.append(TokenStage)
     return stages
 
 
@@ -144,6 +152,10 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
 
 def _shared_state(config: AuditConfig) -> dict[str, Any]:
     """Heavy state built once on the driver and shipped to every Tagger: the eval-set index."""
+    if config.stats.tokenizer:
+        from audit.stages.tokens import tokenizer_path
+
+        tokenizer_path(config)  # a missing tokenizer file is a config error, before any work
     if not config.eval_sets:
         return {}
     from audit.stages.contamination import ContaminationIndex
@@ -175,6 +187,9 @@ def run_audit(config: AuditConfig, out: Path | None = None, address: str | None 
     Raises audit.io.shards.InputError for unusable input paths and CanaryTripped when
     fail_on_contamination is set and a match is found (the previous outputs are left untouched).
     """
+    if not config.input.paths:
+        raise ConfigError("input.paths: name at least one shard file, folder or glob for `audit run` "
+                          "(see configs/default.yaml)")
     out = Path(out) if out else config.resolve(config.output)
     started = datetime.now(timezone.utc)
     shards, problems = discover_shards(config.input.paths, config.base_dir)
@@ -237,6 +252,8 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
             table = decider(pa.Table.from_batches([batch]))
             _write_decided(table, writers, summary)
     writers.close()
+    if writer is not None:
+        build_lookup_indexes(work, passages=staging)  # lineage keys and passage fingerprints, for lookup
     shutil.rmtree(staging, ignore_errors=True)
     timing["decide_write"] = time.perf_counter() - t2
 
@@ -248,13 +265,14 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
         "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in summary.unreadable), encoding="utf-8")
     _write_run_manifest(work, config, shards, started)
     write_json_atomic(work / "summary.json", result)
+    write_report(work, result)
     meter.close(result)
     return result
 
 
 _WHERE = [("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64())]
 _CONTAMINATION_SCHEMA = pa.schema(_WHERE + [
-    ("eval_set", pa.string()), ("eval_id", pa.string()), ("overlap", pa.float64()),
+    ("eval_set", pa.string()), ("eval_id", pa.string()), ("overlap", pa.float64()), ("coverage", pa.float64()),
     ("spans", pa.list_(pa.list_(pa.int64()))), ("method", pa.string())])
 _PII_SCHEMA = pa.schema(_WHERE + [
     ("entity_type", pa.string()), ("start", pa.int64()), ("end", pa.int64()), ("score", pa.float32())])
@@ -305,7 +323,7 @@ def _lineage_table(table: pa.Table) -> pa.Table:
             cols[name] = pa.nulls(n, pa.string())
         elif name == "language_score":
             cols[name] = pa.nulls(n, pa.float32())
-    skip = set(LINEAGE_COLUMNS) | {"error", "shard_index", "details", "exact_key", "minhash_bands"}
+    skip = set(LINEAGE_COLUMNS) | {"error", "shard_index", "details", "exact_key", "minhash_bands", "passage_hashes"}
     for name in table.column_names:
         t = table.schema.field(name).type
         if name not in skip and not (pa.types.is_list(t) or pa.types.is_struct(t) or pa.types.is_binary(t)
@@ -372,7 +390,8 @@ def _global_duplicates(config: AuditConfig, staging: Path | None) -> tuple[dict[
         rest = keys.filter(pc.invert(pc.is_in(keys.column("doc_id"), value_set=exact_ids)))
         near = near_duplicate_clusters(pa.table({"doc_id": rest.column("doc_id"),
                                                  "order": pa.array(global_order(rest)),
-                                                 "minhash_bands": rest.column("minhash_bands")}), config)
+                                                 "minhash_bands": rest.column("minhash_bands")}), config,
+                                      use_ray=rest.num_rows >= config.dedup.ray_min_records)
         parts.append(near.append_column("kind", pa.array(["near"] * near.num_rows, pa.string())))
     dups = pa.concat_tables([p.select([c for c in _DUP_SCHEMA.names if c != "source_id"])
                              .cast(pa.schema([f for f in _DUP_SCHEMA if f.name != "source_id"])) for p in parts])

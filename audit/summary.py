@@ -36,6 +36,7 @@ class SummaryBuilder:
         self.pii_records = 0
         self._chars: list[np.ndarray] = []
         self._words: list[np.ndarray] = []
+        self._tokens: list[np.ndarray] = []
         self._shards: list[np.ndarray] = []
 
     def add_unreadable(self, entry: dict) -> None:
@@ -65,6 +66,8 @@ class SummaryBuilder:
         self._chars.append(readable.column("chars").to_numpy(zero_copy_only=False).astype(np.int64))
         if "length_words" in readable.column_names:
             self._words.append(readable.column("length_words").to_numpy(zero_copy_only=False).astype(np.int64))
+        if "length_tokens" in readable.column_names:
+            self._tokens.append(readable.column("length_tokens").to_numpy(zero_copy_only=False).astype(np.int64))
         self._shards.append(np.asarray(readable.column("shard").to_pylist(), dtype=object))
         if "contamination" in table.column_names:
             for matches in table.column("contamination").to_pylist():
@@ -89,7 +92,8 @@ class SummaryBuilder:
         from audit.lengths import length_summary
 
         chars = np.concatenate(self._chars) if self._chars else np.zeros(0, np.int64)
-        words = np.concatenate(self._words) if self._words else None
+        words = np.concatenate(self._words) if self._words else np.zeros(0, np.int64)
+        tokens = np.concatenate(self._tokens) if self._tokens else None
         shard_names = np.concatenate(self._shards) if self._shards else np.zeros(0, object)
         kinds = Counter()
         for r, c in self.reasons.items():
@@ -119,7 +123,7 @@ class SummaryBuilder:
             "reasons": dict(self.reasons.most_common()),
             "reason_kinds": dict(kinds.most_common()),
             "languages": dict(self.languages.most_common()),
-            "length": length_summary(chars, words, sources=shard_names,
+            "length": length_summary(chars, words, tokens, sources=shard_names,
                                      context_lengths=self.config.stats.context_lengths),
             "drift": drift,
             "duplicates": {

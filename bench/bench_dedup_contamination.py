@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from audit.evalsets import load_eval_sets  # noqa: E402
 from audit.stages.contamination import ContaminationIndex, ContaminationStage  # noqa: E402
 from audit.stages.near_dup import NearDupStage, near_duplicate_clusters  # noqa: E402
-from bench.corpus import corpus_config, read_records  # noqa: E402
+from bench.eval_dedup_contamination import corpus_config, read_records  # noqa: E402
 
 
 def timed(stage, batches: list[pa.Table]) -> tuple[list[pa.Table], float, float]:

@@ -92,7 +92,7 @@ def main() -> None:
         sample_texts = [t for t in column.to_pylist()[:2000] if t]
         counter = TokenCounter(train_tokenizer(sample_texts, Path(tmp) / "tokenizer.json"))
         tokens: list = []
-        timed("lengths: TokenCounter (BPE 8k, encode_batch)", mb, lambda: tokens.append(counter.count(column)))
+        timed("lengths: TokenCounter (BPE 8k)", mb, lambda: tokens.append(counter.count(column)))
         timed("lengths: length_summary with tokens", mb,
               lambda: length_summary(chars, words[0], tokens[0], sources=table.column("source")))
 

@@ -48,7 +48,7 @@ def test_default_config_file_validates() -> None:
 @pytest.mark.parametrize("data, needle", [
     ({"input": {"paths": ["x"], "txt_field": "t"}}, "unknown key 'input.txt_field'"),
     ({"input": {"paths": ["x"]}, "filters": {"length": {"min_chars": -3}}}, "filters.length.min_chars"),
-    ({}, "missing key 'input'"),
+    ({"eval_sets": [{"path": "e.jsonl"}]}, "missing key 'eval_sets.0.name'"),
     ({"input": {"paths": ["x"]}, "languages": {"expected": {"en": 0.5}}}, "add up to 1"),
     ({"input": {"paths": ["x"]}, "dedup": {"num_perm": 100, "bands": 7}}, "multiple of bands"),
 ])
@@ -76,8 +76,26 @@ def test_cli_missing_input_path_exits_2(tmp_path: Path) -> None:
     assert "nowhere/" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_run_without_input_paths_is_a_config_error(tmp_path: Path) -> None:
+    p = tmp_path / "job.yaml"
+    p.write_text("sidecar: {window: 500}\n")  # valid for the sidecar, not for a run
+    r = subprocess.run([sys.executable, "-m", "audit", "run", str(p)], capture_output=True, text=True)
+    assert r.returncode == 2 and "input.paths" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
 def test_cli_unparsable_yaml_exits_2(tmp_path: Path) -> None:
     p = tmp_path / "job.yaml"
     p.write_text("input: [unclosed\n")
     r = subprocess.run([sys.executable, "-m", "audit", "run", str(p)], capture_output=True, text=True)
     assert r.returncode == 2 and "not valid YAML" in r.stderr
+
+
+def test_default_yaml_is_generated_from_the_code() -> None:
+    """configs/default.yaml documents every setting; it is regenerated, never edited by hand."""
+    root = Path(__file__).parents[1]
+    r = subprocess.run([sys.executable, str(root / "scripts" / "gen_default_config.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = (root / "configs" / "default.yaml").read_text()
+    for section in ["input", "filters", "dedup", "contamination", "languages", "pii", "stats", "sidecar", "ray"]:
+        assert f"\n{section}:" in text

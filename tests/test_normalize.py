@@ -103,3 +103,16 @@ def test_chunks_cover_every_text_once():
     assert runs[0][0] == 0 and runs[-1][1] == len(texts)
     assert all(a < b for a, b in runs)
     assert all(runs[k][1] == runs[k + 1][0] for k in range(len(runs) - 1))
+
+
+def test_chunked_tokenising_equals_one_pass():
+    texts = ["Alpha beta, gamma.", None, "delta " * 50, "", "ε ζ η θ", "last one here"]
+    whole = tokenize_hashed(texts, max_chars=10**9)
+    parts = tokenize_hashed(texts, max_chars=20)
+    for name in ("hashes", "starts", "ends", "bounds"):
+        assert np.array_equal(getattr(whole, name), getattr(parts, name)), name
+
+
+def test_lone_surrogates_are_dropped_not_fatal():
+    tokens = tokenize_hashed(["ab\udc80c e\u0301\udc80 plain"])
+    assert _word_hashes(tokens, 0) == [hash_word("abc"), hash_word("é"), hash_word("plain")]

@@ -6,6 +6,7 @@ tested end to end (worker process, subprocess, SIGTERM).
 """
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import os
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from audit.config import AuditConfig, parse_config
 from audit.sidecar import Sidecar
@@ -35,25 +37,23 @@ WINDOW = 100
 # ---------------------------------------------------------------- helpers
 
 
-def make_config(tmp_path: Path, **sidecar: Any) -> AuditConfig:
+def config_data(**sidecar: Any) -> dict[str, Any]:
+    """A config mapping: sample rate 1 and windows of WINDOW records unless given."""
     data: dict[str, Any] = {"input": {"paths": ["unused/"]}}
     for key in ("languages", "eval_sets"):
         if key in sidecar:
             data[key] = sidecar.pop(key)
     data["sidecar"] = {"sample_rate": 1.0, "window": WINDOW, "min_window": WINDOW, "output": "sidecar/", **sidecar}
-    return parse_config(data, base_dir=tmp_path)
+    return data
+
+
+def make_config(tmp_path: Path, **sidecar: Any) -> AuditConfig:
+    return parse_config(config_data(**sidecar), base_dir=tmp_path)
 
 
 def write_config(tmp_path: Path, **sidecar: Any) -> Path:
-    import yaml
-
-    data: dict[str, Any] = {"input": {"paths": ["unused/"]}}
-    for key in ("languages", "eval_sets"):
-        if key in sidecar:
-            data[key] = sidecar.pop(key)
-    data["sidecar"] = {"sample_rate": 1.0, "window": WINDOW, "min_window": WINDOW, "output": "sidecar/", **sidecar}
     path = tmp_path / "sidecar.yaml"
-    path.write_text(yaml.safe_dump(data))
+    path.write_text(yaml.safe_dump(config_data(**sidecar)))
     return path
 
 
@@ -96,19 +96,13 @@ def mixed_window(lingua: dict[str, list[str]], mix: dict[str, int], k: int, rng:
 
 
 def sidecar_command() -> list[str]:
-    """`python -m audit sidecar` once the CLI has the subcommand, else the service module."""
+    """`python -m audit sidecar` once the CLI has the subcommand, else the sidecar's own entry point."""
     from audit import cli
 
-    try:
-        with open(os.devnull, "w") as devnull:
-            stderr, sys.stderr = sys.stderr, devnull
-            try:
-                cli._parser().parse_args(["sidecar", "x.yaml"])
-            finally:
-                sys.stderr = stderr
+    subcommands = next(a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction))
+    if "sidecar" in subcommands.choices:
         return [sys.executable, "-m", "audit", "sidecar"]
-    except SystemExit:
-        return [sys.executable, "-m", "audit.sidecar"]
+    return [sys.executable, "-m", "audit.sidecar"]
 
 
 def wait_for(predicate, timeout: float = 90.0, every: float = 0.2) -> bool:
@@ -216,6 +210,23 @@ def test_new_language_is_reported(tmp_path: Path, lingua) -> None:
     new = alerts_of(monitor.out, "new_language")
     assert [(a["language"], a["window"]) for a in new] == [("pl", 3)]
     assert new[0]["value"] >= 0.08 and len(new[0]["samples"]) >= 5
+
+
+def test_without_recipe_first_window_is_the_reference_for_length_and_language(tmp_path: Path, lingua, news) -> None:
+    cfg = make_config(tmp_path)  # no languages.expected
+    en, de = lingua["en"], lingua["de"]
+    stream = en[:300] + news[:200] + de[:200]  # short English, long English, short German
+    monitor = StreamMonitor(cfg)
+    monitor.process(samples(stream))
+    monitor.close()
+    assert [a["window"] for a in alerts_of(monitor.out, "length_shift")] == [3]
+    assert [a["window"] for a in alerts_of(monitor.out, "language_drift")] == [5]
+    assert [a["language"] for a in alerts_of(monitor.out, "new_language")] == ["de"]
+    cleared = [(c["kind"], c["window"]) for c in read_jsonl(monitor.out / "cleared.jsonl")]
+    assert ("length_shift", 6) in cleared
+    status = json.loads((monitor.out / "status.json").read_text())
+    assert status["reference"]["languages"]["source"] == "first_windows"
+    assert status["reference"]["languages"]["expected"]["en"] > 0.9
 
 
 def test_duplicate_burst_raises_duplicate_spike_then_clears(tmp_path: Path, news) -> None:
@@ -365,10 +376,12 @@ def test_api_endpoint_serves_counters_over_http(tmp_path: Path, news) -> None:
             assert resp.headers["Content-Type"].startswith("text/plain")
             metrics = resp.read().decode()
         assert f"audit_sidecar_records_processed_total {float(sampled - sidecar.malformed)}" in metrics
-        assert "audit_sidecar_records_observed_total 301.0" in metrics or wait_for(
-            lambda: "audit_sidecar_records_observed_total 301.0" in urllib.request.urlopen(
-                f"{base}/metrics", timeout=5).read().decode(), timeout=10)
         assert 'audit_sidecar_alert_active{kind="language_drift"} 0.0' in metrics
+        # Counters reach the worker with samples, or on their own a second after the last ones.
+        time.sleep(1.1)
+        sidecar.observe([])
+        assert wait_for(lambda: "audit_sidecar_records_observed_total 301.0" in urllib.request.urlopen(
+            f"{base}/metrics", timeout=5).read().decode(), timeout=10)
     finally:
         sidecar.close()
     status = json.loads((sidecar.output / "status.json").read_text())

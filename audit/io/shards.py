@@ -157,7 +157,7 @@ def read_shard(shard: Shard, cfg: InputConfig) -> Iterator[pa.Table]:
 
 # ---- JSON lines -------------------------------------------------------------------------------
 
-def _open_stream(location: str) -> Iterator[bytes]:
+def open_stream(location: str) -> Iterator[bytes]:
     """Decompressed chunks of a JSON-lines file; raises _Truncated when a compressed stream ends early."""
     low = location.lower()
     if low.endswith(".gz"):
@@ -255,7 +255,7 @@ def _read_jsonl(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[None]
     record = 0
     offset = 0
     try:
-        for offset, line, length in _lines(_open_stream(shard.location), cfg.max_record_bytes):
+        for offset, line, length in _lines(open_stream(shard.location), cfg.max_record_bytes):
             if line is not None and not line.strip():
                 continue  # a blank line holds no record
             if line is None:
@@ -376,10 +376,10 @@ def read_record_texts(shard: Shard, records: set[int], cfg: InputConfig) -> dict
 
 def iter_jsonl_lines(location: str) -> Iterator[tuple[int, bytes]]:
     """(byte offset, raw line) of every line of a JSON-lines shard, compressed or not."""
-    for offset, line, _ in _lines(_open_stream(location), 1 << 62):
+    for offset, line, _ in _lines(open_stream(location), 1 << 62):
         assert line is not None
         yield offset, line
 
 
 __all__ = ["Shard", "InputError", "discover_shards", "read_shard", "read_record_texts", "is_shard",
-           "SHARD_SUFFIXES", "iter_jsonl_lines"]
+           "SHARD_SUFFIXES", "iter_jsonl_lines", "open_stream"]

@@ -55,7 +55,8 @@ class Sidecar:
         kind = worker or sc.worker
         self._worker: ThreadWorker | ProcessWorker = (ThreadWorker if kind == "thread" else ProcessWorker)(
             self.config, metrics_port, source)
-        atexit.register(self.close)
+        # At interpreter exit (also after Ctrl-C) stop within sidecar.stop_seconds.
+        atexit.register(self.close, True)
 
     # ------------------------------------------------------------ the trainer's side
 
@@ -109,7 +110,7 @@ class Sidecar:
 
     def counters(self) -> dict[str, int]:
         """Trainer-side counters: observed, sampled, dropped, malformed."""
-        return {"observed": self.observed, "sampled": self.sampled, "dropped": self.dropped,
+        return {"observed": self.observed, "sampled": self.sampled, "dropped": self.dropped + self._worker.lost,
                 "malformed": self.malformed}
 
     # ------------------------------------------------------------ the worker
@@ -135,7 +136,7 @@ class Sidecar:
     def close(self, hurry: bool = False) -> None:
         """Measure what is queued (within sidecar.stop_seconds when `hurry`), write every file, stop.
 
-        Safe to call twice; registered with atexit.
+        Safe to call twice; registered with atexit (with `hurry`).
         """
         if self._closed:
             return

@@ -20,11 +20,11 @@ from typing import Any
 import orjson
 
 from audit.sidecar.alerts import setup_logging
-from audit.sidecar.worker import STOP, Message, WorkerLoop
+from audit.sidecar.worker import STOP, Message, WorkerLoop, loads
 
 
 def _decode(line: bytes) -> Message | None:
-    msg = orjson.loads(line)
+    msg = loads(line)
     kind = msg.get("t")
     if kind == "malformed":
         return ("malformed", None, int(msg.get("n") or 0))
@@ -39,6 +39,8 @@ def child_main() -> int:
     from audit.sidecar.monitor import StreamMonitor
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    terminate = threading.Event()  # set by SIGTERM, also while the models are loading
+    signal.signal(signal.SIGTERM, lambda signum, frame: terminate.set())
     setup_logging()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
@@ -55,18 +57,14 @@ def child_main() -> int:
         return 2
     parent = os.getppid()
     inbox: queue.Queue[Message] = queue.Queue(maxsize=config.sidecar.queue_batches)
-    loop = WorkerLoop(monitor, inbox, config.sidecar.batch_records, alive=lambda: os.getppid() == parent)
-
-    def on_term(signum: int, frame: Any) -> None:
-        loop.terminate.set()
-
-    signal.signal(signal.SIGTERM, on_term)
+    loop = WorkerLoop(monitor, inbox, config.sidecar.batch_records, alive=lambda: os.getppid() == parent,
+                      terminate=terminate)
 
     def read() -> None:
         for line in stdin:
             try:
                 msg = _decode(line)
-            except (orjson.JSONDecodeError, AttributeError, TypeError, ValueError):
+            except (AttributeError, TypeError, ValueError):  # JSONDecodeError is a ValueError
                 msg = ("malformed", None, 1)
             if msg is not None:
                 inbox.put(msg)

@@ -193,7 +193,7 @@ class StreamMonitor:
             "text": texts,
             "sha256": [text_sha256(t) for t in texts],
             "chars": [len(t) for t in texts],
-            "bytes": [len(t.encode("utf-8", "surrogatepass")) for t in texts],
+            "bytes": [len(t.encode("utf-8")) for t in texts],
             "error": [None] * len(samples),
         }, schema=RECORD_SCHEMA)
 
@@ -209,20 +209,32 @@ class StreamMonitor:
         return table, reasons
 
     def process(self, samples: Sequence[Sample]) -> None:
-        """Measure a list of sampled records and add them to the windows (in order)."""
-        if not samples:
+        """Measure a list of sampled records and add them to the windows (in order).
+
+        A text that is not valid Unicode (lone surrogates: the job's readers call such a record
+        unreadable) is counted as malformed. If a stage fails on a batch, its records are
+        measured one by one, so only the record it fails on is lost (counted in batch_errors).
+        """
+        good = [s for s in samples if _encodable(s["text"])]
+        if len(good) < len(samples):
+            self.count_local(malformed=len(samples) - len(good))
+        if not good:
             return
-        table = self.table(samples)
         try:
-            table, reasons = self.measure(table)
+            table, reasons = self.measure(self.table(good))
         except Exception:  # a stage failing on odd input must not stop the sidecar
+            if len(good) > 1:
+                for one in good:
+                    self.process([one])
+                return
             self.batch_errors += 1
             self.metrics.batch_errors.inc()
-            self.seq += len(samples)
-            log.exception("sidecar: a stage failed on a batch of %d sampled records; batch skipped", len(samples))
+            self.seq += 1
+            log.exception("sidecar: a stage failed on sampled record %s (sample_id %s); skipped",
+                          self.seq - 1, good[0].get("sample_id"))
             self._refresh_status()
             return
-        self._add_rows(samples, table, reasons)
+        self._add_rows(good, table, reasons)
         self._refresh_status()
 
     def _add_rows(self, samples: Sequence[Sample], table: pa.Table, reasons: list[dict[str, dict]]) -> None:
@@ -433,6 +445,14 @@ class StreamMonitor:
         self.alerts.close()
         if self.server:
             self.server.close()
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def _band_keys(row: np.ndarray) -> list[int]:

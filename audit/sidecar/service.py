@@ -103,7 +103,7 @@ def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: Bin
             try:
                 if folder is not None:
                     tailer = FolderTailer(folder, sidecar.output / "source_state.json", config.input.text_field,
-                                          sc.poll_seconds, sc.settle_seconds, stop)
+                                          sc.poll_seconds, sc.settle_seconds, stop, config.input.max_record_bytes)
                     tailer.run(feed)
                 else:
                     _read_stream(stdin or sys.stdin.buffer, feed, config.input.text_field,

@@ -108,8 +108,10 @@ class FolderTailer:
     """New records from a folder of micro-batch dumps, in order of the files' appearance."""
 
     def __init__(self, folder: Path, state_file: Path, text_field: str, poll_seconds: float,
-                 settle_seconds: float, stop: threading.Event) -> None:
+                 settle_seconds: float, stop: threading.Event, max_line_bytes: int = 64 << 20) -> None:
         self.folder = folder
+        # Bytes read from a tailed file per look; a line longer than this is skipped and counted.
+        self.max_line_bytes = max_line_bytes
         self.state_file = state_file
         self.text_field = text_field
         self.poll_seconds = poll_seconds
@@ -179,12 +181,18 @@ class FolderTailer:
                 return 0
             with open(path, "rb") as f:
                 f.seek(offset)
-                data = f.read(size - offset)
+                # A bounded piece per look: a large dump is read over several looks.
+                data = f.read(min(size - offset, self.max_line_bytes))
         except OSError as e:
             log.warning("sidecar: cannot read %s: %s", path, e)
             return 0
         end = data.rfind(b"\n")
         if end < 0:
+            if len(data) >= self.max_line_bytes:  # one line longer than a whole piece: skip it, counted
+                self.done[name] = offset + len(data)
+                self._dirty = True
+                sink(Parsed([], 1, f"a line of {name} is longer than {self.max_line_bytes} bytes"), name)
+                return 1
             return 0  # no complete line yet
         lines = data[:end].split(b"\n")
         self.done[name] = offset + end + 1

@@ -18,6 +18,7 @@ or {"t": "error", ...}.
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import queue
@@ -44,12 +45,12 @@ class WorkerLoop:
     """Feeds queued messages to a monitor until a stop message, `terminate`, or a dead parent."""
 
     def __init__(self, monitor: Any, inbox: "queue.Queue[Message]", batch_records: int,
-                 alive: Callable[[], bool] | None = None) -> None:
+                 alive: Callable[[], bool] | None = None, terminate: threading.Event | None = None) -> None:
         self.monitor = monitor
         self.inbox = inbox
         self.batch_records = batch_records
         self.alive = alive or (lambda: True)
-        self.terminate = threading.Event()
+        self.terminate = terminate or threading.Event()
         self._deadline: float | None = None
 
     def hurry(self, seconds: float) -> None:
@@ -132,6 +133,7 @@ class ThreadWorker:
         self.ready = threading.Event()
         self.error: str | None = None
         self.port: int | None = None
+        self.lost = 0  # never: the thread shares the queue (kept for the same interface)
         self.loop: WorkerLoop | None = None
         self._thread = threading.Thread(target=self._run, args=(config, metrics_port, source),
                                         name="audit-sidecar", daemon=True)
@@ -185,6 +187,22 @@ class ThreadWorker:
 # ---------------------------------------------------------------- in a child process
 
 
+def _dumps(obj: dict[str, Any]) -> bytes:
+    """One JSON line; text with lone surrogates (which orjson refuses) goes through json's escapes."""
+    try:
+        return orjson.dumps(obj)
+    except orjson.JSONEncodeError:
+        return json.dumps(obj).encode("ascii")
+
+
+def loads(line: bytes) -> Any:
+    """Parse a line written by `_dumps` (json's lone-surrogate escapes included)."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
+
+
 def _child_env() -> dict[str, str]:
     """The environment of the child: this `audit` package importable whatever the cwd."""
     env = dict(os.environ)
@@ -208,8 +226,11 @@ class ProcessWorker:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         first = {"t": "config", "config": config.model_dump(mode="json"), "base_dir": str(config.base_dir),
                  "metrics_port": metrics_port, "source": source}
-        self.proc.stdin.write(orjson.dumps(first) + b"\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(orjson.dumps(first) + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass  # the child died at once: wait_ready() reports it
         self._writer = threading.Thread(target=self._write, name="audit-sidecar-writer", daemon=True)
         self._reader = threading.Thread(target=self._read, name="audit-sidecar-reader", daemon=True)
         self._writer.start()
@@ -236,7 +257,7 @@ class ProcessWorker:
             kind, samples, extra = self.outbox.get()
             line = {"t": kind, "r": samples, "c": extra} if kind != "malformed" else {"t": kind, "n": extra}
             try:
-                pipe.write(orjson.dumps(line) + b"\n")
+                pipe.write(_dumps(line) + b"\n")
                 pipe.flush()
             except (BrokenPipeError, OSError, ValueError):
                 self.lost += len(samples or ())
@@ -267,10 +288,9 @@ class ProcessWorker:
             except queue.Full:
                 if time.monotonic() > end or self.proc.poll() is not None:
                     break
-        wait = max(0.0, end - time.monotonic()) if hurry_seconds is None else min(hurry_seconds,
-                                                                                   max(0.0, end - time.monotonic()))
+        remaining = max(0.0, end - time.monotonic())
         try:
-            self.proc.wait(wait)
+            self.proc.wait(remaining if hurry_seconds is None else min(hurry_seconds, remaining))
         except subprocess.TimeoutExpired:
             self.proc.send_signal(signal.SIGTERM)
             try:

@@ -1,13 +1,19 @@
 """Charset: what the characters of a document are made of, and signs of broken decoding.
 
-Shares of letters (with combining marks, so Devanagari and Thai vowel signs count), digits and
-punctuation are taken over the visible (non-white-space) characters; control characters (other
-than tab, newline, carriage return) and U+FFFD replacement characters over all characters.
-Mojibake is counted as sequences of a UTF-8 lead byte read as Latin-1/CP1252 (Â..ô) followed by a
-continuation byte read the same way (U+0080..U+00BF, or the CP1252 glyphs of 0x80..0x9F such as
-€ ™ œ): "Ã©" for é, "â€™" for ’, "Ð¿" for п. Text in any script that was decoded correctly has
-no such pairs, so Chinese, Russian, Arabic or Hindi are never mistaken for mojibake. Lone
-surrogates can only reach an Arrow string as WTF-8 bytes; they are counted as such.
+Measures:
+- charset_letter_share, charset_digit_share, charset_punct_share: shares of the visible
+  (non-white-space) characters; letters include combining marks, so Devanagari and Thai vowel
+  signs count. Null for text with no visible character (the length stage names it).
+- charset_control_share: control characters other than tab, newline and carriage return (and an
+  ESC opening an ANSI colour sequence), over all characters; C1 controls (U+0080..U+009F) count.
+- charset_replacement_share: U+FFFD replacement characters over all characters.
+- charset_mojibake: pairs of a UTF-8 lead byte read as Latin-1/CP1252 (Â..ô) followed by a
+  continuation byte read the same way (U+0080..U+00BF, or CP1252 glyphs such as € ™ š): "Ã©" for
+  é, "â€™" for ’, "Ð¿" for п. charset_mojibake_share: the share of the non-ASCII characters that
+  such garbled sequences make up (a text decoded wrongly is garbled throughout). Correctly
+  decoded text in any script has no such pairs, so Chinese, Russian, Arabic or Hindi are never
+  mistaken for mojibake.
+- charset_surrogates: lone surrogates, which reach an Arrow string only as WTF-8 bytes.
 
 Reasons: `charset:low_alnum`, `charset:control`, `charset:replacement`, `charset:mojibake`,
 `charset:surrogates`.
@@ -89,40 +95,40 @@ class CharsetStage(Stage):
         view = Utf8View.of(text)
         counts = _class_counts(view)
         chars = pc.fill_null(pc.utf8_length(text), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-        visible = np.maximum(chars - counts[SPACE], 1)
+        visible = chars - counts[SPACE]
+        has_visible = view.valid & (visible > 0)  # shares of nothing are null, not 0
+        visible = np.maximum(visible, 1)
         total = np.maximum(chars, 1)
         found, spans = mojibake_pairs(view)
         mojibake = view.row_counts_at(found)
         garbled = segment_sums(spans, np.searchsorted(found, view.offsets))
         non_ascii = view.row_counts_at(view.multibyte()[0])
+        valid = view.valid
         columns = {
-            "charset_letter_share": (counts[LETTER] / visible, pa.float32()),
-            "charset_digit_share": (counts[DIGIT] / visible, pa.float32()),
-            "charset_punct_share": (counts[PUNCT] / visible, pa.float32()),
-            "charset_control_share": (counts[CONTROL] / total, pa.float32()),
-            "charset_replacement_share": (counts[REPLACEMENT] / total, pa.float32()),
-            "charset_mojibake": (mojibake, pa.int64()),
-            "charset_mojibake_share": (np.minimum(garbled / np.maximum(non_ascii, 1), 1.0), pa.float32()),
-            "charset_surrogates": (counts[SURROGATE], pa.int64()),
+            "charset_letter_share": (counts[LETTER] / visible, pa.float32(), has_visible),
+            "charset_digit_share": (counts[DIGIT] / visible, pa.float32(), has_visible),
+            "charset_punct_share": (counts[PUNCT] / visible, pa.float32(), has_visible),
+            "charset_control_share": (counts[CONTROL] / total, pa.float32(), valid),
+            "charset_replacement_share": (counts[REPLACEMENT] / total, pa.float32(), valid),
+            "charset_mojibake": (mojibake, pa.int64(), valid),
+            "charset_mojibake_share": (np.minimum(garbled / np.maximum(non_ascii, 1), 1.0), pa.float32(), valid),
+            "charset_surrogates": (counts[SURROGATE], pa.int64(), valid),
         }
-        for name, (values, type_) in columns.items():
-            batch = batch.append_column(name, null_where(values, view.valid, type_))
+        for name, (values, type_, ok) in columns.items():
+            batch = batch.append_column(name, null_where(values, ok, type_))
         return batch
 
     @staticmethod
     def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
         cfg = config.filters.charset
-        letters, measured = column_values(table, "charset_letter_share")
+        letters, visible = column_values(table, "charset_letter_share")
         digits, _ = column_values(table, "charset_digit_share")
-        control, _ = column_values(table, "charset_control_share")
+        control, measured = column_values(table, "charset_control_share")
         replacement, _ = column_values(table, "charset_replacement_share")
         mojibake, _ = column_values(table, "charset_mojibake")
         garbled, _ = column_values(table, "charset_mojibake_share")
         surrogates, _ = column_values(table, "charset_surrogates")
-        alnum = letters + digits
-        # A text with no visible character has shares of 0: the length stage calls it whitespace.
-        visible = measured & ((alnum > 0) | (column_values(table, "charset_punct_share")[0] > 0) | (control > 0)
-                              | (replacement > 0))
+        alnum = letters + digits  # null (not visible) for empty or blank text: length's business
         rules = [
             ("charset:low_alnum", visible & (alnum < cfg.min_alnum_share),
              lambda i: {"alnum_share": round(float(alnum[i]), 4), "min_alnum_share": cfg.min_alnum_share}),
@@ -144,7 +150,7 @@ class CharsetStage(Stage):
 
 def _class_counts(view: Utf8View) -> dict[int, np.ndarray]:
     """Characters per row of each class that the shares need (ASCII by byte, the rest decoded)."""
-    cls = byte_classes()[view.data]
+    cls = byte_classes()[view.data] & CLASS_MASK
     # ESC opening an ANSI escape sequence ("\x1b[33m", terminal colours in text dumps) is
     # formatting, not a corrupt byte.
     esc = np.flatnonzero(view.data[:-1] == 0x1B)

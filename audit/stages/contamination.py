@@ -6,17 +6,20 @@ items of at least `ngram` words, `min_ngram`-grams for shorter ones. A record is
 one vectorised pass per n-gram size: a bitmap filter, then a binary search for the few that
 pass, so the cost per record does not grow with the number of items.
 
-Overlap of a record with an item is the share of the item's words covered by the item's
-n-grams found in the record: 1.0 for a verbatim or re-cased/re-punctuated copy, ~0.6 for the
-first 60% of an item (counting whole n-grams instead would give a 60% prefix of a 40-word
-item 12 of 28 13-grams, 0.43). Spans are [start, end) character offsets in the original text
-of the merged runs of matching n-grams. Words run across line breaks, so a leak split over
-lines matches as well.
+Two figures per (record, item): `overlap`, the share of the item's n-grams found in the record
+(CONTRACT.md), and `coverage`, the share of the item's words covered by those n-grams. The
+decision reads coverage: 1.0 for a verbatim or re-cased/re-punctuated copy, ~0.6 for the first
+60% of an item, where overlap gives a 60% prefix of a 40-word item only 12 of 28 13-grams, 0.43.
+A match needs coverage >= `threshold` and at least `ngram` item words covered (all the words of
+a shorter item). Spans are [start, end) character offsets
+(end exclusive) in the original text of the merged runs of matching n-grams. Words run
+across line breaks, so a leak split over lines matches as well.
 
 Edited items, whose n-grams break, are caught by MinHash: regions of the record dense in
 `min_ngram`-gram hits of any item (so a leak buried in a long record costs nothing elsewhere)
 are compared with every item through datasketch's MinHashLSH over word `minhash_ngram`-grams;
-a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "minhash" match.
+a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "minhash" match
+(overlap and coverage: that Jaccard; span: the region). Items matched by n-grams are not reported again.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ MATCH_TYPE = pa.struct([
     ("eval_set", pa.string()),
     ("eval_id", pa.string()),
     ("overlap", pa.float64()),
+    ("coverage", pa.float64()),
     ("spans", pa.list_(pa.list_(pa.int64()))),
     ("method", pa.string()),
 ])
@@ -118,7 +122,7 @@ class GramIndex:
             items_per_gram = np.bincount(gram_id, weights=pair_new)
             keep = items_per_gram[gram_id] <= _MAX_ITEMS_PER_GRAM
             grams, item, pos = grams[keep], item[keep], pos[keep]
-        index = HashSet.build(grams)  # sorting is stable on already sorted input
+        index = HashSet.build(grams)  # grams are sorted already: its sorted array lines up with item/pos
         return cls(n, index, item.astype(np.int32), pos.astype(np.int32))
 
     def lookup(self, probe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -210,7 +214,7 @@ class ContaminationIndex:
         out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
         for a, b in chunk_texts(texts):
             for k, matches in self._match_chunk(texts[a:b]).items():
-                out[a + k] = sorted(matches, key=lambda m: (-m["overlap"], m["eval_set"], m["eval_id"]))
+                out[a + k] = sorted(matches, key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"]))
         return out
 
     def _match_chunk(self, texts: list[str | None]) -> dict[int, list[dict[str, Any]]]:
@@ -229,28 +233,30 @@ class ContaminationIndex:
                 continue
             win = first[probe]
             pair = text_of[win] * n_items + gi.item[post]
-            for p, overlap, spans in self._ngram_matches(pair, gi.pos[post], win, gi.n, tokens):
+            for p, overlap, coverage, spans in self._ngram_matches(pair, gi.pos[post], win, gi.n, tokens):
                 matched_pairs.add(p)
-                self._add(found, p, overlap, spans, "ngram")
+                self._add(found, p, overlap, coverage, spans, "ngram")
         if self.lsh is not None and self.seeds is not None:
             n = self.settings.min_ngram
             g, first = gram_cache.get(n) or ngram_hashes(tokens, n)
             hits = first[self.seeds.contains(g)]
             if len(hits) >= _REGION_MIN_HITS:
-                for p, overlap, spans in self._minhash_matches(hits, tokens, text_of):
+                for p, jaccard, spans in self._minhash_matches(hits, tokens, text_of):
                     if p not in matched_pairs:
-                        self._add(found, p, overlap, spans, "minhash")
+                        self._add(found, p, jaccard, jaccard, spans, "minhash")
         return found
 
-    def _add(self, found: dict, pair: int, overlap: float, spans: list[list[int]], method: str) -> None:
+    def _add(self, found: dict, pair: int, overlap: float, coverage: float, spans: list[list[int]],
+             method: str) -> None:
         text, item = divmod(pair, len(self.item_ids))
         found.setdefault(text, []).append({
             "eval_set": self.set_names[self.item_set[item]], "eval_id": self.item_ids[item],
-            "overlap": round(min(1.0, overlap), 4), "spans": spans, "method": method})
+            "overlap": round(min(1.0, overlap), 4), "coverage": round(min(1.0, coverage), 4), "spans": spans,
+            "method": method})
 
     def _ngram_matches(self, pair: np.ndarray, pos: np.ndarray, win: np.ndarray, n: int,
-                       tokens: Tokens) -> Iterable[tuple[int, float, list[list[int]]]]:
-        """(text x item) pairs whose n-grams cover >= threshold of the item, with their spans."""
+                       tokens: Tokens) -> Iterable[tuple[int, float, float, list[list[int]]]]:
+        """(text x item, overlap, coverage, spans) of pairs whose n-grams cover >= threshold of the item."""
         n_items = len(self.item_ids)
         # Covered item words: the union of [pos, pos + n) over distinct positions found.
         order = np.lexsort((pos, pair))
@@ -265,8 +271,14 @@ class ContaminationIndex:
         step[:-1][same_next[:-1]] = np.minimum(np.diff(qs)[same_next[:-1]], n)
         covered = np.add.reduceat(step, starts)
         pairs = ps[starts]
-        overlap = covered / self.item_words[pairs % n_items]
-        good = overlap >= self.settings.threshold
+        words = self.item_words[pairs % n_items]
+        coverage = covered / words
+        # The contract's overlap: distinct item n-grams found / the item's n-grams.
+        found_grams = np.diff(np.append(starts, len(ps)))
+        overlap = found_grams / np.maximum(1, words - n + 1)
+        # A match also covers at least `ngram` words (all of a shorter item): one common 5-word
+        # phrase must not make a 9-word question a leak.
+        good = (coverage >= self.settings.threshold) & (covered >= np.minimum(words, self.settings.ngram))
         if not good.any():
             return
         wanted = pairs[good]
@@ -283,8 +295,8 @@ class ContaminationIndex:
         spans_by_pair: dict[int, list[list[int]]] = {}
         for p, a, b in zip(wp[span_start].tolist(), char_a.tolist(), char_b.tolist()):
             spans_by_pair.setdefault(p, []).append([a, b])
-        for p, ov in zip(wanted.tolist(), overlap[good].tolist()):
-            yield p, ov, spans_by_pair[p]
+        for p, ov, cov in zip(wanted.tolist(), overlap[good].tolist(), coverage[good].tolist()):
+            yield p, ov, cov, spans_by_pair[p]
 
     def _minhash_matches(self, hits: np.ndarray, tokens: Tokens,
                          text_of: np.ndarray) -> Iterable[tuple[int, float, list[list[int]]]]:
@@ -356,14 +368,15 @@ class ContaminationStage(Stage):
             count: dict[str, int] = {}
             for m in matches:
                 limit = c.minhash_threshold if m["method"] == "minhash" else c.threshold
-                if m["overlap"] < limit:
+                if m["coverage"] < limit:
                     continue
                 count[m["eval_set"]] = count.get(m["eval_set"], 0) + 1
-                if m["eval_set"] not in best or m["overlap"] > best[m["eval_set"]]["overlap"]:
+                if m["eval_set"] not in best or m["coverage"] > best[m["eval_set"]]["coverage"]:
                     best[m["eval_set"]] = m
             for name, m in best.items():
                 yield row, f"contamination:{name}", {"eval_id": m["eval_id"], "overlap": m["overlap"],
-                                                     "method": m["method"], "items": count[name]}
+                                                     "coverage": m["coverage"], "method": m["method"],
+                                                     "items": count[name]}
 
 
 def first_match(table: pa.Table) -> dict | None:
@@ -380,6 +393,7 @@ def first_match(table: pa.Table) -> dict | None:
         return None
     row = hits[0].as_py()
     m = table.column("contamination")[row].as_py()[0]
-    out = {k: (table.column(k)[row].as_py() if k in table.column_names else None) for k in ("doc_id", "shard", "record")}
+    out = {k: (table.column(k)[row].as_py() if k in table.column_names else None)
+           for k in ("doc_id", "shard", "record")}
     out.update(eval_set=m["eval_set"], eval_id=m["eval_id"], overlap=m["overlap"], method=m["method"])
     return out

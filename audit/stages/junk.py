@@ -1,25 +1,29 @@
 """Junk: text that is not prose although its characters are fine.
 
-Measures (all shares are of characters unless named otherwise):
-- junk_base64_share: text in base64 runs (>= base64_min_run characters of the base64 alphabet,
-  continued across the line breaks of wrapped encodings), data: URIs and PEM blocks.
-- junk_long_token_share: text in whitespace-free tokens of >= long_token_chars characters.
+Measures (shares are of characters unless named otherwise):
+- junk_base64_share: text in base64 runs (>= base64_min_run characters of the alphabet mixing
+  capitals, small letters and digits or +/, continued across the line breaks of wrapped
+  encodings: PEM blocks, MIME, data: URIs).
+- junk_long_token_share: text in whitespace-delimited tokens of >= long_token_chars characters.
 - junk_mean_line_chars, junk_symbol_share (code symbols {}[]();=<>:|&!+*$ per character), and
-  junk_code_line_share: the share of the text in lines of >= code_line_chars characters whose
-  own symbol share is >= code_line_symbol_share (minified JavaScript and CSS).
+  junk_code_line_share: text in lines of >= code_line_chars characters whose own symbol share is
+  >= code_line_symbol_share (minified JavaScript and CSS).
 - junk_markup_share: text inside <...> tags and <!-- --> comments.
-- junk_mean_word_chars: mean length of whitespace-delimited words; null when words in spaced
-  scripts cover under half the visible text (Chinese, Japanese, Thai have no such words).
+- junk_mean_word_chars: mean length of whitespace-delimited words.
 - Gopher-style repetition over the first sample_chars characters: junk_dup_line_share (UTF-8
-  bytes of non-blank lines that repeat an earlier line / bytes of non-blank lines) and
-  junk_top_{2,3,4}gram_share (bytes of the word n-gram with the most repeated text / word bytes;
-  0 when no n-gram repeats).
+  bytes of non-blank lines repeating an earlier line of the document / bytes of non-blank lines)
+  and junk_top_{2,3,4}gram_share (word bytes covered by the occurrences of the repeated word
+  n-gram covering most, overlaps counted once / word bytes; 0 when no n-gram repeats).
+The word measures (mean word length, n-gram shares) are null where scripts written without
+spaces (Chinese, Japanese, Thai, ...) hold a quarter or more of the visible bytes: such text has
+no whitespace-delimited words to measure.
 
-Everything is computed over the batch's bytes at once (numpy, RE2 on the rows a cheap test
-selects); no Python loop runs per document.
+Everything runs over the batch's bytes at once (numpy; RE2 only on rows a cheap test selects),
+so no Python code runs per document.
 
-Reasons: `junk:base64`, `junk:long_tokens`, `junk:minified`, `junk:markup`, `junk:word_length`,
-`junk:repetition` (details name the measure that fired).
+Reasons (details carry the measured values and the limits):
+`junk:base64`, `junk:long_tokens`, `junk:minified`, `junk:markup`, `junk:word_length`,
+`junk:repetition`.
 """
 from __future__ import annotations
 
@@ -31,41 +35,49 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.stages import Finding, Stage
-from audit.stages.utf8view import (CLASS_MASK, CONT, SPACE, UNSPACED, Utf8View, codepoint_classes, column_values,
-                                   null_where, segment_sums, word_bytes)
+from audit.stages.utf8view import (CLASS_MASK, CODE, SPACE, UNSPACED, Utf8View, ansi_escapes, codepoint_classes,
+                                   column_values,
+                                   null_where, segment_sums, span_counts, word_bytes)
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig, JunkConfig
 
-_SYMBOLS = b"{}[]();=<>:|&!+*$"
-_MARKUP = r"<!--[\s\S]{0,1000}?-->|<[!?/]?[A-Za-z][A-Za-z0-9:-]{0,40}(?:\s[^<>]{0,1000})?/?>"
-_NGRAMS = (2, 3, 4)
+# Tags (<a href=...>, </p>, <br/>), comments, doctype and processing instructions. Unbounded
+# repeats keep RE2 on its fast DFA (counted repeats blow the automaton up).
+_MARKUP = r"<!--(?s:.*?)-->|</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>|<[!?][A-Za-z][^<>]*>"
+NGRAMS = (2, 3, 4)
+
+_C1 = np.uint64(0xBF58476D1CE4E5B9)  # splitmix64 constants
+_C2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+# _PREFIX_MASKS[k] keeps the low k bytes of a little-endian uint64 (k = 0..8).
+_PREFIX_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 
 
-def _base64_alphabet() -> tuple[np.ndarray, np.ndarray]:
-    """Byte tables: in the base64 alphabet (with '=' padding), and which kind (1 upper, 2 lower, 3 other)."""
-    alphabet = np.zeros(256, dtype=bool)
-    kind = np.zeros(256, dtype=np.uint8)
-    for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZ":
-        kind[c] = 1
-    for c in b"abcdefghijklmnopqrstuvwxyz":
-        kind[c] = 2
-    for c in b"0123456789+/":
-        kind[c] = 3
-    alphabet[kind > 0] = True
-    alphabet[ord("=")] = True
-    return alphabet, kind
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser: a well-spread 64-bit hash of 64-bit values (wrapping arithmetic)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _C1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _C2
+    return x ^ (x >> np.uint64(31))
 
 
-_B64_ALPHABET, _B64_KIND = _base64_alphabet()
+# ---- base64 ---------------------------------------------------------------------------------
+
+_B64_KIND = np.zeros(256, dtype=np.uint8)  # 1 capital, 2 small letter, 3 digit or + /, 4 '='
+_B64_KIND[np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", dtype=np.uint8)] = 1
+_B64_KIND[np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)] = 2
+_B64_KIND[np.frombuffer(b"0123456789+/", dtype=np.uint8)] = 3
+_B64_KIND[ord("=")] = 4
 
 
 def base64_chars(text: pa.ChunkedArray | pa.Array, min_run: int) -> np.ndarray:
     """Characters per row in base64 runs.
 
     A run of the alphabet counts when it is at least min_run long and mixes capitals, small
-    letters and digits or +/ (as encoded bytes always do within 64 characters; a long chemical
-    name or a hex digest does not). Runs that continue it across single line breaks (PEM, MIME
+    letters and digits or +/ (encoded bytes always do within 64 characters; a long chemical name
+    or a hex digest does not). Runs continuing it across single line breaks (PEM and MIME
     wrapping) count with it. RE2 finds the rows holding a run of min_run; numpy measures them.
     """
     out = np.zeros(len(text), dtype=np.int64)
@@ -74,37 +86,31 @@ def base64_chars(text: pa.ChunkedArray | pa.Array, min_run: int) -> np.ndarray:
     if len(rows) == 0:
         return out
     view = Utf8View.of(pc.take(text, pa.array(rows)))
-    inside = _B64_ALPHABET[view.data]
-    start = np.flatnonzero(view.run_starts(inside))
-    length = _run_lengths(view, inside, start)
-    end = start + length
     kind = _B64_KIND[view.data]
-    bounds = np.empty(2 * len(start) + 1, dtype=np.int64)
-    bounds[0:-1:2], bounds[1:-1:2], bounds[-1] = start, end, len(view.data)
-    upper = segment_sums(kind == 1, bounds)[0::2]
-    lower = segment_sums(kind == 2, bounds)[0::2]
-    other = segment_sums(kind == 3, bounds)[0::2]
-    strong = (length >= min_run) & (upper > 0) & (lower > 0) & (other > 0)
-    # Runs joined by one line break ("\n" or "\r\n") in the same row form a chain; a chain with a
-    # strong run is base64 throughout.
-    gap = start[1:] - end[:-1]
+    start, end = view.runs(kind > 0)
+    length = end - start
+    strong = length >= min_run
+    for k in (1, 2, 3):
+        strong &= span_counts(kind == k, start, end) > 0
+    # Runs joined by one line break (LF or CR LF) in the same row form a chain; a chain
+    # holding a strong run is base64 throughout.
     padded = np.concatenate([view.data, np.zeros(2, dtype=np.uint8)])
+    gap = start[1:] - end[:-1]
     linked = ((gap == 1) & (padded[end[:-1]] == 0x0A)) | (
         (gap == 2) & (padded[end[:-1]] == 0x0D) & (padded[end[:-1] + 1] == 0x0A))
-    row = np.searchsorted(view.offsets, start, side="right") - 1
+    row = view.row_of(start)
     linked &= row[1:] == row[:-1]
     chain = np.concatenate([[0], np.cumsum(~linked)])
-    chain_strong = np.bincount(chain, weights=strong, minlength=chain[-1] + 1 if len(chain) else 0) > 0
-    counted = chain_strong[chain] if len(chain) else np.zeros(0, dtype=bool)
+    chain_strong = np.bincount(chain, weights=strong, minlength=int(chain[-1]) + 1) > 0
+    counted = chain_strong[chain]
     out[rows] = np.bincount(row, weights=length * counted, minlength=len(rows)).astype(np.int64)
     return out
 
 
-def _chars_in_matches(text: pa.ChunkedArray | pa.Array, chars: np.ndarray, pattern: str, prefilter: str) -> np.ndarray:
-    """Characters per row inside matches of `pattern`, running the replace only on rows that
-    contain `prefilter` (a cheap literal) and match."""
+def _chars_in_matches(text: pa.ChunkedArray | pa.Array, chars: np.ndarray, pattern: str, literal: str) -> np.ndarray:
+    """Characters per row inside matches of `pattern`; RE2 runs only on rows holding `literal`."""
     out = np.zeros(len(chars), dtype=np.int64)
-    candidate = pc.fill_null(pc.match_substring(text, prefilter), False) if prefilter else pc.is_valid(text)
+    candidate = pc.fill_null(pc.match_substring(text, literal), False)
     rows = np.flatnonzero(candidate.to_numpy(zero_copy_only=False))
     if len(rows) == 0:
         return out
@@ -117,6 +123,238 @@ def _chars_in_matches(text: pa.ChunkedArray | pa.Array, chars: np.ndarray, patte
     return out
 
 
+# ---- words and lines ------------------------------------------------------------------------
+
+class _Words:
+    """Whitespace-delimited words of spaced scripts: byte spans and rows."""
+
+    def __init__(self, view: Utf8View, cls: np.ndarray) -> None:
+        self.view = view
+        self.inside = word_bytes(cls, ansi_escapes(view))
+        self.start, self.end = view.runs(self.inside)
+        self.bytes = self.end - self.start
+        self.bounds = np.searchsorted(self.start, view.offsets)  # row r holds words bounds[r]:bounds[r+1]
+        self.row = np.repeat(np.arange(view.rows, dtype=np.int32), np.diff(self.bounds))
+
+    def row_sum(self, values: np.ndarray) -> np.ndarray:
+        """Per-row sums of a per-word array."""
+        return segment_sums(values, self.bounds)
+
+    def long_token_chars(self, lead: np.ndarray, min_chars: int) -> np.ndarray:
+        """Per row, the characters in words of at least min_chars characters."""
+        candidate = np.flatnonzero(self.bytes >= min_chars)  # a word has no more characters than bytes
+        chars = span_counts(lead, self.start[candidate], self.end[candidate])
+        return np.bincount(self.row[candidate], weights=chars * (chars >= min_chars),
+                           minlength=self.view.rows).astype(np.int64)
+
+    def restrict(self, keep: np.ndarray) -> "_Words":
+        """The words where `keep` is True (the same view)."""
+        out = object.__new__(_Words)
+        out.view, out.inside = self.view, self.inside
+        out.start, out.end, out.bytes = self.start[keep], self.end[keep], self.bytes[keep]
+        out.bounds = np.searchsorted(out.start, self.view.offsets)
+        out.row = np.repeat(np.arange(self.view.rows, dtype=np.int32), np.diff(out.bounds))
+        return out
+
+
+class _Lines:
+    """Lines of a view (each ends after its newline byte), and the characters of the long ones."""
+
+    def __init__(self, view: Utf8View) -> None:
+        self.view = view
+        self.breaks = np.flatnonzero(view.data == 0x0A)
+        # Row starts and the byte after each newline; a newline ending a row repeats the next
+        # row's start, leaving an empty line that no measure counts.
+        self.bounds = np.sort(np.concatenate([view.offsets, self.breaks + 1]), kind="stable")  # merges 2 runs
+        self.bytes = np.diff(self.bounds)
+        self.row_bounds = np.searchsorted(self.bounds, view.offsets)
+        self.count = self.row_sum(self.bytes > 0)
+
+    def row_sum(self, values: np.ndarray) -> np.ndarray:
+        """Per-row sums of a per-line array."""
+        return segment_sums(values, self.row_bounds)
+
+    def code_chars(self, lead: np.ndarray, symbol: np.ndarray, space: np.ndarray, min_chars: int,
+                   min_symbol_share: float, max_space_share: float) -> np.ndarray:
+        """Per row, the characters in lines of >= min_chars characters whose code symbols are at
+        least min_symbol_share and whose spaces at most max_space_share of them (prose, even
+        dialogue full of "!" and ":", has a space every 5-7 characters; minified code has few)."""
+        candidate = np.flatnonzero(self.bytes >= min_chars)  # a line has no more characters than bytes
+        start, end = self.bounds[candidate], self.bounds[candidate + 1]
+        chars = span_counts(lead, start, end)
+        code = ((chars >= min_chars) & (span_counts(symbol, start, end) >= min_symbol_share * chars)
+                & (span_counts(space, start, end) <= max_space_share * chars))
+        row = self.view.row_of(start)
+        return np.bincount(row, weights=chars * code, minlength=self.view.rows).astype(np.int64)
+
+
+def _order_by_key(key: np.ndarray) -> np.ndarray:
+    """Stable permutation sorting a uint32 key: an LSD radix sort on two 16-bit digits (numpy's
+    stable argsort of uint16 is a linear-time radix sort, several times faster than quicksort).
+
+    Items come in row order and the sort is stable, so equal keys of one row end up adjacent
+    and in their original order: no pass over the row is needed to group by (row, key).
+    """
+    order = np.argsort((key & np.uint32(0xFFFF)).astype(np.uint16), kind="stable")
+    return order[np.argsort((key[order] >> np.uint32(16)).astype(np.uint16), kind="stable")]
+
+
+def _repeated(row: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Items (given in row order) whose (row, key) occurs more than once.
+
+    Returns (items, starts, sizes): the repeated items' indices grouped by (row, key), each group
+    in original order, with each group's start in `items` and its size. A first radix pass on
+    the key's low 16 bits drops most unique items cheaply; the full key is sorted only for the
+    rest.
+    """
+    empty = np.zeros(0, dtype=np.int64)
+    if len(key) < 2:
+        return empty, empty, empty
+    low = (key & np.uint32(0xFFFF)).astype(np.uint16)
+    order = np.argsort(low, kind="stable")
+    r, k = row[order], low[order]
+    same = (r[1:] == r[:-1]) & (k[1:] == k[:-1])
+    maybe = np.zeros(len(key), dtype=bool)
+    maybe[order[1:][same]] = True
+    maybe[order[:-1][same]] = True
+    candidate = np.flatnonzero(maybe)
+    if len(candidate) == 0:
+        return empty, empty, empty
+    ck, cr = key[candidate], row[candidate]
+    order = _order_by_key(ck)
+    r, k = cr[order], ck[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (k[1:] != k[:-1]) | (r[1:] != r[:-1])
+    first = np.flatnonzero(new)
+    size = np.diff(np.append(first, len(order)))
+    repeated = size >= 2
+    items = candidate[order][np.repeat(repeated, size)]
+    sizes = size[repeated]
+    return items, np.cumsum(sizes) - sizes, sizes
+
+
+def _content_spans(view: Utf8View, lines: _Lines, in_sample: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(start, bytes) of each line's text: without its newline (LF or CR LF), cut at the sample's end."""
+    data = view.data
+    start = lines.bounds[:-1]
+    end = lines.bounds[1:].copy()
+    last = np.maximum(end - 1, 0)
+    newline = (end > start) & (data[last] == 0x0A) if len(data) else np.zeros(len(end), dtype=bool)
+    end -= newline
+    cr = newline & (end > start) & (data[np.maximum(end - 1, 0)] == 0x0D)
+    end -= cr
+    if in_sample is not None:  # the sample is a prefix of its row: cut the line where it ends
+        end = start + np.minimum(end - start, segment_sums(in_sample, lines.bounds))
+    return start, np.maximum(end - start, 0)
+
+
+def _exact_ids(data: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Equal-content ids (uint32) of byte spans, by Arrow's hash table."""
+    offsets = np.zeros(len(size) + 1, dtype=np.int64)
+    np.cumsum(size, out=offsets[1:])
+    index = np.arange(offsets[-1], dtype=np.int64) + np.repeat(start - offsets[:-1], size)
+    array = pa.Array.from_buffers(pa.large_binary(), len(size),
+                                  [None, pa.py_buffer(offsets), pa.py_buffer(data[index])])
+    return pc.dictionary_encode(array).indices.to_numpy().astype(np.uint32)
+
+
+def _span_identities(data: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """A 64-bit identity of each byte span from its length and first and last 8 bytes (exact up to
+    16 bytes; longer spans differing only in their middle share one)."""
+    padded = np.concatenate([data, np.zeros(8, dtype=np.uint8)])
+    # Every byte offset read as a little-endian uint64 (an unaligned, overlapping view).
+    at = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    first = at[start] & _PREFIX_MASKS[np.minimum(size, 8)]
+    last = at[start + np.maximum(size - 8, 0)] & _PREFIX_MASKS[(size > 8) * 8]
+    return _mix(first ^ (size.astype(np.uint64) * _GOLDEN) ^ (last * _C1))
+
+
+def dup_line_share(view: Utf8View, lines: _Lines, cls: np.ndarray, in_sample: np.ndarray | None) -> np.ndarray:
+    """Bytes of non-blank lines repeating an earlier line of the same row / bytes of non-blank lines.
+
+    Only the bytes where `in_sample` is True are read (all when it is None). Lines are grouped by
+    a cheap identity first; only lines sharing one are compared by content.
+    """
+    start, size = _content_spans(view, lines, in_sample)
+    visible = (cls & CLASS_MASK) != SPACE
+    nonblank = np.flatnonzero(span_counts(visible, start, start + size) > 0)
+    start, size = start[nonblank], size[nonblank]
+    row = view.row_of(start)
+    total = np.bincount(row, weights=size, minlength=view.rows)
+    ident = (_span_identities(view.data, start, size) >> np.uint64(32)).astype(np.uint32)
+    maybe, _, _ = _repeated(row, ident)
+    maybe.sort()
+    items, starts, _ = _repeated(row[maybe], _exact_ids(view.data, start[maybe], size[maybe]))
+    dup = np.ones(len(items), dtype=bool)
+    dup[starts] = False  # each group keeps its first occurrence
+    lines_dup = maybe[items[dup]]
+    dup_bytes = np.bincount(row[lines_dup], weights=size[lines_dup], minlength=view.rows)
+    return dup_bytes / np.maximum(total, 1)
+
+
+def top_ngram_shares(view: Utf8View, words: _Words) -> dict[int, np.ndarray]:
+    """For n in NGRAMS, per row: the word bytes covered by the occurrences of the repeated word
+    n-gram covering most (overlapping occurrences counted once) / all word bytes.
+
+    Counting is exact per row (up to 32-bit hash collisions within one document, ~1e-5 likely):
+    (row, n-gram hash) pairs are radix-sorted, and only n-grams that can repeat are sorted at all:
+    for n=2 those left by a 16-bit prefilter, for larger n those whose two (n-1)-grams repeat.
+    """
+    rows = view.rows
+    total = np.maximum(words.row_sum(words.bytes), 1)
+    cum = np.zeros(len(words.bytes) + 1, dtype=np.int64)
+    np.cumsum(words.bytes, out=cum[1:])
+    out = {n: np.zeros(rows) for n in NGRAMS}
+    ident = _span_identities(view.data, words.start, words.bytes)
+    # Polynomial hash over the (random 64-bit) word identities: h_n(i) = h_{n-1}(i) * G + id(i+n-1);
+    # its top 32 bits are the sort key.
+    hashes = ident
+    repeated_prev: np.ndarray | None = None
+    for n in NGRAMS:
+        m = len(ident) - n + 1
+        if m <= 0:
+            break
+        candidate = words.row[:m] == words.row[n - 1:]
+        if repeated_prev is None:
+            h = hashes[:m] * _GOLDEN + ident[n - 1:]
+            idx = np.flatnonzero(candidate)
+        else:
+            candidate &= repeated_prev[:m] & repeated_prev[1:m + 1]
+            idx = np.flatnonzero(candidate)
+            h = np.zeros(m, dtype=np.uint64)
+            h[idx] = hashes[idx] * _GOLDEN + ident[idx + n - 1]
+        items, starts, counts = _repeated(words.row[idx], (h[idx] >> np.uint64(32)).astype(np.uint32))
+        at = idx[items]  # word positions of the repeats, grouped by n-gram, in text order
+        repeated = np.zeros(m, dtype=bool)
+        repeated[at] = True
+        # Each occurrence covers its n words up to where the next occurrence begins.
+        following = np.empty_like(at)
+        following[:-1] = at[1:]
+        following[starts + counts - 1] = np.iinfo(np.int64).max
+        covered = cum[np.minimum(at + n, following)] - cum[at]
+        coverage = np.bincount(np.repeat(np.arange(len(counts)), counts), weights=covered)
+        best = np.zeros(rows)
+        by_coverage = np.argsort(coverage, kind="stable")
+        best[words.row[at[starts][by_coverage]]] = coverage[by_coverage]  # the last (largest) write wins
+        out[n] = best / total
+        hashes, repeated_prev = h, repeated
+    return out
+
+
+def _sample_mask(text: pa.ChunkedArray | pa.Array, view: Utf8View, chars: np.ndarray, sample_chars: int):
+    """Bytes within the first sample_chars characters of their row; None when every row fits."""
+    long = np.flatnonzero(chars > sample_chars)
+    if len(long) == 0:
+        return None
+    kept = pc.binary_length(pc.utf8_slice_codeunits(pc.take(text, pa.array(long)), 0, sample_chars))
+    mask = np.ones(len(view.data), dtype=bool)
+    for row, size in zip(long.tolist(), kept.to_pylist()):  # only the rows longer than the sample
+        mask[view.offsets[row] + size:view.offsets[row + 1]] = False
+    return mask
+
+
+# ---- the stage ------------------------------------------------------------------------------
+
 class JunkStage(Stage):
     """Measures base64, long tokens, minified code, markup, word length and repetition."""
 
@@ -124,13 +362,11 @@ class JunkStage(Stage):
     reads = ("text",)
     writes = ("junk_base64_share", "junk_long_token_share", "junk_mean_line_chars", "junk_symbol_share",
               "junk_code_line_share", "junk_markup_share", "junk_mean_word_chars", "junk_dup_line_share",
-              *(f"junk_top_{n}gram_share" for n in _NGRAMS))
+              *(f"junk_top_{n}gram_share" for n in NGRAMS))
 
     def __init__(self, config: "AuditConfig") -> None:
         super().__init__(config)
         self.cfg: JunkConfig = config.filters.junk
-        self.symbols = np.zeros(256, dtype=bool)
-        self.symbols[list(_SYMBOLS)] = True
         codepoint_classes()  # build the Unicode table once per worker
 
     def __call__(self, batch: pa.Table) -> pa.Table:
@@ -140,41 +376,47 @@ class JunkStage(Stage):
         chars = pc.fill_null(pc.utf8_length(text), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         total = np.maximum(chars, 1)
         cls = view.classes(spread=True)
-        lead = (view.data & 0xC0) != 0x80  # first byte of each character
+        lead = (view.data & 0xC0) != 0x80  # the first byte of each character
+
+        words = _Words(view, cls)
+        n_words = np.diff(words.bounds)
+        word_bytes_ = words.row_sum(words.bytes)
+        pos, cp, width = view.multibyte()
+        wide_row = view.row_of(pos)
+        # Characters = bytes - continuation bytes; multi-byte characters are few, so count those.
+        word_chars = word_bytes_ - np.bincount(wide_row, weights=(width - 1) * words.inside[pos],
+                                               minlength=view.rows).astype(np.int64)
+        unspaced = (codepoint_classes()[cp] & UNSPACED) != 0
+        unspaced_bytes = np.bincount(wide_row, weights=width * unspaced, minlength=view.rows)
+        long_tokens = words.long_token_chars(lead, cfg.long_token_chars)
+        # Word statistics describe text in spaced scripts: not Chinese, Japanese, Thai... (nor
+        # their ANSI-coloured dumps, whose only "words" are escape codes): unspaced scripts must
+        # hold under a quarter of the visible bytes.
+        has_words = (n_words > 0) & (3 * unspaced_bytes < word_bytes_)
+
+        lines = _Lines(view)
+        symbol = (cls & CODE) != 0
+        code_chars = lines.code_chars(lead, symbol, view.data == 0x20, cfg.code_line_chars,
+                                      cfg.code_line_symbol_share, cfg.code_line_space_share)
 
         base64 = base64_chars(text, cfg.base64_min_run)
-        markup = _chars_in_matches(text, chars, _MARKUP, "<")  # RE2 only on rows with a "<"
+        markup = _chars_in_matches(text, chars, _MARKUP, "<")
 
-        words = _WordRuns(view, cls, lead)
-        long_tokens = words.row_sum(words.chars * (words.chars >= cfg.long_token_chars))
-        word_chars = words.row_sum(words.chars)
-        n_words = words.row_sum(np.ones_like(words.chars))
-        visible = chars - view.row_sums(lead & ((cls & CLASS_MASK) == SPACE))
-        mean_word = word_chars / np.maximum(n_words, 1)
-        pos, cp, _ = view.multibyte()
-        unspaced = view.row_counts_at(pos[(codepoint_classes()[cp] & UNSPACED) != 0])
-        # Word statistics describe text in spaced scripts: not Chinese, Japanese, Thai... (nor
-        # their ANSI-coloured dumps, whose only "words" are escape codes).
-        has_words = (n_words > 0) & (2 * word_chars >= visible) & (4 * unspaced < visible)
-
-        lines = _Lines(view, lead, self.symbols)
-        symbols = view.row_sums(self.symbols[view.data])
-        code_lines = lines.row_sum(lines.chars * ((lines.chars >= cfg.code_line_chars)
-                                                  & (lines.symbols >= cfg.code_line_symbol_share * lines.chars)))
-
-        repetition = _repetition(text, view, cls, chars, cfg.sample_chars)
+        # Repetition reads the first sample_chars characters of each row.
+        in_sample = _sample_mask(text, view, chars, cfg.sample_chars)
+        dup = dup_line_share(view, lines, cls, in_sample)
+        ngrams = top_ngram_shares(view, words if in_sample is None else words.restrict(in_sample[words.end - 1]))
 
         columns = {
             "junk_base64_share": (base64 / total, None),
             "junk_long_token_share": (long_tokens / total, None),
             "junk_mean_line_chars": (chars / np.maximum(lines.count, 1), None),
-            "junk_symbol_share": (symbols / total, None),
-            "junk_code_line_share": (code_lines / total, None),
+            "junk_symbol_share": (view.row_sums(symbol) / total, None),
+            "junk_code_line_share": (code_chars / total, None),
             "junk_markup_share": (markup / total, None),
-            "junk_mean_word_chars": (mean_word, has_words),
-            "junk_dup_line_share": (repetition.pop("dup_line_share"), None),
-            # Word n-grams say nothing about text mostly in unspaced scripts: null there too.
-            **{f"junk_{k}": (np.minimum(v, 1.0), has_words) for k, v in repetition.items()},
+            "junk_mean_word_chars": (word_chars / np.maximum(n_words, 1), has_words),
+            "junk_dup_line_share": (dup, None),
+            **{f"junk_top_{n}gram_share": (ngrams[n], has_words) for n in NGRAMS},
         }
         for name, (values, ok) in columns.items():
             valid = view.valid if ok is None else view.valid & ok
@@ -187,197 +429,32 @@ class JunkStage(Stage):
         col = {name: column_values(table, name) for name in JunkStage.writes}
 
         def over(name: str, limit: float) -> np.ndarray:
-            values, valid = col[name]
+            values, valid = col[f"junk_{name}"]
             return valid & (values > limit)
 
-        def under(name: str, limit: float) -> np.ndarray:
-            values, valid = col[name]
-            return valid & (values < limit)
-
-        def value(name: str, i: int) -> float:
-            return round(float(col[name][0][i]), 4)
-
-        minified = over("junk_code_line_share", cfg.max_code_line_share) | (
-            over("junk_mean_line_chars", cfg.max_mean_line_chars) & over("junk_symbol_share", cfg.max_symbol_share))
-        rules = [
-            ("junk:base64", {"base64_share": cfg.max_base64_share}),
-            ("junk:long_tokens", {"long_token_share": cfg.max_long_token_share}),
-            ("junk:minified", {"code_line_share": cfg.max_code_line_share, "mean_line_chars": cfg.max_mean_line_chars,
-                               "symbol_share": cfg.max_symbol_share}),
-            ("junk:markup", {"markup_share": cfg.max_markup_share}),
-            ("junk:word_length", {"mean_word_chars": (cfg.min_mean_word_chars, cfg.max_mean_word_chars)}),
-            ("junk:repetition", {"dup_line_share": cfg.max_dup_line_share,
-                                 **{f"top_{n}gram_share": cfg.max_top_ngram_share[n - 2] for n in _NGRAMS}}),
-        ]
-        hits = {
-            "junk:base64": over("junk_base64_share", cfg.max_base64_share),
-            "junk:long_tokens": over("junk_long_token_share", cfg.max_long_token_share),
-            "junk:minified": minified,
-            "junk:markup": over("junk_markup_share", cfg.max_markup_share),
-            "junk:word_length": under("junk_mean_word_chars", cfg.min_mean_word_chars)
-            | over("junk_mean_word_chars", cfg.max_mean_word_chars),
-            "junk:repetition": over("junk_dup_line_share", cfg.max_dup_line_share)
-            | np.logical_or.reduce([over(f"junk_top_{n}gram_share", cfg.max_top_ngram_share[n - 2]) for n in _NGRAMS]),
+        word = col["junk_mean_word_chars"]
+        rules = {
+            "junk:base64": ({"base64_share": cfg.max_base64_share}, over("base64_share", cfg.max_base64_share)),
+            "junk:long_tokens": ({"long_token_share": cfg.max_long_token_share},
+                                 over("long_token_share", cfg.max_long_token_share)),
+            "junk:minified": ({"code_line_share": cfg.max_code_line_share, "mean_line_chars": cfg.max_mean_line_chars,
+                               "symbol_share": cfg.max_symbol_share},
+                              over("code_line_share", cfg.max_code_line_share)
+                              | (over("mean_line_chars", cfg.max_mean_line_chars)
+                                 & over("symbol_share", cfg.max_symbol_share))),
+            "junk:markup": ({"markup_share": cfg.max_markup_share}, over("markup_share", cfg.max_markup_share)),
+            "junk:word_length": ({"mean_word_chars": [cfg.min_mean_word_chars, cfg.max_mean_word_chars]},
+                                 word[1] & ((word[0] < cfg.min_mean_word_chars) | (word[0] > cfg.max_mean_word_chars))),
+            "junk:repetition": ({"dup_line_share": cfg.max_dup_line_share,
+                                 **{f"top_{n}gram_share": cfg.max_top_ngram_share[n - 2] for n in NGRAMS}},
+                                np.logical_or.reduce([over("dup_line_share", cfg.max_dup_line_share)]
+                                                     + [over(f"top_{n}gram_share", cfg.max_top_ngram_share[n - 2])
+                                                        for n in NGRAMS])),
         }
-        for reason, limits in rules:
-            for i in np.flatnonzero(hits[reason]):
-                details = {name: value(f"junk_{name}", i) for name in limits}
+        for reason, (limits, hit) in rules.items():
+            for i in np.flatnonzero(hit):
+                values, valid = zip(*(col[f"junk_{name}"] for name in limits))
+                details = {name: (round(float(v[i]), 4) if ok[i] else None)
+                           for name, v, ok in zip(limits, values, valid)}
                 details["limits"] = limits
                 yield int(i), reason, details
-
-
-class _WordRuns:
-    """Whitespace-delimited words of spaced scripts: byte start, byte end, characters, row."""
-
-    def __init__(self, view: Utf8View, cls: np.ndarray, lead: np.ndarray) -> None:
-        inside = word_bytes(cls)
-        self.view = view
-        self.start = np.flatnonzero(view.run_starts(inside))
-        ends = inside.copy()
-        if len(inside) > 1:
-            ends[:-1] &= ~inside[1:]
-        row_last = view.offsets[1:][view.offsets[1:] > view.offsets[:-1]] - 1
-        ends[row_last] = inside[row_last]
-        self.end = np.flatnonzero(ends) + 1
-        bounds = np.empty(2 * len(self.start) + 1, dtype=np.int64)
-        bounds[0:-1:2], bounds[1:-1:2] = self.start, self.end
-        bounds[-1] = len(view.data)
-        self.chars = segment_sums(lead, bounds)[0::2] if len(self.start) else np.zeros(0, dtype=np.int64)
-        self.bounds = np.searchsorted(self.start, view.offsets)
-
-    def row_sum(self, values: np.ndarray) -> np.ndarray:
-        """Per-row sums of a per-word array."""
-        return segment_sums(values, self.bounds)
-
-
-class _Lines:
-    """Lines (split at \\n, the newline belonging to its line) with characters and code symbols."""
-
-    def __init__(self, view: Utf8View, lead: np.ndarray, symbols: np.ndarray) -> None:
-        breaks = np.flatnonzero(view.data == 0x0A) + 1
-        bounds = np.union1d(view.offsets, breaks)
-        self.chars = segment_sums(lead, bounds)
-        self.symbols = segment_sums(symbols[view.data], bounds)
-        self.bounds = np.searchsorted(bounds, view.offsets)
-        nonempty = bounds[1:] > bounds[:-1]
-        self.count = segment_sums(nonempty, self.bounds)
-
-    def row_sum(self, values: np.ndarray) -> np.ndarray:
-        return segment_sums(values, self.bounds)
-
-
-def _repetition(text, view: Utf8View, cls: np.ndarray, chars: np.ndarray, sample_chars: int) -> dict[str, np.ndarray]:
-    """Duplicate-line share and top word n-gram shares over the first sample_chars of each row."""
-    if len(chars) and chars.max() > sample_chars:
-        text = pc.utf8_slice_codeunits(text, 0, sample_chars)
-        view = Utf8View.of(text)
-        cls = view.classes(spread=True)
-    out = {"dup_line_share": _dup_line_share(view, cls)}
-    out.update(_top_ngram_shares(view, cls))
-    return out
-
-
-def _hash_segments(data: np.ndarray, keep: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Equal-text ids (int64) of consecutive segments made of the `keep` bytes of `data`."""
-    packed = data[keep]
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    segments = pa.LargeStringArray.from_buffers(len(lengths), pa.py_buffer(offsets), pa.py_buffer(packed))
-    return pc.dictionary_encode(segments.cast(pa.large_binary())).indices.to_numpy().astype(np.int64)
-
-
-def _dup_line_share(view: Utf8View, cls: np.ndarray) -> np.ndarray:
-    """Bytes of non-blank lines repeating an earlier line of the same row / bytes of non-blank lines."""
-    data = view.data
-    breaks = np.flatnonzero(data == 0x0A)
-    bounds = np.union1d(view.offsets, breaks + 1)
-    is_break = np.zeros(len(data), dtype=bool)
-    is_break[breaks] = True
-    line_bytes = segment_sums(~is_break, bounds)  # without the newline
-    visible = segment_sums((cls & CLASS_MASK) != SPACE, bounds)
-    ids = _hash_segments(data, ~is_break, line_bytes)
-    row = np.searchsorted(view.offsets, bounds[:-1], side="right") - 1
-    nonblank = np.flatnonzero(visible > 0)
-    key = ids[nonblank] * max(view.rows, 1) + row[nonblank]
-    order = np.argsort(key, kind="stable")
-    repeat = np.zeros(len(key), dtype=bool)
-    repeat[order[1:]] = key[order[1:]] == key[order[:-1]]
-    rows = row[nonblank]
-    dup = np.bincount(rows, weights=line_bytes[nonblank] * repeat, minlength=view.rows)
-    all_ = np.bincount(rows, weights=line_bytes[nonblank], minlength=view.rows)
-    return dup / np.maximum(all_, 1)
-
-
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _top_ngram_shares(view: Utf8View, cls: np.ndarray) -> dict[str, np.ndarray]:
-    """For n in 2..4: bytes covered by the word n-gram with most repeated text / word bytes, per row.
-
-    Exact counts need a sort; to keep it small, n-grams that cannot repeat are dropped first: for
-    n=2 by a counting sketch (a bucket seen once holds a unique n-gram), for larger n because a
-    repeated n-gram is made of two repeated (n-1)-grams.
-    """
-    inside = word_bytes(cls)
-    start = np.flatnonzero(view.run_starts(inside))
-    lengths = _run_lengths(view, inside, start)
-    rows = view.rows
-    word_row = np.searchsorted(view.offsets, start, side="right") - 1
-    total = np.bincount(word_row, weights=lengths, minlength=rows)
-    out = {f"top_{n}gram_share": np.zeros(rows) for n in _NGRAMS}
-    if len(start) < 2:
-        return out
-    ids = _hash_segments(view.data, inside, lengths).astype(np.uint64)
-    ids = ids * _MIX + word_row.astype(np.uint64)  # one row's words never meet another's
-    repeated_prev = None
-    for n in _NGRAMS:
-        m = len(ids) - n + 1
-        if m <= 0:
-            break
-        same_row = word_row[:m] == word_row[n - 1:n - 1 + m]
-        if repeated_prev is None:
-            cand = same_row
-        else:
-            cand = same_row & repeated_prev[:m] & repeated_prev[1:m + 1]
-        idx = np.flatnonzero(cand)
-        key = ids[idx]
-        size = lengths[idx].astype(np.int64)
-        for k in range(1, n):
-            key = (key ^ (key >> np.uint64(29))) * _MIX + ids[idx + k]
-            size += lengths[idx + k]
-        if repeated_prev is None and len(idx) > 64:
-            idx, key, size = _maybe_repeated(idx, key, size)
-        order = np.argsort(key)
-        skey = key[order]
-        new_group = np.ones(len(skey), dtype=bool)
-        new_group[1:] = skey[1:] != skey[:-1]
-        group = np.cumsum(new_group) - 1
-        count = np.bincount(group)
-        repeated_at = np.zeros(m, dtype=bool)
-        repeated_at[idx[order]] = count[group] >= 2
-        firsts = order[new_group]
-        weight = count * size[firsts]
-        multi = count >= 2
-        best = np.zeros(rows)
-        np.maximum.at(best, word_row[idx[firsts[multi]]], weight[multi])
-        out[f"top_{n}gram_share"] = best / np.maximum(total, 1)
-        repeated_prev = repeated_at
-    return out
-
-
-def _run_lengths(view: Utf8View, inside: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Byte lengths of the runs of `inside` bytes beginning at `start`."""
-    ends = inside.copy()
-    if len(inside) > 1:
-        ends[:-1] &= ~inside[1:]
-    row_last = view.offsets[1:][view.offsets[1:] > view.offsets[:-1]] - 1
-    ends[row_last] = inside[row_last]
-    return np.flatnonzero(ends) + 1 - start
-
-
-def _maybe_repeated(idx: np.ndarray, key: np.ndarray, size: np.ndarray):
-    """Keep the n-grams whose bucket in a counting sketch is hit more than once."""
-    bits = max(10, int(np.ceil(np.log2(len(key) * 4))))
-    bucket = (key >> np.uint64(64 - bits)).astype(np.int64)
-    keep = np.bincount(bucket, minlength=1 << bits)[bucket] >= 2
-    return idx[keep], key[keep], size[keep]

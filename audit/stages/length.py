@@ -2,11 +2,12 @@
 
 Words are whitespace-delimited tokens in scripts written with spaces, plus one word per character
 of scripts written without them (Han, Kana, Thai, ...), so a short Chinese paragraph is not "three
-words" because it has three lines.
+words" because it has three lines; ANSI colour codes are not words. Lines count the newlines,
+plus one for a last line without its newline.
 
 Reasons: `length:empty` (no characters), `length:whitespace` (characters but no words),
 `length:too_short` (fewer than min_chars characters or min_words words), `length:too_long` (more
-than max_chars characters).
+than max_chars characters; such a text is not also called too short).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.stages import Finding, Stage
-from audit.stages.utf8view import Utf8View, column_values, null_where, words_per_row
+from audit.stages.utf8view import Utf8View, codepoint_classes, column_values, null_where, words_per_row
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig
@@ -30,6 +31,10 @@ class LengthStage(Stage):
     name = "length"
     reads = ("text",)
     writes = ("length_chars", "length_bytes", "length_words", "length_lines")
+
+    def __init__(self, config: "AuditConfig") -> None:
+        super().__init__(config)
+        codepoint_classes()  # build the Unicode table once per worker, not in the first batch
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         text = batch.column("text")
@@ -58,8 +63,9 @@ class LengthStage(Stage):
         words, _ = column_values(table, "length_words")
         empty = measured & (chars == 0)
         blank = measured & (chars > 0) & (words == 0)
-        short = measured & ~empty & ~blank & ((chars < cfg.min_chars) | (words < cfg.min_words))
         long = measured & (chars > cfg.max_chars)
+        # A 50 MB single token is too long, not "too short in words".
+        short = measured & ~empty & ~blank & ~long & ((chars < cfg.min_chars) | (words < cfg.min_words))
         for i in np.flatnonzero(empty):
             yield int(i), "length:empty", {"chars": 0}
         for i in np.flatnonzero(blank):

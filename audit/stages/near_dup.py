@@ -78,7 +78,10 @@ def band_keys(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
 
 
 class NearDupStage(Stage):
-    """Writes `minhash_bands`: fixed_size_binary(bands x 4), null when the text has no words."""
+    """Writes `minhash_bands`: fixed_size_binary(bands x 4) of little-endian uint32 band keys.
+
+    Null when the text is null (unreadable) or has no words after normalisation.
+    """
 
     name = "near_dup"
     reads = ("text",)
@@ -109,7 +112,8 @@ class NearDupStage(Stage):
         keys, valid = self.band_matrix(batch.column("text").to_pylist())
         width = self.dedup.bands * 4
         mask = pa.array(valid).buffers()[1] if not valid.all() else None  # validity: 1 = has bands
-        column = pa.Array.from_buffers(pa.binary(width), len(valid), [mask, pa.py_buffer(keys.tobytes())],
+        data = pa.py_buffer(keys.astype("<u4").tobytes())  # little-endian uint32 x bands
+        column = pa.Array.from_buffers(pa.binary(width), len(valid), [mask, data],
                                        null_count=int((~valid).sum()))
         return batch.append_column("minhash_bands", column)
 
@@ -122,10 +126,11 @@ def bands_of(column: pa.Array | pa.ChunkedArray, bands: int) -> np.ndarray:
         return np.zeros((0, bands), dtype=np.uint32)
     if pa.types.is_fixed_size_binary(column.type):
         width = column.type.byte_width
-        raw = np.frombuffer(column.buffers()[1], dtype=np.uint8)[column.offset * width:(column.offset + len(column)) * width]
+        raw = np.frombuffer(column.buffers()[1], dtype=np.uint8)
+        raw = raw[column.offset * width:(column.offset + len(column)) * width]
     else:
         raw = np.frombuffer(b"".join(column.to_pylist()), dtype=np.uint8)
-    return raw.view(np.uint32).reshape(len(column), -1)[:, :bands]
+    return raw.view("<u4").reshape(len(column), -1)[:, :bands].astype(np.uint32)
 
 
 def bucket_edges(keys: np.ndarray, rows: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -4,16 +4,17 @@ Writes `pii`: list<struct<entity_type, start, end, score>> per record (character
 the text; an empty list when nothing is found; null for unreadable records). The value itself is
 never stored.
 
-Presidio runs at about 0.2 MB/s on whole documents, so a cheap prefilter comes first: one RE2
-regex over the whole Arrow batch (`@` between non-spaces, runs of 7+ digits with phone/card
-separators, IPv4/IPv6 shapes, IBAN starts) marks the records that can hold PII at all; in those,
-Python's `re` finds every candidate and only a window of text around each candidate (widened to
-word boundaries, with room for Presidio's context words) goes to the analyzer. Findings are
-mapped back to document offsets. The candidate patterns are looser than every recogniser's
-pattern, so a finding the analyzer would make on the whole text falls inside some window;
-bench/eval_language_pii.py measures the recall with and without the prefilter.
+Presidio runs at about 0.2 MB/s on whole documents, so a cheap prefilter comes first. RE2
+regexes over the whole Arrow batch (one per candidate kind: "@" between non-spaces, runs of 7+
+digits with phone/card separators, IPv4/IPv6 shapes, IBAN country codes with check digits)
+mark the records that can hold PII at all and which kinds. In those, Python's `re` finds each
+candidate, and only a window around it (widened to white space, with room for Presidio's
+context words) is analysed. The windows of one kind are packed into one analyzer call for that
+kind's entities and the findings mapped back to document offsets. The candidate patterns are
+looser than the recognisers', so whatever the analyzer finds in the whole text lies in a window;
+bench/eval_language_pii.py measures recall with and without the prefilter.
 
-Start-up needs no network and no model download: spaCy is a blank English pipeline (a
+Start-up needs no network and no model download: spaCy is a blank English pipeline (a plain
 tokenizer only) saved once to a cache folder, and the e-mail recogniser's domain check uses
 tldextract's bundled public-suffix snapshot instead of fetching the list.
 """
@@ -56,17 +57,13 @@ WINDOW_MERGE_GAP = 40
 CHUNK_CHARS = 50_000
 CHUNK_OVERLAP = 200
 
-def _iban_countries() -> str:
-    from presidio_analyzer.predefined_recognizers.generic.iban_patterns import regex_per_country
-
-    return "|".join(sorted(regex_per_country))
-
 
 # Candidate patterns by kind, as (RE2 for the batch mask, Python `re` for the offsets); both are
 # looser than the recognisers' patterns. Python's `re` scans fast only when a pattern begins with
 # a literal or a narrow class, so its forms begin with "@", ":" or a digit and check what comes
 # before in look-behinds.
 _HEX = "[0-9A-Fa-f]"
+_DIGIT_RUN = r"[0-9](?:[ ().+\-]{0,3}[0-9]){6,}"
 
 
 def _after_hex_group(tail: str) -> str:
@@ -74,24 +71,33 @@ def _after_hex_group(tail: str) -> str:
     return "(?:" + "|".join(f"(?<=\\b{_HEX}{{{k}}}{tail})" for k in (1, 2, 3, 4)) + ")"
 
 
-_DIGIT_RUN = r"[0-9](?:[ ().+\-]{0,3}[0-9]){6,}"
-CANDIDATE_KINDS: dict[str, tuple[str, str]] = {
-    "email": (r"[^\s@]@[^\s@]", r"@(?<=[^\s@]@)(?=[^\s@])"),
-    # phone numbers, card numbers, SSN/ITIN: 7 or more digits with separators
-    "digits": (_DIGIT_RUN, _DIGIT_RUN),
-    # IPv4; IPv6 in full (8 groups) or compressed ("::" next to a hex group)
-    "ip": (r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
-           f"|\\b{_HEX}{{1,4}}::|::{_HEX}{{1,4}}\\b|\\b(?:{_HEX}{{1,4}}:){{7}}{_HEX}{{1,4}}\\b",
-           r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
-           f"|::(?:{_after_hex_group('::')}|(?={_HEX}{{1,4}}\\b))"
-           f"|:{_after_hex_group(':')}(?:{_HEX}{{1,4}}:){{6}}{_HEX}{{1,4}}\\b"),
-    # a country code and two check digits, in either case
-    "iban": (f"(?i:(?:{_iban_countries()})[0-9]{{2}}[ \\-]?[A-Za-z0-9]{{4}})",
-             f"[0-9]{{2}}(?i:(?<=(?:{_iban_countries()})[0-9]{{2}}))[ \\-]?[A-Za-z0-9]{{4}}"),
-    "mac": (f"{_HEX}{{2}}[:\\-]{_HEX}{{2}}[:\\-]{_HEX}{{2}}",
-            f"[:\\-](?<={_HEX}{{2}}[:\\-]){_HEX}{{2}}[:\\-]{_HEX}{{2}}"),
-    "crypto": (r"\b(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}\b", r"\b(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}\b"),
-}
+@functools.cache
+def candidate_patterns() -> dict[str, tuple[str, str]]:
+    """{kind: (RE2 pattern, Python pattern)} of the prefilter's candidates."""
+    # the IBAN country codes Presidio validates (imported here: presidio is slow to import)
+    from presidio_analyzer.predefined_recognizers.generic.iban_patterns import regex_per_country
+
+    countries = "|".join(sorted(regex_per_country))
+    return {
+        "email": (r"[^\s@]@[^\s@]", r"@(?<=[^\s@]@)(?=[^\s@])"),
+        # phone numbers, card numbers, SSN/ITIN: 7 or more digits with separators
+        "digits": (_DIGIT_RUN, _DIGIT_RUN),
+        # IPv4; IPv6 in full (8 groups) or compressed ("::" next to a hex group)
+        "ip": (r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
+               f"|\\b{_HEX}{{1,4}}::|::{_HEX}{{1,4}}\\b|\\b(?:{_HEX}{{1,4}}:){{7}}{_HEX}{{1,4}}\\b",
+               r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
+               f"|::(?:{_after_hex_group('::')}|(?={_HEX}{{1,4}}\\b))"
+               f"|:{_after_hex_group(':')}(?:{_HEX}{{1,4}}:){{6}}{_HEX}{{1,4}}\\b"),
+        # a country code and two check digits, in either case
+        "iban": (f"(?i:(?:{countries})[0-9]{{2}}[ \\-]?[A-Za-z0-9]{{4}})",
+                 f"[0-9]{{2}}(?i:(?<=(?:{countries})[0-9]{{2}}))[ \\-]?[A-Za-z0-9]{{4}}"),
+        "mac": (f"{_HEX}{{2}}[:\\-]{_HEX}{{2}}[:\\-]{_HEX}{{2}}",
+                f"[:\\-](?<={_HEX}{{2}}[:\\-]){_HEX}{{2}}[:\\-]{_HEX}{{2}}"),
+        "crypto": (r"\b(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}\b", r"\b(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}\b"),
+    }
+
+
+# The candidate kind that covers each entity type.
 CANDIDATES: dict[str, str] = {
     "EMAIL_ADDRESS": "email", "PHONE_NUMBER": "digits", "CREDIT_CARD": "digits", "US_SSN": "digits",
     "US_ITIN": "digits", "IP_ADDRESS": "ip", "IBAN_CODE": "iban", "MAC_ADDRESS": "mac", "CRYPTO": "crypto",
@@ -112,6 +118,27 @@ def _cache_root() -> Path:
     return Path(base) / "audit"
 
 
+# Presidio needs tokens only to find context words ("Phone:", "IBAN"), so the blank pipeline
+# gets a plain tokenizer: no exception rules; brackets and quotes split off the front, closing
+# punctuation off the end; ":;=/\\," (and "-" between a digit and a letter) split inside. It
+# tokenizes about 6x faster than spaCy's English rules. The folder name carries the version.
+_TOKENIZER_VERSION = "plain2"
+_PREFIX = r"""^[\(\[\{<"'\u201c\u2018\u00ab]"""
+_SUFFIX = r"""[\)\]\}>"'\u201d\u2019\u00bb.,;:!?]$"""
+_INFIX = r"""[:;=/\\,]|(?<=[0-9])-(?=[^\W\d_])"""
+
+
+def _blank_pipeline():
+    import spacy
+    from spacy.tokenizer import Tokenizer
+
+    nlp = spacy.blank("en")
+    nlp.tokenizer = Tokenizer(nlp.vocab, rules={}, prefix_search=re.compile(_PREFIX).search,
+                              suffix_search=re.compile(_SUFFIX).search,
+                              infix_finditer=re.compile(_INFIX).finditer)
+    return nlp
+
+
 def blank_spacy_path(cache_dir: Path | None = None) -> Path:
     """A blank English spaCy pipeline on disk (created once; written atomically).
 
@@ -121,13 +148,13 @@ def blank_spacy_path(cache_dir: Path | None = None) -> Path:
     import spacy
 
     for root in ([cache_dir] if cache_dir else [_cache_root(), Path(tempfile.gettempdir()) / "audit-cache"]):
-        target = root / f"spacy-blank-en-{spacy.__version__}"
+        target = root / f"spacy-blank-en-{_TOKENIZER_VERSION}-{spacy.__version__}"
         if (target / "config.cfg").is_file():
             return target
         try:
             root.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=".spacy-blank-en-", dir=root))
-            spacy.blank("en").to_disk(tmp)
+            _blank_pipeline().to_disk(tmp)
             try:
                 os.rename(tmp, target)  # atomic; fails if another worker got there first
             except OSError:
@@ -221,11 +248,12 @@ def _build_recognizers(entities: Sequence[str], tld) -> list:
             return super().validate_result(pattern_text.upper())
 
     class PhoneFormatRecognizer(PatternRecognizer):
-        """Phone numbers in the many national formats phonenumbers' default regions miss
-        ("99 577450", "(37) 788-063", "+41 (0)71 526 99 04"): 7-15 digits in groups. A bare
-        group of digits is weak (below the default threshold) until a context word stands near
-        it; an international prefix, an area code in brackets, a US 3-3-4 shape or an
-        extension is strong on its own."""
+        """Phone numbers in the many national formats ("99 577450", "(37) 788-063",
+        "+41 (0)71 526 99 04"): 7-15 digits in groups. A bare group of digits is weak (below
+        the default threshold) until a context word stands near it; an international prefix,
+        an area code in brackets, a US 3-3-4 shape or an extension is strong on its own.
+        It stands in for Presidio's PhoneRecognizer, which runs phonenumbers' matcher once per
+        region (60% of the stage's time on the corpus) and misses most of these formats."""
 
         PHONE = (r"(?<![\w+/.\-])(?:\+\d{1,3}[ .\-]?)?(?:\(0\)[ .\-]?)?(?:\(\d{1,5}\)[ .\-]?)?"
                  r"\d{1,12}(?:[ .\-]\d{1,8}){0,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/]|[.,\-]\d)")
@@ -284,6 +312,7 @@ def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "A
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
     from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngineProvider, SpacyNlpEngine
+    from spacy.attrs import IDX, LENGTH, LOWER
 
     unknown = [e for e in entities if e not in CANDIDATES]
     if unknown:
@@ -293,12 +322,27 @@ def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "A
         """spaCy with a tokenizer only: lower-cased tokens stand in for lemmas, and no word is a
         stop word, so context words ("call", "phone") count where Presidio looks for them."""
 
+        def process_text(self, text: str, language: str):
+            return self._artifacts(self.nlp[language](text), text, language)
+
         def _doc_to_nlp_artifact(self, doc, language):
-            lemmas = [t.lower_ for t in doc]
-            artifacts = NlpArtifacts(entities=[], tokens=doc, tokens_indices=[t.idx for t in doc],
-                                     lemmas=lemmas, nlp_engine=self, language=language)
+            return self._artifacts(doc, doc.text, language)
+
+        def _artifacts(self, doc, text: str, language: str):
+            # offsets from one array call: building a Token object per token costs more
+            spans = doc.to_array([IDX, LENGTH]).tolist() if len(doc) else []
+            artifacts = NlpArtifacts(entities=[], tokens=doc, tokens_indices=[i for i, _ in spans],
+                                     lemmas=[text[i:i + n].lower() for i, n in spans],
+                                     nlp_engine=self, language=language)
             artifacts.keywords = _KeywordList(artifacts.keywords)
             return artifacts
+
+        def load(self) -> None:
+            super().load()
+            # Lexeme attributes are computed in Python for every new token string (each number,
+            # each address); Presidio reads only the lower-case form.
+            for nlp in self.nlp.values():
+                nlp.vocab.lex_attr_getters = {LOWER: str.lower}
 
         def is_stopword(self, word: str, language: str) -> bool:
             return False
@@ -336,7 +380,8 @@ def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "A
 
 def candidate_kinds(entities: Iterable[str]) -> dict[str, tuple[str, str]]:
     """The candidate patterns `entities` need, by kind: {kind: (RE2 form, Python form)}."""
-    return {k: CANDIDATE_KINDS[k] for k in dict.fromkeys(CANDIDATES[e] for e in entities)}
+    table = candidate_patterns()
+    return {k: table[k] for k in dict.fromkeys(CANDIDATES[e] for e in entities)}
 
 
 def _widen(text: str, start: int, end: int, reach: int = 40) -> tuple[int, int]:
@@ -357,7 +402,9 @@ def candidate_windows(text: str, patterns: Iterable[re.Pattern]) -> list[tuple[i
                    for p in patterns for m in p.finditer(text))
     windows: list[list[int]] = []
     for s, e in spans:
-        if windows and s <= windows[-1][1] + WINDOW_MERGE_GAP:
+        # merge with the previous window unless that makes it longer than a chunk (spaCy's
+        # length limit); the windows may then overlap, and the findings are deduplicated
+        if windows and s <= windows[-1][1] + WINDOW_MERGE_GAP and e - windows[-1][0] <= CHUNK_CHARS:
             windows[-1][1] = max(windows[-1][1], e)
         else:
             windows.append([s, e])
@@ -434,6 +481,9 @@ class PiiStage(Stage):
         kinds = candidate_kinds(self.entities)
         self.kinds_re2 = {k: r2 for k, (r2, _) in kinds.items()}
         self.kinds_re = {k: re.compile(py) for k, (_, py) in kinds.items()}
+        self.kind_entities: dict[str | None, list[str]] = {
+            k: [e for e in self.entities if CANDIDATES[e] == k] for k in kinds}
+        self.kind_entities[None] = self.entities
         self.analyzer = build_analyzer(self.entities) if self.enabled and self.entities else None
 
     def candidate_kinds(self, texts: pa.Array | pa.ChunkedArray) -> dict[str, np.ndarray]:
@@ -445,20 +495,22 @@ class PiiStage(Stage):
         """Rows whose text holds at least one candidate."""
         return np.logical_or.reduce(list(self.candidate_kinds(texts).values()) or [np.zeros(len(texts), bool)])
 
-    def windows(self, text: str, kinds: Iterable[str] | None = None) -> list[tuple[int, int]]:
-        """The parts of `text` the analyzer reads: windows around the candidates of `kinds`
-        (default: all) with the prefilter on, else all of it."""
+    def windows(self, text: str, kinds: Iterable[str] | None = None) -> list[tuple[str | None, list[tuple[int, int]]]]:
+        """The parts of `text` the analyzer reads, as (candidate kind, windows) pairs: with the
+        prefilter, windows around the candidates of each of `kinds` (default: all); without it,
+        the whole text under kind None (every entity)."""
         if not self.prefilter:
-            return chunk_windows(text)
-        return candidate_windows(text, [self.kinds_re[k] for k in (self.kinds_re if kinds is None else kinds)])
+            return [(None, chunk_windows(text))]
+        return [(k, candidate_windows(text, [self.kinds_re[k]])) for k in (self.kinds_re if kinds is None else kinds)]
 
-    def _analyze_pack(self, pack: WindowPack, found: dict[int, dict[tuple[str, int, int], float]]) -> None:
+    def _analyze_pack(self, pack: WindowPack, entities: list[str],
+                      found: dict[int, dict[tuple[str, int, int], float]]) -> None:
         nlp_engine = self.analyzer.nlp_engine
         # spaCy keeps every new token string (each number, each address) in its vocabulary:
         # start again from the saved blank pipeline before a long-running worker's memory grows.
         if len(nlp_engine.nlp["en"].vocab.strings) > VOCAB_RESET:
             nlp_engine.load()
-        for r in self.analyzer.analyze(text=pack.text(), language="en", entities=self.entities,
+        for r in self.analyzer.analyze(text=pack.text(), language="en", entities=entities,
                                        score_threshold=self.min_score):
             where = pack.locate(r.start, r.end)
             if where is None:
@@ -469,17 +521,23 @@ class PiiStage(Stage):
             per_row[key] = max(per_row.get(key, 0.0), float(r.score))
 
     def analyze_texts(self, texts: Sequence[tuple[int, str, Sequence[str] | None]]) -> dict[int, list[dict[str, Any]]]:
-        """Findings per row for (row, text, candidate kinds or None for all), sorted by offset."""
+        """Findings per row for (row, text, candidate kinds or None for all), sorted by offset.
+
+        Windows of one candidate kind are packed together and analysed for that kind's
+        entities only, so e.g. the e-mail pattern never scans the digit windows."""
         found: dict[int, dict[tuple[str, int, int], float]] = {}
-        pack = WindowPack()
+        packs: dict[str | None, WindowPack] = {}
         for row, text, kinds in texts:
-            for s, e in self.windows(text, kinds):
-                if pack.size and pack.size + (e - s) > PACK_CHARS:
-                    self._analyze_pack(pack, found)
-                    pack = WindowPack()
-                pack.add(row, text, s, e)
-        if pack.size:
-            self._analyze_pack(pack, found)
+            for kind, windows in self.windows(text, kinds):
+                for s, e in windows:
+                    pack = packs.setdefault(kind, WindowPack())
+                    if pack.size and pack.size + (e - s) > PACK_CHARS:
+                        self._analyze_pack(pack, self.kind_entities[kind], found)
+                        pack = packs[kind] = WindowPack()
+                    pack.add(row, text, s, e)
+        for kind, pack in packs.items():
+            if pack.size:
+                self._analyze_pack(pack, self.kind_entities[kind], found)
         return {row: [{"entity_type": t, "start": a, "end": b, "score": sc}
                       for (t, a, b), sc in sorted(items.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0]))]
                 for row, items in found.items()}

@@ -25,7 +25,7 @@ from audit.takedown.evidence import evidence_html, evidence_json, mask_excerpt
 from audit.takedown.ledger import append_entry, head, ledger_lock, sha256_bytes
 from audit.takedown.lookup import Match, RunLookup
 from audit.takedown.request import TakedownRequest, load_request, text_digest
-from audit.takedown.shard_rewrite import RewriteError, ShardRewrite, _jsonl_records, rewrite_shard
+from audit.takedown.shard_rewrite import RewriteError, ShardRewrite, jsonl_records, rewrite_shard
 
 
 class TakedownUsageError(ValueError):
@@ -134,7 +134,7 @@ def _check_removed_texts(location: str, text_field: str, expect: dict[int, str])
                 seen[r] = text_sha256(v) if isinstance(v, str) else None
             start += batch.num_rows
     else:
-        for record, line, _ in _jsonl_records(location):
+        for record, line, _ in jsonl_records(location):
             if record in expect:
                 try:
                     obj = orjson.loads(line)
@@ -307,17 +307,16 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
             "ledger": {"seq": seq, "prev_sha256": prev}, "warnings": warnings,
         }
         folder = run_dir / "takedowns" / rid
-        archive = folder / "history" / f"{seq:06d}-{mode}.evidence"
-        body, page = evidence_json(evidence), evidence_html(evidence)
-        for target in (archive.with_suffix(".evidence.json"), folder / "evidence.json"):
-            write_text_atomic(target, body.decode("utf-8"))
-        for target in (archive.with_suffix(".evidence.html"), folder / "evidence.html"):
-            write_text_atomic(target, page)
-        ev_json, ev_html = archive.with_suffix(".evidence.json"), archive.with_suffix(".evidence.html")
+        stem = f"{seq:06d}-{mode}.evidence"  # archived per ledger entry: never overwritten
+        ev_json, ev_html = folder / "history" / f"{stem}.json", folder / "history" / f"{stem}.html"
+        body, page = evidence_json(evidence).decode("utf-8"), evidence_html(evidence)
+        for target, content in ((ev_json, body), (folder / "evidence.json", body), (ev_html, page),
+                                (folder / "evidence.html", page)):
+            write_text_atomic(target, content)
         append_entry(run_dir, {
             "time": times["finished"], "request_id": rid, "mode": mode, "request_sha256": sha256_bytes(raw),
             "located": len(located), "content_sha256": len(shas), "verification_ok": verification.get("ok"),
-            "evidence": ev_json.relative_to(run_dir).as_posix(), "evidence_sha256": sha256_bytes(body),
+            "evidence": ev_json.relative_to(run_dir).as_posix(), "evidence_sha256": sha256_bytes(body.encode("utf-8")),
             "evidence_html": ev_html.relative_to(run_dir).as_posix(),
             "evidence_html_sha256": sha256_bytes(page.encode("utf-8")), "tool_version": __version__,
         })

@@ -1,30 +1,21 @@
-"""Stable 64-bit hashes of Arrow strings and of word n-grams, vectorised with numpy.
+"""Stable 64-bit hashes of Arrow strings, vectorised with numpy: the keys of the lookup index.
 
-Every lookup key (URL, SHA-256, source id, doc_id) and every passage fingerprint is one of these
-hashes, computed the same way when the index is built and when it is queried, by the same code.
-The string hash is a polynomial over the UTF-8 bytes modulo 2**64 followed by the splitmix64
-finaliser, so its top bits are uniform (the index buckets by them). It is not a cryptographic
-hash: collisions only cost a wasted row-group read, because every lookup compares the real value.
+Every lookup key (URL, SHA-256, source id, doc_id) is hashed the same way when the index is built
+and when it is queried, by this code (passage fingerprints hash words with the shared normaliser's
+tokenize_hashed / ngram_hashes instead). The string hash is a polynomial over the UTF-8 bytes
+modulo 2**64 followed by the splitmix64 finaliser, so its top bits are uniform (the index buckets
+by them). It is not a cryptographic hash: a collision only costs a wasted row-group read, because
+every lookup compares the real value.
 """
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
 
+from audit.normalize import mix64
+
 _BYTE_BASE = np.uint64(0x100000001B3)          # odd multiplier of the byte polynomial
-_WORD_BASE = np.uint64(0x9E3779B97F4A7C15)     # odd multiplier of the word n-gram polynomial
 _LEN_SALT = np.uint64(0xD6E8FEB86659FD93)
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser: spreads every input bit over the whole 64-bit word."""
-    x = x.astype(np.uint64, copy=True)
-    x ^= x >> np.uint64(30)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
-    x ^= x >> np.uint64(27)
-    x *= np.uint64(0x94D049BB133111EB)
-    x ^= x >> np.uint64(31)
-    return x
 
 
 def _powers(base: np.uint64, n: int) -> np.ndarray:
@@ -65,25 +56,3 @@ def hash_strings(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
 def hash_one(value: str) -> int:
     """hash_strings of a single string, as a Python int."""
     return int(hash_strings(pa.array([value], pa.string()))[0])
-
-
-def ngram_hashes(word_hashes: np.ndarray, starts: np.ndarray, counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Hashes of every word n-gram that lies inside one document.
-
-    `word_hashes` holds the words of many documents back to back; document d owns
-    word_hashes[starts[d] : starts[d] + counts[d]]. Returns (hashes, owner document) of the n-grams,
-    in document order then position order. Documents with fewer than n words have none.
-    """
-    total = len(word_hashes)
-    if total < n:
-        return np.zeros(0, np.uint64), np.zeros(0, np.int64)
-    acc = np.zeros(total - n + 1, dtype=np.uint64)
-    for j in range(n):  # polynomial over the window's words, one shifted view per position
-        acc *= _WORD_BASE
-        acc += word_hashes[j:total - n + 1 + j]
-    grams = counts - n + 1
-    keep = grams > 0
-    owners = np.repeat(np.arange(len(counts))[keep], grams[keep])
-    first = np.repeat(starts[keep], grams[keep])
-    position = first + (np.arange(len(owners)) - np.repeat(np.cumsum(grams[keep]) - grams[keep], grams[keep]))
-    return mix64(acc[position]), owners.astype(np.int64)

@@ -84,6 +84,31 @@ def append_entry(run_dir: Path, entry: dict[str, Any]) -> dict[str, Any]:
     return full
 
 
+def _against_evidence(e: dict[str, Any], path: Path, n: int, prev: str) -> str | None:
+    """An entry must say what its evidence says: an edit whose hashes were recomputed still shows."""
+    try:
+        ev = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return f"its evidence file {path.name} is not readable JSON"
+    if not isinstance(ev, dict):
+        return f"its evidence file {path.name} is not a JSON object"
+    place = ev.get("ledger") or {}
+    if (place.get("seq"), place.get("prev_sha256")) != (n, prev):
+        return (f"its evidence was written as entry {place.get('seq')} on another chain head: the entry was "
+                "moved, or appended without holding the ledger lock")
+    summary = ev.get("summary") or {}
+    expected = {"request_id": ev.get("request_id"), "mode": ev.get("mode"),
+                "time": (ev.get("timestamps") or {}).get("finished"),
+                "request_sha256": (ev.get("request") or {}).get("file_sha256"),
+                "located": summary.get("records"), "content_sha256": summary.get("distinct_sha256"),
+                "verification_ok": (ev.get("verification") or {}).get("ok"),
+                "tool_version": (ev.get("tool") or {}).get("version")}
+    for k, v in expected.items():
+        if e.get(k) != v:
+            return f"its field '{k}' says {e.get(k)!r} but its evidence says {v!r}: the entry was edited"
+    return None
+
+
 @dataclass
 class LedgerReport:
     """The outcome of verifying a ledger: ok, or the first bad entry and why."""
@@ -122,21 +147,26 @@ def verify_ledger(run_dir: Path) -> LedgerReport:
                 return bad(f"line {n} holds entry {seq}: entries {n}..{seq - 1} were removed (or the lines reordered)")
             return bad(f"line {n} holds entry {seq}: the entries were reordered")
         if e.get("prev_sha256") != prev:
-            return bad(f"prev_sha256 does not match entry {n - 1}: entry {n - 1} was replaced, or entries were "
-                       "removed or reordered")
-        ev = e.get("evidence")
-        if ev:
-            path = run_dir / ev
-            if not path.is_file():
-                return bad(f"its evidence file {ev} is missing")
-            if sha256_file(path) != e.get("evidence_sha256"):
-                return bad(f"its evidence file {ev} was changed (SHA-256 differs)")
-            seen_evidence.add(ev)
-        ev_html = e.get("evidence_html")
-        if ev_html:
-            path = run_dir / ev_html
-            if not path.is_file() or sha256_file(path) != e.get("evidence_html_sha256"):
-                return bad(f"its evidence page {ev_html} is missing or was changed")
+            if n > 1:  # entry n-1 hashes right on its own, so it was rewritten whole after n chained onto it
+                return LedgerReport(False, len(lines), n - 1, f"entry {n - 1} (line {n - 1} of {LEDGER}): it was "
+                                    f"rewritten after entry {n} chained onto it (entry {n}'s prev_sha256 no "
+                                    "longer matches it)")
+            return bad("prev_sha256 of the first entry must be 64 zeros: the entry was edited")
+        ev, ev_html = e.get("evidence"), e.get("evidence_html")
+        if not isinstance(ev, str) or not isinstance(ev_html, str):
+            return bad("it names no evidence file: the entry was edited")
+        path = run_dir / ev
+        if not path.is_file():
+            return bad(f"its evidence file {ev} is missing")
+        if sha256_file(path) != e.get("evidence_sha256"):
+            return bad(f"its evidence file {ev} was changed (SHA-256 differs)")
+        mismatch = _against_evidence(e, path, n, prev)
+        if mismatch:
+            return bad(mismatch)
+        seen_evidence.add(ev)
+        page = run_dir / ev_html
+        if not page.is_file() or sha256_file(page) != e.get("evidence_html_sha256"):
+            return bad(f"its evidence page {ev_html} is missing or was changed")
         prev = sha256_bytes(line)
     # Evidence archived under takedowns/ but named by no entry: the ledger's tail was cut off.
     orphans = []

@@ -29,7 +29,8 @@ from audit.lookup_index import RECORD_COLUMNS, RECORDS_SCHEMA, LookupIndex
 from audit.records import text_sha256
 from audit.takedown.blocklist import Blocklist
 from audit.takedown.passage_match import PassagePattern
-from audit.takedown.passages import PASSAGE_NGRAM, PassageQuery, passage_fingerprints, passage_query
+from audit.takedown.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PassageQuery, passage_fingerprints,
+                                     passage_query, passage_scheme)
 
 DEFAULT_MIN_SCORE = 0.8
 DEFAULT_MAX_CANDIDATES = 1000
@@ -179,8 +180,8 @@ class RunLookup:
     def fetch_texts(self, rows: Iterable[Match]) -> dict[tuple[str, int], str | None]:
         """The current text of each (shard, record), read back from the shard file.
 
-        A text whose SHA-256 differs from the lineage's (the shard changed since the run) comes
-        back as None, with a warning.
+        A text that is gone or whose SHA-256 differs from the lineage's (the shard changed since
+        the run) comes back as None, with a warning.
         """
         by_shard: dict[str, list[Match]] = defaultdict(list)
         for m in rows:
@@ -194,7 +195,7 @@ class RunLookup:
             texts = self._read_texts(shard, loc, ms)
             for m in ms:
                 t = texts.get(m.record)
-                if t is not None and m.sha256 and text_sha256(t) != m.sha256:
+                if m.sha256 and (t is None or text_sha256(t) != m.sha256):
                     self._warn_once(f"shard {shard} changed since the run (record {m.record} no longer has the "
                                     "text the lineage recorded); re-run the audit to refresh the lineage")
                     t = None
@@ -244,7 +245,7 @@ class RunLookup:
         query = passage_query(text)
         if query.words < PASSAGE_NGRAM:
             raise LookupUsageError(f"passage too short: {query.words} words after normalisation; at least "
-                                   f"{PASSAGE_NGRAM} are needed (26 or more for a find that is guaranteed)")
+                                   f"{PASSAGE_NGRAM} are needed ({MIN_GUARANTEED_WORDS} or more for a find that is guaranteed)")
         return query, PassagePattern(text)
 
     def by_text(self, text: str, min_score: float = DEFAULT_MIN_SCORE,
@@ -256,8 +257,9 @@ class RunLookup:
         """
         query, pattern = self.prepare_passage(text)
         key = text_sha256(text)
-        if self.index is None or not self.index.has("passages"):
-            self._warn_once(f"no passage index in {self.run_dir / 'index'}: scanning every shard (slow)")
+        if self.index is None or not self.index.has("passages") or self.index.meta.get("passages") != passage_scheme():
+            self._warn_once(f"no passage index (of this version) in {self.run_dir / 'index'}: scanning every "
+                            "shard (slow)")
             shards = [s for s in self.locations if s not in set(skip_shards)]
             return self.scan_text(text, shards, min_score, prepared=(query, pattern))
         pos, hits = self.index.passage_candidates(query.keys)

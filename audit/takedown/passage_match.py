@@ -1,25 +1,24 @@
 """Confirm a passage against a record's original text and find where it sits.
 
-The record's text is cut into whitespace-separated tokens with their character offsets; each
-token goes through THE shared normaliser (so case, punctuation and line breaks no longer matter)
-and yields zero or more words that remember their token. The passage's word n-grams are matched
-against the record's; the densest run of matching n-grams is the matched span, reported in
-characters of the original text, and the score is the share of the passage's words that run
-covers. A few edited words inside a copy cost only those words, not the match.
+Both texts go through THE shared tokeniser (audit.normalize.tokenize_hashed), whose words keep
+their character offsets in the original text, so case, punctuation and line breaks no longer
+matter. The passage's word n-grams (CONFIRM_NGRAM words) are matched against the record's; the
+densest run of matching n-grams is the matched span, reported in characters of the original
+text, and the score is the share of the passage's words that run covers. A few edited words
+inside a copy cost only those words and their neighbours, not the match.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
 
-from audit.takedown.hashing import ngram_hashes
-from audit.takedown.passages import PASSAGE_NGRAM, text_words
+from audit.normalize import ngram_hashes, tokenize_hashed
 
-# The normaliser's white space: RE2's \s ([\t\n\f\r ]) and Unicode separators \p{Z}.
-_TOKEN = re.compile(r"[^\t\n\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+# Word n-gram size of the confirmation. Shorter than the index's n-grams: a changed or split word
+# then costs only itself and at most 3 neighbours at an edge, while unrelated text rarely holds
+# long dense runs of shared 4-grams.
+CONFIRM_NGRAM = 4
 
 
 @dataclass(frozen=True)
@@ -36,38 +35,31 @@ class PassageSpan:
 class PassagePattern:
     """A passage prepared once, matched against many record texts."""
 
-    def __init__(self, passage: str, ngram: int = PASSAGE_NGRAM) -> None:
+    def __init__(self, passage: str, ngram: int = CONFIRM_NGRAM) -> None:
         self.ngram = ngram
-        w = text_words(pa.array([passage], pa.string()))
-        self.words = int(w.counts[0])
-        self.grams, _ = ngram_hashes(w.hashes, w.starts, w.counts, ngram)
+        tokens = tokenize_hashed([passage])
+        self.words = len(tokens.hashes)
+        self.grams, _ = ngram_hashes(tokens, ngram, short=True)
 
     def match(self, text: str | None) -> PassageSpan | None:
         """The best span of `text` holding the passage, or None when no n-gram is shared."""
         if not text or len(self.grams) == 0:
             return None
-        tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
-        if not tokens:
-            return None
-        w = text_words(pa.array([text[a:b] for a, b in tokens], pa.string()))
-        word_token = np.repeat(np.arange(len(tokens)), w.counts)
-        total = len(w.hashes)
-        rec_grams, _ = ngram_hashes(w.hashes, np.array([0]), np.array([total]), self.ngram)
+        tokens = tokenize_hashed([text])
+        rec_grams, first = ngram_hashes(tokens, self.ngram, short=True)
         hit = np.flatnonzero(np.isin(rec_grams, self.grams))
         if len(hit) == 0:
             return None
         # Runs of matching n-grams; a gap of a few edited words does not split a run.
-        breaks = np.flatnonzero(np.diff(hit) > 2 * self.ngram) + 1
-        runs = np.split(hit, breaks)
-        best = max(runs, key=len)
+        breaks = np.flatnonzero(np.diff(first[hit]) > 3 * self.ngram) + 1
+        best = max(np.split(hit, breaks), key=len)
         in_span = np.isin(self.grams, rec_grams[best])
+        n = min(self.ngram, self.words)
         covered = np.zeros(self.words + 1, dtype=np.int64)
         starts = np.flatnonzero(in_span)
         np.add.at(covered, starts, 1)
-        np.add.at(covered, starts + self.ngram, -1)
+        np.add.at(covered, np.minimum(starts + n, self.words), -1)
         words_matched = int((np.cumsum(covered)[:self.words] > 0).sum())
-        first_word, last_word = int(best[0]), int(best[-1]) + self.ngram - 1
-        start = tokens[int(word_token[first_word])][0]
-        end = tokens[int(word_token[last_word])][1]
-        return PassageSpan(score=words_matched / max(self.words, 1), start=start, end=end,
-                           words_matched=words_matched, words=self.words)
+        last_word = min(int(first[best[-1]]) + n - 1, len(tokens.hashes) - 1)
+        return PassageSpan(score=words_matched / max(self.words, 1), start=int(tokens.starts[first[best[0]]]),
+                           end=int(tokens.ends[last_word]), words_matched=words_matched, words=self.words)

@@ -1,29 +1,28 @@
 """Passage fingerprints: which records might contain a given passage, from a small per-record sample.
 
-A record's text is normalised with THE shared normaliser (audit.normalize.normalize_array: NFKC,
-lowercase, punctuation dropped, whitespace collapsed), split on spaces into words, and every word
-n-gram (PASSAGE_NGRAM words) is hashed. Winnowing keeps the minimum hash of every window of
+A record's words are THE shared normaliser's (audit.normalize.tokenize_hashed: NFKC, lowercase,
+punctuation dropped, split on white space) and its word n-grams (PASSAGE_NGRAM words) are hashed
+with audit.normalize.ngram_hashes. Winnowing keeps the minimum hash of every window of
 PASSAGE_WINDOW consecutive n-grams: about 2 / (PASSAGE_WINDOW + 1) of the n-grams, and any passage
 of at least MIN_GUARANTEED_WORDS words copied from anywhere in the record shares at least one kept
 hash with it, because a window lying wholly inside the copy has the same minimum in both texts.
-A query therefore winnows the passage the same way and looks its hashes up in the index.
-
-(audit/normalize.py has no tokeniser or n-gram hashing yet, so the words and hashes are made here
-on top of normalize_array and a split on single spaces.)
+A query looks up the passage's n-gram hashes (see passage_query).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from numpy.lib.stride_tricks import sliding_window_view
 
-from audit.normalize import normalize_array
+from audit.normalize import char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
 from audit.stages import Stage
-from audit.takedown.hashing import hash_strings, ngram_hashes
+
+if TYPE_CHECKING:
+    from audit.config import AuditConfig
 
 PASSAGE_NGRAM = 7
 PASSAGE_WINDOW = 20
@@ -34,40 +33,20 @@ MAX_QUERY_KEYS = 256
 PASSAGE_HASHES_TYPE = pa.list_(pa.uint64())
 
 
-@dataclass(frozen=True)
-class Words:
-    """The normalised words of many texts, back to back, as hashes."""
-
-    hashes: np.ndarray   # uint64, one per word
-    starts: np.ndarray   # int64, first word of each text
-    counts: np.ndarray   # int64, words of each text
-
-
-def split_words(normalized: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, np.ndarray]:
-    """Words of already normalised texts: (flat string array of words, owner text of each word)."""
-    if isinstance(normalized, pa.ChunkedArray):
-        normalized = normalized.combine_chunks()
-    lists = pc.split_pattern(normalized, " ")
-    flat = pc.list_flatten(lists)
-    owners = pc.list_parent_indices(lists)
-    nonempty = pc.greater(pc.binary_length(flat), 0)  # "" is what an empty text splits into
-    return flat.filter(nonempty), owners.filter(nonempty).to_numpy().astype(np.int64)
-
-
-def text_words(texts: pa.Array | pa.ChunkedArray) -> Words:
-    """Normalise texts and hash their words (null texts have no words)."""
-    n = len(texts)
-    flat, owners = split_words(normalize_array(texts))
-    counts = np.bincount(owners, minlength=n).astype(np.int64) if n else np.zeros(0, np.int64)
-    starts = np.cumsum(counts) - counts
-    if len(flat) == 0:
-        return Words(np.zeros(0, np.uint64), starts, counts)
-    # Hash each distinct word once: a block repeats its vocabulary many times over.
-    encoded = pc.dictionary_encode(flat)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    word_hashes = hash_strings(encoded.dictionary)[encoded.indices.to_numpy(zero_copy_only=False)]
-    return Words(word_hashes, starts, counts)
+def text_ngrams(texts: Sequence[str | None], ngram: int = PASSAGE_NGRAM) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(n-gram hashes, owner text of each, words per text), in text then position order."""
+    grams: list[np.ndarray] = []
+    owners: list[np.ndarray] = []
+    words = np.zeros(len(texts), dtype=np.int64)
+    for a, b in chunk_texts(texts):  # bounds tokenize_hashed's temporary arrays
+        tokens = tokenize_hashed(texts[a:b])
+        g, first = ngram_hashes(tokens, ngram)
+        grams.append(g)
+        owners.append(tokens.text_of[first] + a)
+        words[a:b] = tokens.counts
+    if not grams:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64), words
+    return np.concatenate(grams), np.concatenate(owners), words
 
 
 def _sliding_min(values: np.ndarray, window: int) -> np.ndarray:
@@ -129,8 +108,7 @@ def passage_fingerprints(texts: pa.Array | pa.ChunkedArray, ngram: int = PASSAGE
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
     n = len(texts)
-    words = text_words(texts)
-    grams, owners = ngram_hashes(words.hashes, words.starts, words.counts, ngram)
+    grams, owners, _ = text_ngrams(texts.to_pylist(), ngram)
     vals, own = winnow(grams, owners, n, window)
     counts = np.bincount(own, minlength=n) if n else np.zeros(0, np.int64)
     offsets = np.zeros(n + 1, dtype=np.int32)
@@ -140,23 +118,32 @@ def passage_fingerprints(texts: pa.Array | pa.ChunkedArray, ngram: int = PASSAGE
                                     type=PASSAGE_HASHES_TYPE, mask=mask)
 
 
+def passage_scheme() -> dict[str, object]:
+    """What an index's fingerprints were made with; a lookup needs the same to use them."""
+    return {"words": "audit.normalize.tokenize_hashed", "ngram": PASSAGE_NGRAM, "window": PASSAGE_WINDOW}
+
+
 @dataclass(frozen=True)
 class PassageQuery:
-    """A passage ready to look up: its normalised words and the fingerprints to send."""
+    """A passage ready to look up: its normalised word count and the fingerprints to send."""
 
     words: int
-    keys: np.ndarray       # uint64 fingerprints, at most MAX_QUERY_KEYS, sorted
-    all_keys: int          # fingerprints before the cap
+    keys: np.ndarray       # uint64 n-gram hashes, at most MAX_QUERY_KEYS, the smallest, sorted
+    all_keys: int          # distinct n-grams before the cap
 
 
-def passage_query(text: str, ngram: int = PASSAGE_NGRAM, window: int = PASSAGE_WINDOW,
-                  max_keys: int = MAX_QUERY_KEYS) -> PassageQuery:
-    """Winnow a passage like an indexed record; long passages send their smallest fingerprints."""
-    words = text_words(pa.array([text], pa.string()))
-    grams, owners = ngram_hashes(words.hashes, words.starts, words.counts, ngram)
-    vals, _ = winnow(grams, owners, 1, window)
-    vals = np.sort(vals)
-    return PassageQuery(words=int(words.counts[0]), keys=vals[:max_keys], all_keys=len(vals))
+def passage_query(text: str, ngram: int = PASSAGE_NGRAM, max_keys: int = MAX_QUERY_KEYS) -> PassageQuery:
+    """The fingerprints to look a passage up by: its n-gram hashes, the smallest `max_keys` of them.
+
+    Every n-gram is asked for (not only the passage's own window minima), so any record
+    fingerprint lying in an unchanged stretch of the passage is found, even a stretch shorter
+    than MIN_GUARANTEED_WORDS. Small hashes are what winnowing keeps, so the smallest are the
+    best sample; the passage's smallest n-gram is a record fingerprint whenever the record holds
+    MIN_GUARANTEED_WORDS or more of the passage unchanged around it.
+    """
+    grams, _, words = text_ngrams([text], ngram)
+    keys = np.unique(grams)  # sorted
+    return PassageQuery(words=int(words[0]), keys=keys[:max_keys], all_keys=len(keys))
 
 
 class PassageIndexStage(Stage):
@@ -169,6 +156,10 @@ class PassageIndexStage(Stage):
     name: ClassVar[str] = "passages"
     reads: ClassVar[tuple[str, ...]] = ("text",)
     writes: ClassVar[tuple[str, ...]] = ("passage_hashes",)
+
+    def __init__(self, config: "AuditConfig") -> None:
+        super().__init__(config)
+        char_tables_ready()  # the tokeniser's tables, built once per worker rather than in a batch
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         return batch.append_column("passage_hashes", passage_fingerprints(batch.column("text")))

@@ -20,11 +20,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
-from audit.io.shards import PARQUET_SUFFIXES, _open_stream
+from audit.io.shards import PARQUET_SUFFIXES, open_stream
 from audit.takedown.ledger import sha256_file
 
 
@@ -75,7 +76,7 @@ def _jsonl_lines(location: str) -> Iterator[tuple[bytes, bool]]:
     Splits exactly like the job's reader (audit.io.shards), so record numbers agree.
     """
     tail = b""
-    for chunk in _open_stream(location):
+    for chunk in open_stream(location):
         pieces = (tail + chunk).split(b"\n")
         tail = pieces.pop()
         for p in pieces:
@@ -84,8 +85,9 @@ def _jsonl_lines(location: str) -> Iterator[tuple[bytes, bool]]:
         yield tail, False
 
 
-def _jsonl_records(location: str) -> Iterator[tuple[int | None, bytes, bool]]:
-    """(record number or None for a blank line, line, newline) as the reader numbers records."""
+def jsonl_records(location: str) -> Iterator[tuple[int | None, bytes, bool]]:
+    """(record number or None for a blank line, raw line, whether a newline followed), numbered as
+    the job's reader numbers records (every non-blank line is a record, unparsable ones too)."""
     record = 0
     for line, nl in _jsonl_lines(location):
         if not line.strip():
@@ -117,7 +119,7 @@ def _rewrite_jsonl(shard: str, location: str, remove: set[int]) -> ShardRewrite:
     with _replacement(location) as tmp:
         out, closers = _jsonl_writer(tmp, location)
         try:
-            for record, line, nl in _jsonl_records(location):
+            for record, line, nl in jsonl_records(location):
                 if record is not None:
                     counts["before"] += 1
                     if record in remove:
@@ -132,7 +134,7 @@ def _rewrite_jsonl(shard: str, location: str, remove: set[int]) -> ShardRewrite:
         # Compare before the swap: kept lines identical and in order, removed ones gone.
         check = hashlib.sha256()
         n = 0
-        for record, line, _ in _jsonl_records(str(tmp)):
+        for record, line, _ in jsonl_records(str(tmp)):
             if record is not None:
                 check.update(line + b"\n")
                 n += 1
@@ -176,12 +178,12 @@ def _same_rows(a: Iterator[pa.Table], b: Iterator[pa.Table]) -> bool:
 
 
 def _kept_batches(pf: pq.ParquetFile, remove: set[int]) -> Iterator[pa.Table]:
+    drop = np.fromiter(remove, dtype=np.int64, count=len(remove))
     start = 0
     for batch in pf.iter_batches(batch_size=65_536):
         n = batch.num_rows
-        keep = [start + i not in remove for i in range(n)] if remove else None
         t = pa.Table.from_batches([batch])
-        yield t.filter(pa.array(keep)) if keep is not None else t
+        yield t.filter(pa.array(~np.isin(np.arange(start, start + n), drop))) if len(drop) else t
         start += n
 
 

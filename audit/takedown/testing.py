@@ -1,4 +1,4 @@
-"""A run folder made by hand from shards, without Ray: for tests and the lookup benchmark.
+"""A run folder made by hand from shards, without Ray, and a small corpus: for tests and the benchmark.
 
 `make_run_folder` reads the shards with the job's own reader, writes lineage/ (every readable
 record `kept`, unreadable ones `quarantined` with reason `unreadable`), passages/ (the passage
@@ -7,19 +7,25 @@ It is the lineage half of an audit run: no measuring, no decisions.
 """
 from __future__ import annotations
 
+import gzip
 import json
+import random
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import zstandard
 
 from audit import __version__
 from audit.config import InputConfig
 from audit.io.atomic import DatasetWriter, write_json_atomic
 from audit.io.shards import discover_shards, read_shard
 from audit.lookup_index import build_lookup_indexes
-from audit.takedown.passages import PassageIndexStage
+from audit.takedown.passages import passage_fingerprints
 
 LINEAGE_SCHEMA = pa.schema([
     ("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64()),
@@ -37,7 +43,6 @@ def make_run_folder(out: Path, paths: list[str], base_dir: Path, input_cfg: dict
     out.mkdir(parents=True, exist_ok=True)
     cfg = InputConfig(paths=paths, **(input_cfg or {}))
     shards, _ = discover_shards(cfg.paths, base_dir)
-    stage = PassageIndexStage.__new__(PassageIndexStage)
     lineage = DatasetWriter(out / "lineage", LINEAGE_SCHEMA)
     passages = DatasetWriter(out / "passages", PASSAGES_SCHEMA)
     for shard in shards:
@@ -55,7 +60,7 @@ def make_run_folder(out: Path, paths: list[str], base_dir: Path, input_cfg: dict
                 "reasons": pa.array([[] if ok else ["unreadable"] for ok in readable.to_pylist()],
                                     pa.list_(pa.string())),
             }))
-            fps = stage(block).column("passage_hashes").combine_chunks()
+            fps = passage_fingerprints(block.column("text"))
             owner = pc.list_parent_indices(fps)
             passages.write(pa.table({"hash": pc.list_flatten(fps), "doc_id": block.column("doc_id").take(owner),
                                      "shard": block.column("shard").take(owner),
@@ -71,3 +76,79 @@ def make_run_folder(out: Path, paths: list[str], base_dir: Path, input_cfg: dict
     if index:
         build_lookup_indexes(out)
     return out
+
+
+@dataclass
+class Corpus:
+    """A small corpus of four shards (plain, gzip and zstd JSON lines, Parquet) with known copies.
+
+    `records[(shard, record)]` is the record as written (None for the unreadable line); the
+    shared document sits in shards/a.jsonl and shards/b.jsonl.gz under one URL, and its text
+    once more in shards/c.parquet under another URL.
+    """
+
+    root: Path
+    records: dict[tuple[str, int], dict | None]
+    shared_url: str
+    shared_text: str
+    long_key: tuple[str, int]           # a record of 300+ words, for passages
+
+    def text(self, shard: str, record: int) -> str:
+        rec = self.records[(shard, record)]
+        assert rec is not None
+        return rec["text"]
+
+
+def _sentence(rng: random.Random, vocab: list[str]) -> str:
+    words = [rng.choice(vocab) for _ in range(rng.randint(8, 16))]
+    return " ".join(words).capitalize() + rng.choice([".", ".", "!", "?"])
+
+
+def _document(rng: random.Random, vocab: list[str], sentences: int) -> str:
+    return " ".join(_sentence(rng, vocab) for _ in range(sentences))
+
+
+def write_corpus(root: Path, seed: int = 7) -> Corpus:
+    """Write the shards of a Corpus under `root/shards/`."""
+    rng = random.Random(seed)
+    syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "te", "vo", "zi", "pa", "do", "fe", "gu", "hi", "ja", "bo"]
+    vocab = sorted({"".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(4000)})
+    shards = root / "shards"
+    shards.mkdir(parents=True, exist_ok=True)
+    records: dict[tuple[str, int], dict | None] = {}
+    shared_url = "https://news.example.org/2026/story-of-the-year"
+    shared_text = _document(rng, vocab, 12)
+
+    def doc(prefix: str, i: int, sentences: int | None = None) -> dict:
+        return {"id": f"{prefix}-{i}", "url": f"https://{prefix}.example.com/page/{i}",
+                "text": _document(rng, vocab, sentences or rng.randint(2, 12))}
+
+    a = [doc("a", i) for i in range(40)]
+    a[17] = doc("a", 17, sentences=40)  # the long record
+    a.append({"id": "shared-a", "url": shared_url, "text": shared_text})
+    lines = [orjson.dumps(r) for r in a[:20]] + [b"", b"{not json"] + [orjson.dumps(r) for r in a[20:]]
+    (shards / "a.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    recs_a: list[dict | None] = a[:20] + [None] + a[20:]
+    for i, r in enumerate(recs_a):
+        records[("shards/a.jsonl", i)] = r
+
+    b = [doc("b", i) for i in range(30)]
+    b.insert(12, {"id": "shared-b", "url": shared_url, "text": shared_text})
+    with gzip.open(shards / "b.jsonl.gz", "wb") as f:
+        f.write(b"".join(orjson.dumps(r) + b"\n" for r in b))
+    for i, r in enumerate(b):
+        records[("shards/b.jsonl.gz", i)] = r
+
+    c = [doc("c", i) for i in range(25)]
+    c[9] = {"id": "copy-c", "url": "https://mirror.example.net/copied", "text": shared_text}
+    pq.write_table(pa.table({"id": [r["id"] for r in c], "url": [r["url"] for r in c],
+                             "text": [r["text"] for r in c]}), shards / "c.parquet", row_group_size=7)
+    for i, r in enumerate(c):
+        records[("shards/c.parquet", i)] = r
+
+    d = [doc("d", i) for i in range(20)]
+    (shards / "d.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(
+        b"".join(orjson.dumps(r) + b"\n" for r in d)))
+    for i, r in enumerate(d):
+        records[("shards/d.jsonl.zst", i)] = r
+    return Corpus(root, records, shared_url, shared_text, ("shards/a.jsonl", 17))

@@ -1,0 +1,96 @@
+"""audit.lengths: percentiles, log-spaced histogram, context fit, token counts."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from audit.lengths import TokenCounter, length_summary, log_bin_edges, word_counts
+
+
+def test_percentiles_and_totals():
+    chars = np.arange(1, 101)
+    s = length_summary(chars, chars // 5)["overall"]
+    assert s["documents"] == 100
+    assert s["chars"]["p50"] == pytest.approx(50.5) and s["chars"]["p90"] == pytest.approx(90.1)
+    assert s["chars"]["p99"] == pytest.approx(99.01) and s["chars"]["max"] == 100
+    assert s["chars"]["total"] == 5050 and s["words"]["max"] == 20
+    json.dumps(s)
+
+
+def test_histogram_on_log_bins():
+    edges = log_bin_edges(5000)
+    assert edges[0] == 0 and edges[1] == 1 and edges[-1] >= 5000
+    ratios = edges[2:] / edges[1:-1]
+    assert np.allclose(ratios, 10 ** 0.25)
+    chars = np.array([0, 3, 30, 300, 3000, 3000])
+    hist = length_summary(chars, chars)["overall"]["chars"]["histogram"]
+    assert sum(hist["counts"]) == 6 and hist["edges"] == pytest.approx(log_bin_edges(3000).tolist())
+    assert hist["counts"][0] == 1  # the empty document sits in [0, 1)
+    k = int(np.searchsorted(hist["edges"], 3000, side="right")) - 1
+    assert hist["counts"][k] == 2
+
+
+def test_context_fit_in_words_or_tokens():
+    words = np.array([1000, 3000, 5000, 10000])
+    fit = length_summary(words * 6, words, context_lengths=[4096])["overall"]["context_fit"]
+    assert fit["unit"] == "words"
+    c = fit["lengths"]["4096"]
+    assert c["documents"] == 0.5
+    assert c["text"] == pytest.approx(4000 / 19000)
+    assert c["text_if_truncated"] == pytest.approx((1000 + 3000 + 4096 + 4096) / 19000)
+    tokens = words * 2
+    fit = length_summary(words * 6, words, tokens, context_lengths=[4096])["overall"]["context_fit"]
+    assert fit["unit"] == "tokens" and fit["lengths"]["4096"]["documents"] == 0.25
+
+
+def test_per_source_with_nulls_left_out():
+    chars = pa.array([100, None, 300, 5000, 50], pa.int64())
+    words = pa.array([20, None, 60, 1000, 10], pa.int64())
+    sources = pa.array(["a", "a", "b", "b", "a"])
+    s = length_summary(chars, words, sources=sources, context_lengths=[100])
+    assert s["overall"]["documents"] == 4
+    assert set(s["by_source"]) == {"a", "b"}
+    assert s["by_source"]["a"]["documents"] == 2 and s["by_source"]["b"]["chars"]["max"] == 5000
+    # every source's histogram uses the overall bins
+    assert s["by_source"]["a"]["chars"]["histogram"]["edges"] == s["overall"]["chars"]["histogram"]["edges"]
+    assert s["by_source"]["b"]["context_fit"]["lengths"]["100"]["documents"] == 0.5
+
+
+def test_empty_input():
+    s = length_summary([], [], sources=[])
+    assert s["overall"]["documents"] == 0 and s["overall"]["chars"]["p50"] is None and s["by_source"] == {}
+    json.dumps(s)
+
+
+def test_mismatched_lengths_are_an_error():
+    with pytest.raises(ValueError):
+        length_summary([1, 2], [1])
+
+
+def test_word_counts_unicode_spaces():
+    out = word_counts(pa.array(["two words", "drei\u00a0wörter\u3000hier", "", None]))
+    assert out.to_pylist() == [2, 3, 0, None]
+
+
+def test_token_counter_with_a_tokenizer_built_here(tmp_path):
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(["the cat sat on the mat", "the dog sat on the log"],
+                            trainers.WordLevelTrainer(special_tokens=["[UNK]"]))
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    counter = TokenCounter(path, batch_size=2)
+    out = counter.count(pa.array(["the cat sat", "a bird flew over the mat .", None, ""]))
+    assert out.type == pa.int64()
+    # Whitespace pre-tokenizer: unknown words still count, one [UNK] each
+    assert out.to_pylist() == [3, 7, None, 0]
+
+
+def test_token_counter_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="tokenizer"):
+        TokenCounter(tmp_path / "nope.json")

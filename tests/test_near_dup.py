@@ -1,0 +1,159 @@
+"""Near duplicates: band keys per record (<= 64 bytes), clusters across the run, earliest kept."""
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from audit.config import parse_config
+from audit.normalize import ngram_hashes, tokenize_hashed
+from audit.stages.near_dup import (NearDupStage, bucket_edges, connected_components, minhash_permutations,
+                                   minhash_signatures, near_duplicate_clusters)
+
+
+@pytest.fixture(scope="module")
+def config():
+    return parse_config({"input": {"paths": ["x"]}})
+
+
+@pytest.fixture(scope="module")
+def stage(config):
+    return NearDupStage(config)
+
+
+def _doc(seed: int, words: int = 300) -> str:
+    rng = random.Random(seed)
+    return " ".join(f"w{rng.randint(0, 20000)}" for _ in range(words))
+
+
+def _edit(text: str, every: int, seed: int = 0) -> str:
+    """Reverse one word in `every` (each edit breaks the 5 shingles over it)."""
+    rng = random.Random(seed)
+    words = text.split(" ")
+    for i in range(rng.randrange(every), len(words), every):
+        words[i] = words[i][::-1] + "x"
+    return " ".join(words)
+
+
+def _keys(stage, texts: list[str | None], order: list[int] | None = None) -> pa.Table:
+    bands = stage(pa.table({"text": pa.array(texts, pa.string())})).column("minhash_bands")
+    return pa.table({"doc_id": [f"d{i}" for i in range(len(texts))],
+                     "order": pa.array(order if order is not None else range(len(texts)), pa.int64()),
+                     "minhash_bands": bands})
+
+
+def test_band_keys_are_64_bytes_and_null_without_words(stage):
+    out = stage(pa.table({"text": pa.array([_doc(1), "", None, "!!! ---", "two words"], pa.string())}))
+    col = out.column("minhash_bands")
+    assert col.type == pa.binary(64)
+    assert col.is_null().to_pylist() == [False, True, True, True, False]
+
+
+def test_signatures_estimate_jaccard(config):
+    rng = np.random.default_rng(0)
+    base = rng.integers(0, 2**63, 3000, dtype=np.uint64)
+    perms = minhash_permutations(256, 5)
+    for keep in (0.2, 0.5, 0.8):
+        shared = int(3000 * keep)
+        other = np.concatenate([base[:shared], rng.integers(0, 2**63, 3000 - shared, dtype=np.uint64)])
+        true = shared / (6000 - shared)
+        sig = minhash_signatures(np.concatenate([base, other]), np.array([0, 3000, 6000]), perms)
+        assert abs(np.mean(sig[0] == sig[1]) - true) < 0.08
+
+
+def test_near_copies_cluster_and_the_earliest_is_kept(stage, config):
+    a, b = _doc(1), _doc(2)
+    texts = [_edit(a, 50, 1), b, a, _doc(3), _edit(a, 30, 2), b.upper()]
+    # Row order is not input order: `order` says record 2 (the original of a) came first.
+    keys = _keys(stage, texts, order=[5, 1, 0, 3, 4, 2])
+    out = near_duplicate_clusters(keys, config, use_ray=False).sort_by("doc_id").to_pylist()
+    assert [(r["doc_id"], r["kept_doc_id"], r["cluster_id"]) for r in out] == [
+        ("d0", "d2", "near-d2"), ("d4", "d2", "near-d2"), ("d5", "d1", "near-d1")]
+    assert all(0.5 <= r["similarity"] <= 1.0 for r in out)
+    assert out[2]["similarity"] == 1.0  # case only: the same words
+
+
+def test_unrelated_texts_are_not_clustered(stage, config):
+    texts = [_doc(100 + i) for i in range(200)]
+    assert near_duplicate_clusters(_keys(stage, texts), config, use_ray=False).num_rows == 0
+
+
+def test_recall_at_one_edit_in_25_words(stage, config):
+    """Jaccard ~0.67 over 5-word shingles: >= 90% of pairs found (0.97 expected), none wrongly."""
+    originals = [_doc(1000 + i, 400) for i in range(100)]
+    copies = [_edit(t, 25, i) for i, t in enumerate(originals)]
+    out = near_duplicate_clusters(_keys(stage, originals + copies), config, use_ray=False).to_pylist()
+    pairs = {(r["doc_id"], r["kept_doc_id"]) for r in out}
+    assert all(int(d[1:]) - 100 == int(k[1:]) for d, k in pairs)
+    assert len(pairs) >= 90
+
+
+def test_real_prose_near_duplicates(shared_data, stage, config):
+    rows = [json.loads(line)["text"] for line in
+            (shared_data / "prose" / "nltk_abc_news_paragraphs.jsonl").open(encoding="utf-8")]
+    rows = [t for t in rows if len(t.split()) >= 60][:300]
+    copies = [_edit(t, 50, i) for i, t in enumerate(rows[:100])]  # Jaccard ~0.8
+    out = near_duplicate_clusters(_keys(stage, rows + copies), config, use_ray=False).to_pylist()
+    found = {(r["doc_id"], r["kept_doc_id"]) for r in out}
+    assert len({(f"d{300 + i}", f"d{i}") for i in range(100)} & found) >= 97
+    assert len(found - {(f"d{300 + i}", f"d{i}") for i in range(100)}) <= 3  # clean prose stays clean
+
+
+def test_a_chain_does_not_reach_records_unlike_the_kept_one(stage, config):
+    words = _doc(7, 600).split(" ")
+    # Overlapping windows: neighbours share 2/3 of their words, the ends share none.
+    texts = [" ".join(words[0:300]), " ".join(words[100:400]), " ".join(words[200:500]), " ".join(words[300:600])]
+    out = near_duplicate_clusters(_keys(stage, texts), config, use_ray=False).to_pylist()
+    assert {r["kept_doc_id"] for r in out} <= {"d0"}
+    assert "d3" not in {r["doc_id"] for r in out}
+
+
+def test_bucket_edges_are_linear_for_big_buckets():
+    keys = np.zeros(1000, dtype=np.uint64)  # one bucket of 1000 records
+    a, b = bucket_edges(keys, np.arange(1000), np.arange(1000)[::-1].copy())
+    assert len(a) == 999 and set(b.tolist()) == {999}  # all to the earliest (order 0 is row 999)
+    keys = np.array([7, 7, 7, 9, 9, 5], dtype=np.uint64)
+    a, b = bucket_edges(keys, np.arange(6), np.arange(6))
+    assert {tuple(sorted(p)) for p in zip(a.tolist(), b.tolist())} == {(0, 1), (0, 2), (1, 2), (3, 4)}
+
+
+def test_connected_components():
+    a = np.array([0, 2, 5, 6, 8])
+    b = np.array([1, 3, 6, 7, 2])
+    label = connected_components(a, b, 10)
+    groups = {}
+    for node, lab in enumerate(label.tolist()):
+        groups.setdefault(lab, set()).add(node)
+    assert sorted(map(sorted, groups.values())) == [[0, 1], [2, 3, 8], [4], [5, 6, 7], [9]]
+
+
+def test_short_texts_still_get_a_shingle(stage):
+    tokens = tokenize_hashed(["Two words", "two, WORDS!"])
+    grams, _ = ngram_hashes(tokens, 5, short=True)
+    assert len(grams) == 2 and grams[0] == grams[1]
+    out = stage(pa.table({"text": ["Two words", "two, WORDS!"]})).column("minhash_bands")
+    assert out[0] == out[1]
+
+
+@pytest.mark.ray
+def test_ray_agrees_with_in_process(stage, config):
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=1, object_store_memory=200 * 2**20, include_dashboard=False)
+        ray.data.DataContext.get_current().enable_progress_bars = False
+    try:
+        originals = [_doc(2000 + i, 200) for i in range(40)]
+        texts = originals + [_edit(t, 25, i) for i, t in enumerate(originals[:20])] + [originals[3]] * 3
+        keys = _keys(stage, texts, order=list(range(len(texts)))[::-1])
+        local = near_duplicate_clusters(keys, config, use_ray=False).sort_by("doc_id")
+        on_ray = near_duplicate_clusters(keys, config, use_ray=True).sort_by("doc_id")
+        assert local.num_rows >= 20
+        assert on_ray.equals(local)
+    finally:
+        if started:
+            ray.shutdown()

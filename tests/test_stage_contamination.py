@@ -1,0 +1,229 @@
+"""Contamination stage: leaks found verbatim, re-cased, partial, buried, split, edited; spans right."""
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import re
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from audit.config import ConfigError, parse_config
+from audit.stages.contamination import COLUMN_TYPE, ContaminationIndex, ContaminationStage, first_match
+
+ITEMS = {
+    "long": ("A farmer has 17 sheep and buys 5 more at the spring market, then sells a third of the flock "
+             "to his neighbour for 12 dollars each. How much money does the farmer receive from the sale?\n"
+             "The farmer has 17+5=<<17+5=22>>22 sheep; a third is about 7, so he receives 7*12=84 dollars.\n#### 84"),
+    "other": ("Write a function that returns the longest common prefix of a list of strings, or the empty "
+              "string when the list is empty or the strings share no prefix at all."),
+    "short": "Which planet is closest to the sun today?",  # 8 words: below the 13-gram size
+    "tiny": "Add two numbers",                              # 3 words: too short to index
+}
+
+
+def _filler(words: int, seed: int = 0) -> str:
+    """Deterministic prose-like text that shares no 5 words in a row with the items."""
+    rng = random.Random(seed)
+    vocab = [f"{a}{b}" for a in ("lo", "ra", "ven", "mi", "sto", "ka", "pel", "dru") for b in
+             ("ta", "mor", "sen", "quil", "dab", "ro", "nix", "vel", "tor", "gan")]
+    out, line = [], []
+    for _ in range(words):
+        line.append(rng.choice(vocab))
+        if len(line) >= rng.randint(8, 16):
+            out.append(" ".join(line).capitalize() + ".")
+            line = []
+    return " ".join(out + [" ".join(line)]).strip()
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory):
+    d = tmp_path_factory.mktemp("evals")
+    with open(d / "toy.jsonl", "w", encoding="utf-8") as f:
+        for k, v in ITEMS.items():
+            f.write(json.dumps({"id": k, "text": v}) + "\n")
+    with open(d / "second.jsonl", "w", encoding="utf-8") as f:
+        f.write(json.dumps({"q": "Translate the following sentence into French and explain each of the "
+                                 "grammatical choices you made along the way."}) + "\n")
+    return parse_config({"input": {"paths": ["shards/"]}, "eval_sets": [
+        {"name": "toy", "path": "toy.jsonl", "text_fields": ["text"], "id_field": "id"},
+        {"name": "second", "path": "second.jsonl", "text_fields": ["q"]}]}, base_dir=d)
+
+
+@pytest.fixture(scope="module")
+def stage(config):
+    return ContaminationStage(config)
+
+
+def _measure(stage, texts):
+    out = stage(pa.table({"text": pa.array(texts, pa.string())}))
+    assert out.schema.field("contamination").type == COLUMN_TYPE
+    return out.column("contamination").to_pylist()
+
+
+def _only(matches, eval_id):
+    hits = [m for m in matches if m["eval_id"] == eval_id]
+    assert len(hits) == 1, matches
+    return hits[0]
+
+
+def test_index_describes_its_eval_sets(stage):
+    assert stage.index.describe() == {"toy": 4, "second": 1}
+    assert stage.index.too_short == {"toy": 1, "second": 0}
+
+
+def test_verbatim_leak_with_spans_on_the_original_text(stage):
+    text = _filler(300, 1) + "\n\n" + ITEMS["long"] + "\n\n" + _filler(200, 2)
+    [matches] = _measure(stage, [text])
+    m = _only(matches, "long")
+    assert (m["eval_set"], m["overlap"], m["method"]) == ("toy", 1.0, "ngram")
+    [[start, end]] = m["spans"]
+    assert text[start:end] == ITEMS["long"]
+
+
+def test_leak_buried_at_the_end_of_a_1mb_document(stage):
+    host = _filler(180_000, 3)
+    assert len(host) > 1_000_000
+    text = host + " " + ITEMS["long"]
+    [matches] = _measure(stage, [text])
+    m = _only(matches, "long")
+    assert m["overlap"] == 1.0
+    assert text[m["spans"][0][0]:m["spans"][0][1]] == ITEMS["long"]
+
+
+def test_leak_split_across_a_line_break(stage):
+    words = ITEMS["other"].split(" ")
+    split = " ".join(words[:9]) + "\n" + " ".join(words[9:18]) + "\r\n    " + " ".join(words[18:])
+    text = _filler(50, 4) + " " + split + " " + _filler(50, 5)
+    [matches] = _measure(stage, [text])
+    m = _only(matches, "other")
+    assert m["overlap"] == 1.0
+    [[start, end]] = m["spans"]
+    assert text[start:end] == split
+
+
+def test_case_and_punctuation_changed_leak(stage):
+    variant = re.sub(r"\s+", " ", re.sub(r"[^\w\s]", "", ITEMS["long"].lower()))
+    [matches] = _measure(stage, [_filler(80, 6) + "\n" + variant])
+    assert _only(matches, "long")["overlap"] == 1.0
+
+
+def test_partial_leaks_over_and_under_the_threshold(stage):
+    words = ITEMS["long"].split(" ")
+    sixty = " ".join(words[:int(len(words) * 0.6)])
+    thirty = " ".join(words[:int(len(words) * 0.3)])
+    over, under = _measure(stage, [_filler(60, 7) + "\n\n" + sixty, _filler(60, 8) + "\n\n" + thirty])
+    m = _only(over, "long")
+    assert 0.5 <= m["coverage"] <= 0.7
+    # overlap is the contract's share of the item's n-grams found: lower than coverage for a prefix
+    assert 0 < m["overlap"] < m["coverage"]
+    assert under == []
+
+
+def test_item_shorter_than_the_ngram_size(stage):
+    [matches] = _measure(stage, [_filler(40, 9) + " " + ITEMS["short"] + " " + _filler(40, 10)])
+    assert _only(matches, "short")["overlap"] == 1.0
+    # Six of its eight words is a common phrase, not a leak of a short item.
+    [matches] = _measure(stage, [_filler(40, 9) + " which planet is closest to the " + _filler(40, 10)])
+    assert matches == []
+
+
+def test_item_shorter_than_min_ngram_is_not_indexed(stage):
+    [matches] = _measure(stage, [_filler(40, 11) + " " + ITEMS["tiny"] + " " + _filler(40, 12)])
+    assert matches == []
+
+
+def test_edited_item_is_caught_by_minhash(stage):
+    words = ITEMS["long"].split(" ")
+    edited = " ".join(w[::-1] if i % 8 == 4 else w for i, w in enumerate(words))  # breaks every 13-gram
+    text = _filler(200, 13) + "\n\n" + edited + "\n\n" + _filler(200, 14)
+    [matches] = _measure(stage, [text])
+    m = _only(matches, "long")
+    assert m["method"] == "minhash" and m["overlap"] >= 0.5
+    # The span is the region dense in n-gram hits: inside the edited item, covering most of it.
+    [[start, end]] = m["spans"]
+    at = text.index(edited)
+    assert at <= start < end <= at + len(edited) and end - start >= 0.8 * len(edited)
+
+
+def test_clean_empty_and_unreadable_records(stage):
+    clean, empty, unreadable = _measure(stage, [_filler(500, 15), "", None])
+    assert clean == [] and empty == [] and unreadable is None
+
+
+def test_judge_reasons_per_eval_set_and_thresholds(stage, config):
+    words = ITEMS["long"].split(" ")
+    both = ITEMS["long"] + "\n" + "Translate the following sentence into French and explain each of the " \
+                                  "grammatical choices you made along the way."
+    partial = _filler(30, 16) + " " + " ".join(words[:int(len(words) * 0.6)])
+    out = stage(pa.table({"text": pa.array([_filler(100, 17), both, None, partial], pa.string())}))
+    findings = sorted(ContaminationStage.judge(out.drop_columns(["text"]), config))
+    assert [(r, reason) for r, reason, _ in findings] == [
+        (1, "contamination:second"), (1, "contamination:toy"), (3, "contamination:toy")]
+    details = findings[1][2]
+    assert details["eval_id"] == "long" and details["overlap"] == 1.0 and details["method"] == "ngram"
+    json.dumps(details)
+    strict = config.model_copy(update={"contamination": config.contamination.model_copy(update={"threshold": 0.9})})
+    assert [r for r, _, _ in ContaminationStage.judge(out, strict)] == [1, 1]
+
+
+def test_first_match_is_the_canary_signal(stage):
+    texts = [_filler(50, 18), _filler(50, 19) + " " + ITEMS["other"], ITEMS["long"]]
+    out = stage(pa.table({"doc_id": ["a", "b", "c"], "shard": ["s.jsonl"] * 3, "record": [0, 1, 2],
+                          "text": texts}))
+    hit = first_match(out)
+    assert hit["doc_id"] == "b" and hit["record"] == 1 and hit["shard"] == "s.jsonl"
+    assert (hit["eval_set"], hit["eval_id"]) == ("toy", "other")
+    assert first_match(out.slice(0, 1)) is None
+
+
+def test_no_eval_sets_means_no_index_and_empty_lists():
+    config = parse_config({"input": {"paths": ["x"]}})
+    assert ContaminationIndex.build(config) is None
+    out = ContaminationStage(config)(pa.table({"text": pa.array(["anything", None], pa.string())}))
+    assert out.column("contamination").to_pylist() == [[], None]
+
+
+def test_an_empty_eval_set_file_stops_the_stage_with_a_clear_error(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
+    config = parse_config({"input": {"paths": ["x"]}, "eval_sets": [{"name": "empty", "path": "empty.jsonl"}]},
+                          base_dir=tmp_path)
+    with pytest.raises(ConfigError, match=r"eval set 'empty': .*empty\.jsonl: the file has no items"):
+        ContaminationStage(config)
+
+
+def test_index_survives_pickling_as_ray_ships_it(stage, config):
+    index = pickle.loads(pickle.dumps(stage.index))
+    text = _filler(100, 20) + " " + ITEMS["long"]
+    assert ContaminationStage(config, index)(pa.table({"text": [text]})).column("contamination").to_pylist() == \
+        _measure(stage, [text])
+
+
+def test_real_gsm8k_leaks_in_real_prose(shared_data, tmp_path):
+    evals = [json.loads(line) for line in (shared_data / "evals" / "gsm8k_test.jsonl").open(encoding="utf-8")]
+    config = parse_config({"input": {"paths": ["x"]}, "eval_sets": [
+        {"name": "gsm8k", "path": str(shared_data / "evals" / "gsm8k_test.jsonl"),
+         "text_fields": ["question", "answer"]}]})
+    stage = ContaminationStage(config)
+    prose = [json.loads(line)["text"] for line in
+             (shared_data / "prose" / "nltk_abc_news_paragraphs.jsonl").open(encoding="utf-8")][:400]
+    assert all(m == [] for m in _measure(stage, prose))
+    rng = random.Random(0)
+    picks = rng.sample(range(len(evals)), 40)
+    texts = []
+    for k, i in enumerate(picks):
+        item = evals[i]["question"] + "\n" + evals[i]["answer"]
+        if k % 2:
+            item = re.sub(r"\s+", " ", re.sub(r"[^\w\s]", "", item.lower()))
+        texts.append(prose[k] + "\n\n" + item + "\n\n" + prose[k + 100])
+    for i, matches in zip(picks, _measure(stage, texts)):
+        assert _only(matches, str(i))["overlap"] == 1.0
+
+
+def test_missing_eval_file_message_names_the_set(tmp_path):
+    config = parse_config({"input": {"paths": ["x"]}, "eval_sets": [{"name": "gone", "path": "gone.jsonl"}]},
+                          base_dir=Path(tmp_path))
+    with pytest.raises(ConfigError, match="eval set 'gone'"):
+        ContaminationIndex.build(config)

@@ -1,0 +1,104 @@
+"""LengthStage: characters, bytes, words, lines, and the length reasons."""
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+
+import pyarrow as pa
+import pytest
+
+from audit.config import parse_config
+from audit.records import RECORD_SCHEMA
+from audit.stages.length import LengthStage
+
+CLEAN = {
+    "en": "The committee met on Tuesday to review the annual budget. Members agreed that spending on "
+          "public libraries should rise next year.",
+    "zh": "今天天气很好，我们一起去公园散步。公园里有很多人在锻炼身体，孩子们在草地上玩耍。",
+    "ru": "Вчера вечером мы долго гуляли по набережной и обсуждали планы на лето. Погода была тёплой.",
+    "ar": "ذهبنا أمس إلى السوق القديم في وسط المدينة واشترينا الخبز والفاكهة. كان الجو معتدلا.",
+}
+
+
+def records(texts: list[str | None]) -> pa.Table:
+    """A batch shaped like the reader's: every record column, text as given."""
+    n = len(texts)
+    return pa.table({f.name: (pa.array(texts, f.type) if f.name == "text" else pa.nulls(n, f.type))
+                     for f in RECORD_SCHEMA})
+
+
+def config(**length):
+    return parse_config({"input": {"paths": ["x"]}, "filters": {"length": length}})
+
+
+def judged(texts: list[str | None], cfg=None) -> tuple[pa.Table, dict[int, dict[str, dict]]]:
+    cfg = cfg or config()
+    measured = LengthStage(cfg)(records(texts)).drop_columns(["text"])
+    reasons: dict[int, dict[str, dict]] = defaultdict(dict)
+    for row, reason, details in LengthStage.judge(measured, cfg):
+        json.dumps(details)  # details must be JSON-serialisable
+        reasons[row][reason] = details
+    return measured, reasons
+
+
+def test_measures_chars_bytes_words_lines():
+    text = "héllo wörld\nfoo 你好\n"
+    measured, _ = judged([text])
+    row = measured.to_pylist()[0]
+    assert row["length_chars"] == len(text)
+    assert row["length_bytes"] == len(text.encode("utf-8"))
+    assert row["length_words"] == 5  # héllo wörld foo + one word per Han character
+    assert row["length_lines"] == 2
+    assert judged(["one\ntwo\nthree"])[0].column("length_lines").to_pylist() == [3]
+
+
+def test_each_reason_fires_on_its_case():
+    texts = ["", " \n\t  \n", "ok", "Supercalifragilistic expialidocious antidisestablishmentarianism",
+             "word " * 30]
+    _, reasons = judged(texts, config(max_chars=100))
+    assert set(reasons[0]) == {"length:empty"}
+    assert set(reasons[1]) == {"length:whitespace"}
+    assert set(reasons[2]) == {"length:too_short"}
+    assert reasons[3]["length:too_short"]["words"] == 3  # 64 characters, but 3 words < 5
+    assert reasons[4]["length:too_long"] == {"chars": 150, "max_chars": 100}
+    assert "length:too_short" not in reasons[4]
+
+
+def test_clean_text_in_four_scripts_passes():
+    measured, reasons = judged(list(CLEAN.values()), config(min_chars=30))
+    assert reasons == {}
+    words = dict(zip(CLEAN, measured.column("length_words").to_pylist()))
+    assert words["zh"] > 30  # Han characters count as words: not "one word per line"
+    assert 15 <= words["en"] <= 25
+
+
+def test_ansi_colour_codes_are_not_words():
+    measured, _ = judged(["\x1b[33m    --\x1b[32m《谚语》\x1b[m\x1b[m hello"])
+    # "--" and "hello", plus one word per character of 《谚语》; the codes would add two more.
+    assert measured.column("length_words").to_pylist() == [2 + 4]
+
+
+def test_null_text_gives_null_measures_and_no_reason():
+    measured, reasons = judged([None, CLEAN["en"]])
+    row = measured.to_pylist()[0]
+    assert all(row[c] is None for c in LengthStage.writes)
+    assert 0 not in reasons
+
+
+def test_fifty_megabyte_line_is_quick_and_too_long():
+    text = ("lorem ipsum dolor sit amet consectetur " * 1_300_000)[:50_000_000]
+    start = time.perf_counter()
+    measured, reasons = judged([text, CLEAN["en"]])
+    assert time.perf_counter() - start < 5
+    assert set(reasons[0]) == {"length:too_long"}
+    assert measured.column("length_words").to_pylist()[0] == pytest.approx(50_000_000 / 39 * 6, rel=0.01)
+
+
+def test_gutenberg_books_and_the_default_bound(shared_data):
+    """Whole books are documents: the default max_chars keeps every one of them."""
+    with open(shared_data / "prose" / "gutenberg_books.jsonl", encoding="utf-8") as f:
+        books = [json.loads(line)["text"] for line in f]
+    measured, reasons = judged(books)
+    assert reasons == {}
+    assert max(measured.column("length_chars").to_pylist()) > 500_000

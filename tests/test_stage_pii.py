@@ -1,0 +1,178 @@
+"""PiiStage: Presidio pattern recognisers behind the prefilter; offsets, never values; offline."""
+from __future__ import annotations
+
+import json
+import socket
+import typing
+from collections import defaultdict
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from audit.config import PiiEntity, parse_config
+from audit.stages.pii import CHUNK_CHARS, PII_TYPE, SUPPORTED_ENTITIES, PiiStage, candidate_windows
+
+DATA = Path(__file__).parents[2] / "shared" / "data"
+
+# One sentence per entity type, with the value planted in it.
+SENTENCES = {
+    "EMAIL_ADDRESS": ("Please write to {} before Friday.", "maria.lopez@example.org"),
+    "PHONE_NUMBER": ("You can call me on {} after six.", "+44 20 7946 0958"),
+    "CREDIT_CARD": ("The card number was {} and it expired.", "4111 1111 1111 1111"),
+    "IP_ADDRESS": ("The request came from {} last night.", "203.0.113.195"),
+    "IBAN_CODE": ("Pay the invoice into IBAN {} by Monday.", "DE89370400440532013000"),
+    "US_SSN": ("His social security number is {} on the form.", "536-22-8726"),
+}
+
+
+def config(**pii):
+    return parse_config({"input": {"paths": ["x"]}, "pii": pii})
+
+
+@pytest.fixture(scope="module")
+def stage() -> PiiStage:
+    return PiiStage(config())
+
+
+def findings_of(stage: PiiStage, texts: list[str | None]) -> list:
+    return stage(pa.table({"text": pa.array(texts, pa.string())})).column("pii").to_pylist()
+
+
+def test_supported_entities_match_the_config():
+    assert set(typing.get_args(PiiEntity)) == set(SUPPORTED_ENTITIES)
+
+
+@pytest.mark.parametrize("entity", list(SENTENCES))
+def test_each_entity_type_is_found_at_its_offsets(stage, entity):
+    template, value = SENTENCES[entity]
+    text = "Some words to start with. " * 3 + template.format(value) + " And more words after it." * 3
+    found = [f for f in findings_of(stage, [text])[0] if f["entity_type"] == entity]
+    assert found, findings_of(stage, [text])
+    start = text.index(value)
+    assert any(f["start"] == start and f["end"] == start + len(value) for f in found), found
+    assert all(0.5 <= f["score"] <= 1.0 for f in found)
+
+
+def test_output_holds_offsets_and_never_the_value(stage):
+    texts = [template.format(value) for template, value in SENTENCES.values()]
+    table = stage(pa.table({"text": texts}))
+    assert table.schema.field("pii").type == PII_TYPE
+    assert [f.name for f in PII_TYPE.value_type] == ["entity_type", "start", "end", "score"]
+    dumped = json.dumps(table.drop_columns(["text"]).to_pylist())
+    for _, value in SENTENCES.values():
+        assert value not in dumped and value.replace(" ", "") not in dumped
+    found = {f["entity_type"] for row in table.column("pii").to_pylist() for f in row}
+    assert found >= set(SENTENCES)
+
+
+def test_clean_text_empty_list_and_unreadable_null(stage):
+    out = findings_of(stage, ["The weather in 1998 was mild, and the harvest of 2003 was good.", None, ""])
+    assert out == [[], None, []]
+
+
+def test_prefilter_finds_what_whole_text_analysis_finds(stage):
+    whole = PiiStage(config(), prefilter=False)
+    filler = "Nothing to see in this line of ordinary prose about gardens. " * 40
+    text = (filler + "Contact: jan.kowalski@poczta.pl\n" + filler + "mobile: 0688 872 49 99\n" + filler
+            + "Card 4929 1234 5678 9014 and server 10.0.0.7\n" + filler)
+    assert findings_of(stage, [text]) == findings_of(whole, [text])
+    assert {f["entity_type"] for f in findings_of(stage, [text])[0]} >= {"EMAIL_ADDRESS", "PHONE_NUMBER", "IP_ADDRESS"}
+
+
+def test_windows_cover_candidates_and_merge(stage):
+    text = "x " * 500 + "a@b.io " + "y " * 10 + "c@d.io" + " z" * 500
+    windows = candidate_windows(text, list(stage.kinds_re.values()))
+    assert len(windows) == 1
+    s, e = windows[0]
+    assert s <= text.index("a@b.io") and e >= text.index("c@d.io") + 6 and e - s < 400
+
+
+def test_dates_and_year_ranges_are_not_phone_numbers(stage):
+    texts = ["Steve Jobs (1955-2011) said it at work.", "Call the office about the 2003-03-08 release.",
+             "The nightly build 20040215 works."]
+    assert findings_of(stage, texts) == [[], [], []]
+
+
+def test_judge_reasons_and_details(stage):
+    many = " ".join(f"user{i}@example.com" for i in range(12))
+    texts = [SENTENCES["CREDIT_CARD"][0].format(SENTENCES["CREDIT_CARD"][1]), many,
+             SENTENCES["EMAIL_ADDRESS"][0].format(SENTENCES["EMAIL_ADDRESS"][1]), None]
+    measured = stage(pa.table({"text": pa.array(texts, pa.string())})).drop_columns(["text"])
+    found = list(PiiStage.judge(measured, config()))
+    by_row = defaultdict(list)
+    for i, reason, details in found:
+        by_row[i].append(reason)
+        json.dumps(details)
+        assert "example.com" not in json.dumps(details)
+    assert dict(by_row) == {0: ["pii:CREDIT_CARD"], 1: ["pii:many"]}
+    details = dict((i, d) for i, _, d in found)
+    assert details[1] == {"findings": 12, "counts": {"EMAIL_ADDRESS": 12}}
+    assert list(PiiStage.judge(measured, config(enabled=False))) == []
+
+
+def test_disabled_stage_writes_empty_lists():
+    off = PiiStage(config(enabled=False))
+    assert off.analyzer is None
+    assert findings_of(off, [SENTENCES["US_SSN"][0].format(SENTENCES["US_SSN"][1]), None]) == [[], None]
+
+
+def test_no_network_at_start_up(monkeypatch, tmp_path):
+    attempts: list = []
+
+    def refuse(*args, **kwargs):
+        attempts.append(args)
+        raise OSError("network is blocked in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    # a fresh cache folder: the blank spaCy pipeline is written here, nothing is fetched
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    fresh = PiiStage(config())
+    out = findings_of(fresh, ["Mail anna.berg@firma.se or bob@mail.co.uk today."])
+    assert attempts == []
+    assert [f["entity_type"] for f in out[0]] == ["EMAIL_ADDRESS", "EMAIL_ADDRESS"]
+    assert any(p.name.startswith("spacy-blank-en") for p in (tmp_path / "audit").iterdir())
+
+
+def test_recall_on_presidio_synthetic_records(stage):
+    path = DATA / "pii" / "presidio_synth_dataset_v2.json"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    records = [r for r in json.load(open(path, encoding="utf-8"))
+               if any(s["entity_type"] in SENTENCES for s in r["spans"])]
+    out = findings_of(stage, [r["full_text"] for r in records])
+    hit, total = defaultdict(int), defaultdict(int)
+    for r, found in zip(records, out):
+        types = {f["entity_type"] for f in found}
+        for e in {s["entity_type"] for s in r["spans"]} & set(SENTENCES):
+            total[e] += 1
+            hit[e] += e in types
+    for e in SENTENCES:
+        assert hit[e] / total[e] >= 0.9, (e, hit[e], total[e])
+
+
+def test_optional_entity_types_with_and_without_prefilter():
+    cfg = config(entities=["US_ITIN", "MAC_ADDRESS", "CRYPTO", "IP_ADDRESS"])
+    texts = ["Her ITIN is 912-71-1234 on the tax form.", "The device MAC address is 00:1A:2B:3C:4D:5E here.",
+             "Send bitcoin to 1BoatSLRHtKNngkdXEeobR76b53LETtpyT please.",
+             "Hosts fe80::1ff:fe23:4567:890a, ::1 and 2001:db8:85a3:0:0:8a2e:370:7334 answer."]
+    want = [["912-71-1234"], ["00:1A:2B:3C:4D:5E"], ["1BoatSLRHtKNngkdXEeobR76b53LETtpyT"],
+            ["fe80::1ff:fe23:4567:890a", "::1", "2001:db8:85a3:0:0:8a2e:370:7334"]]
+    for prefilter in (True, False):
+        out = findings_of(PiiStage(cfg, prefilter=prefilter), texts)
+        assert [[t[f["start"]:f["end"]] for f in row] for t, row in zip(texts, out)] == want
+
+
+def test_dense_candidates_in_a_long_text(stage):
+    lines = [f"person{i}@example.com wrote on day {i % 28 + 1}" for i in range(4000)]
+    text = "\n".join(lines)
+    # merged windows would span the whole text; they are cut at CHUNK_CHARS
+    windows = candidate_windows(text, list(stage.kinds_re.values()))
+    assert len(windows) > 1 and max(e - s for s, e in windows) <= CHUNK_CHARS
+    found = findings_of(stage, [text])[0]
+    starts = [f["start"] for f in found if f["entity_type"] == "EMAIL_ADDRESS"]
+    assert len(starts) == 4000 and starts == sorted(set(starts))
+    assert text[starts[-1]:].startswith("person3999@")

@@ -1,0 +1,222 @@
+"""audit takedown: request validation, dry run evidence, blocking, physical removal, concurrency."""
+from __future__ import annotations
+
+import gzip
+import json
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from audit.io.shards import Shard, read_shard
+from audit.config import InputConfig
+from audit.records import text_sha256
+from audit.takedown.actions import run_takedown
+from audit.takedown.blocklist import Blocklist
+from audit.takedown.ledger import sha256_file, verify_ledger
+from audit.takedown.lookup import RunLookup
+from audit.takedown.testing import Corpus, make_run_folder, write_corpus
+from tests.test_lookup import audit, middle_passage
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Corpus:
+    return write_corpus(tmp_path)
+
+
+@pytest.fixture
+def run(corpus: Corpus) -> Path:
+    return make_run_folder(corpus.root / "run", ["shards/"], corpus.root)
+
+
+def request_file(folder: Path, name: str = "req.yaml", request_id: str = "TR-2026-0001",
+                 requester: str = "Jane Doe", match: dict | None = None, extra: str = "") -> Path:
+    p = folder / name
+    p.write_text(f"request_id: {request_id}\nreceived: 2026-11-20T10:00:00Z\nrequester: {json.dumps(requester)}\n"
+                 f"basis: copyright\nmatch: {json.dumps(match or {})}\n{extra}", encoding="utf-8")
+    return p
+
+
+def evidence(run: Path, request_id: str = "TR-2026-0001") -> dict:
+    return json.loads((run / "takedowns" / request_id / "evidence.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("body, key", [
+    ('match: {url: ["https://x.example/"]}', "match.url"),
+    ('requestor: someone\nmatch: {urls: ["https://x.example/"]}', "requestor"),
+])
+def test_a_request_with_a_bad_key_gets_one_clear_line_and_exit_2(run: Path, tmp_path: Path, capsys, body: str,
+                                                                  key: str) -> None:
+    p = tmp_path / "bad.yaml"
+    p.write_text("request_id: TR-1\nreceived: 2026-11-20T10:00:00Z\nrequester: x\nbasis: copyright\n" + body,
+                 encoding="utf-8")
+    assert audit("takedown", "--run", str(run), "--request", str(p)) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"unknown key '{key}'" in err and str(p) in err
+    assert not (run / "takedowns").exists() and not (run / "ledger.jsonl").exists()
+
+
+def test_other_bad_requests_exit_2(run: Path, tmp_path: Path, capsys) -> None:
+    cases = {
+        "nomatch.yaml": "request_id: TR-1\nreceived: 2026-11-20T10:00:00Z\nrequester: x\nbasis: copyright\n",
+        "empty.yaml": "request_id: TR-1\nreceived: 2026-11-20T10:00:00Z\nrequester: x\nbasis: b\nmatch: {}\n",
+        "sha.yaml": "request_id: TR-1\nreceived: 2026-11-20T10:00:00Z\nrequester: x\nbasis: b\n"
+                    "match: {sha256: [abc]}\n",
+        "id.yaml": "request_id: ../../etc\nreceived: 2026-11-20T10:00:00Z\nrequester: x\nbasis: b\n"
+                   "match: {urls: [u]}\n",
+        "yaml.yaml": "request_id: [unclosed\n",
+    }
+    expected = ["missing key 'match'", "give at least one of", "not a SHA-256", "request_id", "not valid YAML"]
+    for (name, body), want in zip(cases.items(), expected):
+        (tmp_path / name).write_text(body, encoding="utf-8")
+        assert audit("takedown", "--run", str(run), "--request", str(tmp_path / name)) == 2, name
+        err = capsys.readouterr().err.strip()
+        assert want in err and len(err.splitlines()) == 1, (name, err)
+    assert audit("takedown", "--run", str(run), "--request", str(tmp_path / "missing.yaml")) == 2
+    assert audit("takedown", "--run", str(tmp_path), "--request", str(tmp_path / "id.yaml")) == 2
+    ok = request_file(tmp_path, match={"urls": ["https://x.example/"]})
+    assert audit("takedown", "--run", str(run), "--request", str(ok), "--physical") == 2
+    assert "--physical" in capsys.readouterr().err
+
+
+def test_dry_run_writes_evidence_and_blocks_nothing(run: Path, corpus: Corpus, tmp_path: Path, capsys) -> None:
+    shard, record = corpus.long_key
+    passage = middle_passage(corpus.text(shard, record), 40)
+    req = request_file(tmp_path, requester="<script>alert('x')</script> & Co",
+                       match={"urls": [corpus.shared_url, "https://absent.example/"], "text": passage})
+    assert audit("takedown", "--run", str(run), "--request", str(req)) == 0
+    assert "would block" in capsys.readouterr().out
+    ev = evidence(run)
+    got = {(r["shard"], r["record"]): r for r in ev["located"]}
+    assert set(got) == {("shards/a.jsonl", 41), ("shards/b.jsonl.gz", 12), ("shards/c.parquet", 9), (shard, record)}
+    assert got[("shards/c.parquet", 9)]["method"] == "copy"  # same content under another URL
+    assert got[(shard, record)]["method"] == "text" and got[(shard, record)]["score"] == 1.0
+    assert got[("shards/a.jsonl", 41)]["byte_offset"] is not None
+    assert ev["not_found"] == [{"kind": "url", "key": "https://absent.example/"}]
+    assert ev["mode"] == "dry_run" and ev["verification"]["ok"] is None
+    assert ev["tool"]["version"] and set(ev["timestamps"]) >= {"started", "located", "finished"}
+    assert ev["request"]["requester"] == "<script>alert('x')</script> & Co"
+    assert ev["request"]["match"]["text"]["sha256"] == text_sha256(passage)
+    assert not (run / "blocklist").exists()
+    # The matched text is not copied: only a masked excerpt of a few words.
+    body = (run / "takedowns" / "TR-2026-0001" / "evidence.json").read_text(encoding="utf-8")
+    page = (run / "takedowns" / "TR-2026-0001" / "evidence.html").read_text(encoding="utf-8")
+    words = corpus.text(shard, record).split()
+    for i in range(0, len(words) - 3, 5):
+        snippet = " ".join(words[i:i + 3])
+        assert snippet not in body and snippet not in page
+    excerpt = got[(shard, record)]["excerpt"]
+    assert excerpt and "*" in excerpt and len(excerpt) <= 52
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "src=" not in page and "<link" not in page and "http-equiv" not in page
+    assert verify_ledger(run).ok and verify_ledger(run).entries == 1
+
+
+def test_execute_blocks_the_located_records_and_their_copies(run: Path, corpus: Corpus, tmp_path: Path,
+                                                             capsys) -> None:
+    req = request_file(tmp_path, match={"urls": [corpus.shared_url], "source_ids": ["d-2"]})
+    assert audit("takedown", "--run", str(run), "--request", str(req), "--execute") == 0
+    assert "verification: ok" in capsys.readouterr().out
+    blocked = Blocklist.load(run)
+    d2 = corpus.text("shards/d.jsonl.zst", 2)
+    assert set(blocked.by_sha256) == {text_sha256(corpus.shared_text), text_sha256(d2)}
+    assert blocked.match([text_sha256(corpus.shared_text), "0" * 64]) == ["TR-2026-0001", None]
+    ev = evidence(run)
+    assert ev["action"]["blocked_sha256"] == 2 and ev["verification"]["ok"] is True
+    checks = {c["kind"]: c for c in ev["verification"]["checks"]}
+    assert checks["url"]["found"] == 2 and checks["url"]["not_blocked"] == []
+    assert checks["copies"]["found"] == 4 and checks["copies"]["blocked"] == 4  # 3 shared + d-2
+    # A later lookup says who blocked it; the shards are untouched.
+    hits = RunLookup(run).by_sha256(text_sha256(corpus.shared_text))
+    assert [m.blocked_by for m in hits] == ["TR-2026-0001"] * 3
+    assert len(list((corpus.root / "shards").iterdir())) == 4
+    assert ev["action"].get("physical") is None
+
+
+def _jsonl_lines(path: Path) -> list[bytes]:
+    raw = path.read_bytes()
+    if path.name.endswith(".gz"):
+        raw = gzip.decompress(raw)
+    elif path.name.endswith(".zst"):
+        raw = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+    return raw.split(b"\n")
+
+
+def test_physical_removes_them_and_every_other_record_is_byte_identical(run: Path, corpus: Corpus,
+                                                                       tmp_path: Path) -> None:
+    shards = corpus.root / "shards"
+    names = ["a.jsonl", "b.jsonl.gz", "d.jsonl.zst"]
+    before = {n: _jsonl_lines(shards / n) for n in names}
+    before_sha = {n: sha256_file(shards / n) for n in names + ["c.parquet"]}
+    parquet_before = pq.read_table(shards / "c.parquet")
+    req = request_file(tmp_path, match={"urls": [corpus.shared_url], "source_ids": ["d-3"]})
+    out = run_takedown(run, req, execute=True, physical=True)
+    assert out.verification_ok is True and out.exit_code == 0 and out.problems == []
+
+    def without(lines: list[bytes], drop: bytes) -> list[bytes]:
+        return [ln for ln in lines if drop not in ln]
+
+    shared_line = json.dumps(corpus.shared_url).encode()
+    assert _jsonl_lines(shards / "a.jsonl") == without(before["a.jsonl"], shared_line)
+    assert _jsonl_lines(shards / "b.jsonl.gz") == without(before["b.jsonl.gz"], shared_line)
+    assert _jsonl_lines(shards / "d.jsonl.zst") == without(before["d.jsonl.zst"], b'"id":"d-3"')
+    assert len(_jsonl_lines(shards / "a.jsonl")) == len(before["a.jsonl"]) - 1  # blank and bad lines kept
+    parquet_after = pq.read_table(shards / "c.parquet")
+    keep = [i for i in range(parquet_before.num_rows) if i != 9]
+    assert parquet_after.equals(parquet_before.take(keep))
+    assert pq.ParquetFile(shards / "c.parquet").schema_arrow == pq.ParquetFile(shards / "c.parquet").schema_arrow
+
+    ev = evidence(run)
+    rewrites = {r["shard"]: r for r in ev["action"]["physical"]}
+    assert set(rewrites) == {"shards/a.jsonl", "shards/b.jsonl.gz", "shards/c.parquet", "shards/d.jsonl.zst"}
+    for name in names + ["c.parquet"]:
+        r = rewrites[f"shards/{name}"]
+        assert r["sha256_before"] == before_sha[name] and r["sha256_after"] == sha256_file(shards / name)
+        assert r["sha256_before"] != r["sha256_after"] and r["kept_identical"] is True
+        assert r["records_after"] == r["records_before"] - 1
+    assert rewrites["shards/a.jsonl"]["removed_records"] == [41]
+    assert all(p["blocked_left"] == 0 and p["passage_left"] == 0 for p in ev["verification"]["physical"])
+    # Read with the job's own reader: the content is gone from every shard.
+    gone = {text_sha256(corpus.shared_text), text_sha256(corpus.text("shards/d.jsonl.zst", 3))}
+    cfg = InputConfig(paths=["shards/"])
+    for i, name in enumerate(names + ["c.parquet"]):
+        for block in read_shard(Shard(f"shards/{name}", str(shards / name), i), cfg):
+            shas = set(block.column("sha256").filter(pc.is_valid(block.column("sha256"))).to_pylist())
+            assert not shas & gone, name
+    assert verify_ledger(run).ok
+
+
+def test_physical_refuses_a_shard_that_changed_since_the_run(run: Path, corpus: Corpus, tmp_path: Path) -> None:
+    p = corpus.root / "shards" / "a.jsonl"
+    lines = p.read_bytes().split(b"\n")
+    p.write_bytes(b"\n".join(lines[:5] + lines[6:]))  # one line gone: record numbers shifted
+    changed = p.read_bytes()
+    req = request_file(tmp_path, match={"urls": [corpus.shared_url]})
+    out = run_takedown(run, req, execute=True, physical=True)
+    assert out.verification_ok is False and out.exit_code == 1
+    assert any("shards/a.jsonl" in x and "no longer holds" in x for x in out.problems)
+    assert p.read_bytes() == changed  # untouched
+    assert verify_ledger(run).ok
+
+
+def _takedown(args: tuple[str, str, str]) -> int:
+    run, req, _ = args
+    return run_takedown(Path(run), Path(req), execute=True).seq
+
+
+def test_concurrent_takedowns_keep_the_ledger_whole(run: Path, corpus: Corpus, tmp_path: Path) -> None:
+    reqs = [request_file(tmp_path, name=f"r{i}.yaml", request_id=f"TR-{i}",
+                         match={"source_ids": [f"b-{i}", f"c-{i}"]}) for i in range(4)]
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=4, mp_context=ctx) as pool:
+        seqs = list(pool.map(_takedown, [(str(run), str(r), str(i)) for i, r in enumerate(reqs)]))
+    assert sorted(seqs) == [1, 2, 3, 4]
+    report = verify_ledger(run)
+    assert report.ok and report.entries == 4
+    entries = [json.loads(x) for x in (run / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(e["request_id"] for e in entries) == ["TR-0", "TR-1", "TR-2", "TR-3"]
+    assert len(Blocklist.load(run)) == 8
