@@ -17,6 +17,7 @@ marks, Hangul jamo, NFKC expansions) are normalised by `normalize_array` proper.
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +25,8 @@ from functools import lru_cache
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from audit.cache import cached_arrays
 
 # Everything that is not a letter, number, combining mark, underscore or white space.
 _PUNCT = r"[^\p{L}\p{N}\p{M}_\s\p{Z}]+"
@@ -68,13 +71,30 @@ def mix64(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
+_TABLES_VERSION = 1  # bump when _derive_char_tables changes
+
+
 @lru_cache(maxsize=1)
 def _char_tables() -> tuple[np.ndarray, np.ndarray]:
     """Per code point: its class and its normalised (lowercased) code point when simple.
 
-    Derived by running `normalize_array` over every code point once (~1 s per process), so the
-    vectorised tokeniser agrees with the normaliser by construction.
+    Derived from `normalize_array` over every code point (~1 s), then kept in the user's cache
+    folder (audit.cache), so later processes load them in milliseconds.
     """
+    depends_on = f"v{_TABLES_VERSION} pyarrow {pa.__version__} {_tables_fingerprint()}"
+    t = cached_arrays("char-tables", depends_on, lambda: dict(zip(("cls", "lower"), _derive_char_tables())))
+    return t["cls"], t["lower"]
+
+
+def _tables_fingerprint() -> str:
+    """What the tables are derived from: the normaliser's patterns and classes."""
+    key = f"{_PUNCT}|{_SPACE}|{_DELETE}|{_KEEP}|{_COMPLEX}|{_SPACE_CLASS}"
+    return hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
+
+
+def _derive_char_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Run `normalize_array`'s steps over every code point, so the vectorised tokeniser agrees
+    with the normaliser by construction."""
     cps = np.arange(0x110000, dtype=np.uint32)
     cps = cps[(cps < 0xD800) | (cps > 0xDFFF)]
     arr = pa.array([chr(c) for c in cps.tolist()], pa.string())
@@ -133,6 +153,11 @@ class Tokens:
     def text_of(self) -> np.ndarray:
         """Index of the text each word belongs to."""
         return np.repeat(np.arange(len(self.bounds) - 1, dtype=np.int64), self.counts)
+
+    def slice(self, a: int, b: int) -> "Tokens":
+        """The words of texts a..b-1, offsets rebased to them."""
+        lo, hi = int(self.bounds[a]), int(self.bounds[b])
+        return Tokens(self.hashes[lo:hi], self.starts[lo:hi], self.ends[lo:hi], self.bounds[a:b + 1] - lo)
 
 
 def _hash_code_points(cps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
@@ -277,3 +302,28 @@ def chunk_texts(texts: Sequence[str | None], max_chars: int = 2_000_000) -> Iter
             a, size = i + 1, 0
     if a < len(texts):
         yield a, len(texts)
+
+
+# A block's words as internal list columns: tokenised once by the pipeline for every stage that
+# reads words (exact and near dedup, contamination, passages), dropped before anything is written.
+WORD_COLUMNS = ("_word_hash", "_word_start", "_word_end")
+
+
+def with_tokens(batch: pa.Table) -> pa.Table:
+    """`batch` with the hashed words of its text column attached (see block_tokens)."""
+    tokens = tokenize_hashed(batch.column("text").to_pylist())
+    offsets = pa.array(tokens.bounds, pa.int64())
+    for name, values in zip(WORD_COLUMNS, (tokens.hashes, tokens.starts, tokens.ends)):
+        batch = batch.append_column(name, pa.LargeListArray.from_arrays(offsets, pa.array(values)))
+    return batch
+
+
+def block_tokens(batch: pa.Table) -> Tokens:
+    """The hashed words of a batch's texts: from the attached word columns, else tokenised now."""
+    if WORD_COLUMNS[0] not in batch.column_names:
+        return tokenize_hashed(batch.column("text").to_pylist())
+    cols = [batch.column(c).combine_chunks() for c in WORD_COLUMNS]
+    first = cols[0]
+    bounds = first.offsets.to_numpy().astype(np.int64)
+    values = [c.values.to_numpy()[bounds[0]:bounds[-1]] for c in cols]
+    return Tokens(values[0], values[1].astype(np.int64), values[2].astype(np.int64), bounds - bounds[0])

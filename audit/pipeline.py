@@ -1,9 +1,9 @@
 """The audit job: read -> tag -> decide -> write, with Ray Data doing the reading and measuring.
 
 Plan:
-1. Ray Data reads the shards (one task per shard, streaming blocks of records) and hands the
-   blocks to a pool of `Tagger` actors, each holding every stage with its heavy state (models,
-   eval index) built once. A Tagger returns the block measured and without its text.
+1. Ray Data runs a task per shard that streams the shard's records in blocks through a `Tagger`
+   holding every stage with its heavy state (models, eval index), built once per worker process
+   and reused by its later tasks. A Tagger returns the block measured and without its text.
 2. The driver streams the measured blocks (small: no text) into a staging Parquet dataset,
    printing progress and watching the contamination canary.
 3. Global passes over staging key columns: exact duplicates, near-duplicate clusters.
@@ -34,6 +34,7 @@ from audit.decide import Decider
 from audit.io.atomic import DatasetWriter, write_json_atomic
 from audit.io.shards import Shard, discover_shards, read_shard
 from audit.lookup_index import build_lookup_indexes
+from audit.normalize import WORD_COLUMNS, with_tokens
 from audit.progress import Progress
 from audit.records import LINEAGE_COLUMNS
 from audit.report import write_report
@@ -67,26 +68,39 @@ class RunResult:
 
 
 def stage_classes(config: AuditConfig) -> list[type[Stage]]:
-    """The measurement stages of the job, in the order they run."""
+    """The measurement stages of the job, in the order they run.
+
+    A stage's module is imported only when the stage is on: each actor imports what it runs, and
+    Presidio with spaCy alone takes seconds to import.
+    """
     from audit.stages.charset import CharsetStage
-    from audit.stages.contamination import ContaminationStage
-    from audit.stages.exact_dup import ExactDupStage
     from audit.stages.junk import JunkStage
-    from audit.stages.language import LanguageStage
     from audit.stages.length import LengthStage
-    from audit.stages.near_dup import NearDupStage
-    from audit.stages.pii import PiiStage
 
-    from audit.takedown.passages import PassageIndexStage
+    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage]
+    if config.languages.identify:
+        from audit.stages.language import LanguageStage
 
-    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage, LanguageStage, PassageIndexStage]
+        stages.append(LanguageStage)
+    if config.lookup.passages:
+        from audit.takedown.passages import PassageIndexStage
+
+        stages.append(PassageIndexStage)
     if config.dedup.exact:
+        from audit.stages.exact_dup import ExactDupStage
+
         stages.append(ExactDupStage)
     if config.dedup.near:
+        from audit.stages.near_dup import NearDupStage
+
         stages.append(NearDupStage)
     if config.eval_sets:
+        from audit.stages.contamination import ContaminationStage
+
         stages.append(ContaminationStage)
     if config.pii.enabled:
+        from audit.stages.pii import PiiStage
+
         stages.append(PiiStage)
     if config.stats.tokenizer:
         from audit.stages.tokens import TokenStage
@@ -96,7 +110,7 @@ def stage_classes(config: AuditConfig) -> list[type[Stage]]:
 
 
 class Tagger:
-    """A Ray actor (or a plain object in tests) applying every stage to a block of records."""
+    """Every stage applied to a block of records (one per Ray worker process, or a plain object)."""
 
     def __init__(self, config: AuditConfig, shared: dict[str, Any] | None = None) -> None:
         shared = shared or {}
@@ -104,26 +118,58 @@ class Tagger:
         for cls in stage_classes(config):
             kwargs = shared.get(cls.name, {})
             self.stages.append(cls(config, **kwargs))
+        # Stages that read words share one tokenisation of the block (audit.normalize.block_tokens).
+        self.words = any("words" in s.reads for s in self.stages)
 
     def __call__(self, block: pa.Table) -> pa.Table:
         n = max(block.num_rows, 1)
+        if self.words:
+            t0 = time.perf_counter()
+            block = with_tokens(block)
+            block = block.append_column(f"{_TIMING_PREFIX}words", pa.array(
+                [(time.perf_counter() - t0) / n] * block.num_rows, pa.float32()))
         for stage in self.stages:
             t0 = time.perf_counter()
             block = stage(block)
             # Per-row share of the stage's time: summed by the driver into seconds per stage.
             block = block.append_column(f"{_TIMING_PREFIX}{stage.name}", pa.array(
                 [(time.perf_counter() - t0) / n] * block.num_rows, pa.float32()))
-        return block.drop_columns(["text"])
+        return block.drop_columns(["text"] + [c for c in WORD_COLUMNS if c in block.column_names])
 
 
-def _read_shards(items: pa.Table, input_cfg: Any) -> Iterator[pa.Table]:
-    """Ray Data UDF: a batch of shard descriptions in, record blocks out."""
+# Per worker process: the Tagger of the run in progress, built on the worker's first block of
+# that run. Ray reuses worker processes across tasks, so models and indexes load once per
+# worker, not once per block; tasks (unlike an actor pool) reuse Ray's warm workers.
+_TAGGERS: dict[str, Tagger] = {}
+
+
+def _read_and_tag(items: pa.Table, run_id: str, config: AuditConfig, shared_ref: list[Any]) -> Iterator[pa.Table]:
+    """Ray Data UDF: shard descriptions in, measured record blocks (no text) out."""
+    tagger = _TAGGERS.get(run_id)
+    if tagger is None:
+        import ray
+
+        _TAGGERS.clear()
+        tagger = _TAGGERS[run_id] = Tagger(config, ray.get(shared_ref[0]))
     for row in items.to_pylist():
         t0 = time.perf_counter()
-        for block in read_shard(Shard(row["path"], row["location"], row["index"]), input_cfg):
+        for block in read_shard(Shard(row["path"], row["location"], row["index"]), config.input):
             dt = (time.perf_counter() - t0) / max(block.num_rows, 1)
-            yield block.append_column(f"{_TIMING_PREFIX}read", pa.array([dt] * block.num_rows, pa.float32()))
+            block = block.append_column(f"{_TIMING_PREFIX}read", pa.array([dt] * block.num_rows, pa.float32()))
+            yield tagger(block)
             t0 = time.perf_counter()
+
+
+def _warm_worker(config: AuditConfig, until: float) -> int:
+    """Import the code of the job's stages (no model is loaded), so its first shard does not pay
+    for the imports (Presidio with spaCy alone takes over a second). Stays until `until` (wall
+    clock) so that every CPU's task lands in a worker of its own."""
+    from audit.normalize import char_tables_ready
+
+    stage_classes(config)
+    char_tables_ready()
+    time.sleep(max(0.0, until - time.time()))
+    return os.getpid()
 
 
 def start_ray(config: AuditConfig, address: str | None) -> float:
@@ -147,6 +193,13 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False
+    # Ready Ray Data (its first execution starts internal actors) and one worker per CPU with
+    # the job's code imported; Ray's worker pool keeps them for the job's tasks. Start-up, not
+    # the job's time: models and indexes are still built by the job, once per worker.
+    n = max(1, int(ray.cluster_resources().get("CPU", 1) // config.ray.task_cpus))
+    warm = ray.remote(num_cpus=config.ray.task_cpus)(_warm_worker)
+    ray.get([warm.remote(config, time.time() + 0.5) for _ in range(n)])
+    ray.data.from_items([{"i": 0}]).map_batches(lambda b: b, batch_format="pyarrow").take_all()
     return time.perf_counter() - t0
 
 
@@ -164,19 +217,17 @@ def _shared_state(config: AuditConfig) -> dict[str, Any]:
 
 
 def _tagged_blocks(config: AuditConfig, shards: list[Shard], shared: dict[str, Any]) -> Iterator[pa.Table]:
-    """Run read + tag on Ray Data; yields measured blocks (no text) as they finish."""
+    """Run read + tag on Ray Data, a task per shard; yields measured blocks (no text) as they finish."""
     import ray
 
-    cpus = max(1.0, float(ray.cluster_resources().get("CPU", 1)))
-    actors = max(1, int(cpus))
     items = [{"path": s.path, "location": s.location, "index": s.index} for s in shards]
     ds = ray.data.from_items(items, override_num_blocks=len(items))
-    ds = ds.map_batches(_read_shards, batch_size=1, batch_format="pyarrow", fn_kwargs={"input_cfg": config.input},
-                        num_cpus=config.ray.actor_cpus)
-    ds = ds.map_batches(Tagger, batch_size=None, batch_format="pyarrow",
-                        fn_constructor_kwargs={"config": config, "shared": shared},
-                        compute=ray.data.ActorPoolStrategy(min_size=1, max_size=actors),
-                        num_cpus=config.ray.actor_cpus)
+    # The shared state goes to the object store once; a list keeps Ray from resolving the ref
+    # for every task, so only a worker's first task of the run fetches it.
+    slots = max(1, int(ray.cluster_resources().get("CPU", 1) // config.ray.task_cpus))
+    ds = ds.map_batches(_read_and_tag, batch_size=1, batch_format="pyarrow", num_cpus=config.ray.task_cpus,
+                        concurrency=min(slots, len(items)),
+                        fn_kwargs={"run_id": uuid.uuid4().hex, "config": config, "shared_ref": [ray.put(shared)]})
     yield from ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=1)
 
 
@@ -253,7 +304,8 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
             _write_decided(table, writers, summary)
     writers.close()
     if writer is not None:
-        build_lookup_indexes(work, passages=staging)  # lineage keys and passage fingerprints, for lookup
+        # lineage keys (and passage fingerprints), so lookups read a small part of the run
+        build_lookup_indexes(work, passages=staging if config.lookup.passages else None)
     shutil.rmtree(staging, ignore_errors=True)
     timing["decide_write"] = time.perf_counter() - t2
 

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Whole-job benchmark: MB/s per stage and for `audit run`, peak memory, and quality scores.
 
-    python bench/bench_job.py [--docs 12000] [--shards 8 16] [--keep DIR]
+    python bench/bench_job.py [--docs 12000] [--shards 8 16] [--profile full spine]
 
 Builds a corpus with ../shared/tools/make_corpus.py --data ../shared/data (once per doc count,
 cached under .bench/), runs the job on a local Ray sized to this machine (Ray start-up is
 excluded from the rate), samples the resident memory of the driver and every Ray worker, and
 prints per-stage MB/s (input text MB / seconds the stage spent, summed over workers), the job's
-MB/s, peak memory, and score_audit.py's output for the run.
+MB/s, peak memory, and score_audit.py's output for the run. Each run is a fresh process.
+
+Profiles: `full`, every stage (eval sets from the corpus); `spine`, the read, length, charset,
+junk, exact-duplicate and write job alone (no language ID, passage index, near duplicates,
+contamination or PII).
 """
 from __future__ import annotations
 
@@ -33,13 +37,16 @@ def build_corpus(docs: int, shards: int) -> Path:
     return out
 
 
-def write_config(corpus: Path) -> Path:
-    evals = sorted((corpus / "evals").glob("*.jsonl"))
-    lines = ["input:", "  paths: [shards/]", "  text_field: text", "  id_field: id", "  url_field: url",
-             "eval_sets:"]
-    lines += [f"  - {{name: {p.stem}, path: evals/{p.name}, text_fields: [text], id_field: id}}" for p in evals]
-    lines += ["output: run"]
-    cfg = corpus / "bench.yaml"
+def write_config(corpus: Path, profile: str) -> Path:
+    lines = ["input:", "  paths: [shards/]", "  text_field: text", "  id_field: id", "  url_field: url"]
+    if profile == "full":
+        lines += ["eval_sets:"] + [f"  - {{name: {p.stem}, path: evals/{p.name}, text_fields: [text], id_field: id}}"
+                                   for p in sorted((corpus / "evals").glob("*.jsonl"))]
+    else:
+        lines += ["languages: {identify: false}", "lookup: {passages: false}", "dedup: {near: false}",
+                  "pii: {enabled: false}"]
+    lines += [f"output: run-{profile}"]
+    cfg = corpus / f"bench-{profile}.yaml"
     cfg.write_text("\n".join(lines) + "\n")
     return cfg
 
@@ -74,22 +81,22 @@ class MemorySampler(threading.Thread):
             self.peak_driver = max(self.peak_driver, driver)
 
 
-def bench(docs: int, shards: int) -> dict:
+def bench(docs: int, shards: int, profile: str) -> dict:
     from audit.config import load_config
     from audit.pipeline import run_audit, start_ray
 
     corpus = build_corpus(docs, shards)
-    cfg = load_config(write_config(corpus))
+    cfg = load_config(write_config(corpus, profile))
     start_ray(cfg, None)
     sampler = MemorySampler()
     sampler.start()
-    res = run_audit(cfg, out=corpus / "run", progress=False)
+    res = run_audit(cfg, progress=False)
     sampler.stop.set()
     s = res.summary
     mb = s["bytes"] / 1e6
     score = subprocess.run([sys.executable, str(SHARED / "tools" / "score_audit.py"), "--truth",
                             str(corpus / "truth.jsonl"), "--run", str(res.out)], capture_output=True, text=True)
-    return {"docs": docs, "shards": shards, "mb": round(mb, 1), "seconds": s["seconds"],
+    return {"profile": profile, "docs": docs, "shards": shards, "mb": round(mb, 1), "seconds": s["seconds"],
             "job_mb_per_s": round(mb / s["seconds"], 2),
             "stage_mb_per_s": {k: round(mb / v, 1) for k, v in s["stages"].items() if v > 0},
             "stage_seconds": s["stages"],
@@ -101,17 +108,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=12000)
     ap.add_argument("--shards", type=int, nargs="+", default=[8, 16])
+    ap.add_argument("--profile", nargs="+", default=["spine", "full"], choices=["spine", "full"])
+    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a single run, JSON on stdout
     a = ap.parse_args()
-    for n in a.shards:
-        r = bench(a.docs, n)
-        print(f"== {r['docs']} docs, {r['shards']} shards, {r['mb']} MB of text")
-        print(f"job: {r['seconds']:.1f} s, {r['job_mb_per_s']} MB/s (Ray start-up excluded)")
-        print("per stage MB/s (summed worker time): " + ", ".join(f"{k} {v}" for k, v in r["stage_mb_per_s"].items()))
-        print(f"peak RSS: driver {r['peak_rss_driver_mb']} MB, driver + Ray workers {r['peak_rss_total_mb']} MB")
-        print("score_audit.py:")
-        for line in r["score"]:
-            print("  " + line)
-        print(json.dumps(r), file=sys.stderr)
+    if a.one:
+        print(json.dumps(bench(a.docs, a.shards[0], a.profile[0])))
+        return
+    for profile in a.profile:
+        for n in a.shards:
+            build_corpus(a.docs, n)
+            out = subprocess.run([sys.executable, __file__, "--one", "--docs", str(a.docs), "--shards", str(n),
+                                  "--profile", profile], capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"== {profile}: {r['docs']} docs, {r['shards']} shards, {r['mb']} MB of text")
+            print(f"job: {r['seconds']:.1f} s, {r['job_mb_per_s']} MB/s (Ray start-up excluded)")
+            print("per stage MB/s (summed worker time): " + ", ".join(f"{k} {v}" for k, v in r["stage_mb_per_s"].items()))
+            print(f"peak RSS: driver {r['peak_rss_driver_mb']} MB, driver + Ray workers {r['peak_rss_total_mb']} MB")
+            print("score_audit.py:")
+            for line in r["score"]:
+                print("  " + line)
 
 
 if __name__ == "__main__":

@@ -43,10 +43,28 @@ def run_stages(table: pa.Table, config: AuditConfig) -> tuple[pa.Table, dict[int
     return out, reasons
 
 
+def severity(details: dict) -> float:
+    """How far past its limit a finding is: the largest value/limit (or limit/value for a lower bound)."""
+    limits = details.get("limits", {})
+    worst = 0.0
+    for key, value in details.items():
+        if not isinstance(value, (int, float)) or key.startswith(("min_", "max_")):
+            continue
+        upper = details.get(f"max_{key}", limits.get(key))
+        lower = details.get(f"min_{key}")
+        if isinstance(upper, list):  # a [min, max] range
+            lower, upper = upper
+        if isinstance(upper, (int, float)) and upper > 0:
+            worst = max(worst, value / upper)
+        if isinstance(lower, (int, float)) and lower > 0:
+            worst = max(worst, lower / max(value, 1e-9))
+    return worst
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus", type=Path)
-    ap.add_argument("--worst", type=int, default=5, help="false positives shown per reason")
+    ap.add_argument("--worst", type=int, default=5, help="false positives shown per reason, worst first")
     a = ap.parse_args()
 
     truth = {}
@@ -70,10 +88,13 @@ def main() -> None:
     degenerate_hit = [i for i in degenerate if kinds(i)]
     false_pos = [i for i in clean if kinds(i)]
 
-    print(f"junk recall        {len(junk_hit) / max(len(junk), 1):.4f}  ({len(junk_hit)}/{len(junk)})")
-    print(f"degenerate recall  {len(degenerate_hit) / max(len(degenerate), 1):.4f}  ({len(degenerate_hit)}/{len(degenerate)})")
-    print(f"false quarantine   {len(false_pos) / max(len(clean), 1):.4f}  ({len(false_pos)}/{len(clean)} clean)")
+    for name, hit, rows in (("junk recall", junk_hit, junk), ("degenerate recall", degenerate_hit, degenerate),
+                            ("false quarantine", false_pos, clean)):
+        print(f"{name:18s} {len(hit) / max(len(rows), 1):.4f}  ({len(hit)}/{len(rows)})")
     print("reasons on clean:", dict(Counter(r for i in false_pos for r, _ in reasons[i])))
+    rest = [i for i, d in enumerate(ids) if truth[d]["labels"][0] == "clean" and "markup" in truth[d]["labels"]]
+    print(f"(not scored) clean reST docs flagged: {sum(1 for i in rest if kinds(i))}/{len(rest)}",
+          dict(Counter(r for i in rest for r, _ in reasons.get(i, []))))
 
     def show(i: int) -> str:
         t = truth[ids[i]]
@@ -85,9 +106,9 @@ def main() -> None:
         for r, _ in reasons[i]:
             by_reason[r].append(i)
     for r, rows in sorted(by_reason.items()):
-        print(f"false positives {r} ({len(rows)}):")
-        for i in rows[: a.worst]:
-            details = [d for rr, d in reasons[i] if rr == r][0]
+        print(f"false positives {r} ({len(rows)}), worst first:")
+        found = [(next(d for rr, d in reasons[i] if rr == r), i) for i in rows]
+        for details, i in sorted(found, key=lambda x: -severity(x[0]))[: a.worst]:
             print(show(i), json.dumps(details))
     for name, rows, hit in (("junk", junk, junk_hit), ("degenerate", degenerate, degenerate_hit)):
         missed = sorted(set(rows) - set(hit))

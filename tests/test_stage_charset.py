@@ -127,6 +127,8 @@ def test_null_and_blank_text():
     assert rows[1]["charset_letter_share"] is None and rows[1]["charset_control_share"] == 0.0
     assert rows[4]["charset_control_share"] == pytest.approx(0.5)
     assert set(reasons) == {4}  # blank and empty text are the length stage's to name
+    # Empty rows at the end of a batch do not shift the last bytes of the row before them.
+    assert judged(["ab\n", "", ""])[0].column("charset_letter_share").to_pylist()[0] == 1.0
 
 
 def test_fifty_megabyte_line_is_quick():

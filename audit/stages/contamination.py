@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from datasketch import LeanMinHash, MinHashLSH
 
 from audit.evalsets import load_eval_sets
-from audit.normalize import Tokens, char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
+from audit.normalize import Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
 from audit.stages import Finding, Stage
 from audit.stages.near_dup import minhash_permutations, minhash_signatures
 
@@ -209,16 +209,19 @@ class ContaminationIndex:
         """{eval_set: items} for summary.json."""
         return dict(self.items_per_set)
 
-    def match(self, texts: list[str | None]) -> list[list[dict[str, Any]] | None]:
-        """Per text, its matches (eval_set, eval_id, overlap, spans, method), best first; None for None."""
+    def match(self, texts: list[str | None], tokens: Tokens | None = None) -> list[list[dict[str, Any]] | None]:
+        """Per text, its matches (eval_set, eval_id, overlap, coverage, spans, method), best first; None for None.
+
+        `tokens`: the texts' words when already tokenised (the pipeline tokenises a block once).
+        """
         out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
-        for a, b in chunk_texts(texts):
-            for k, matches in self._match_chunk(texts[a:b]).items():
+        tokens = tokens if tokens is not None else tokenize_hashed(texts)
+        for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
+            for k, matches in self._match_chunk(tokens.slice(a, b)).items():
                 out[a + k] = sorted(matches, key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"]))
         return out
 
-    def _match_chunk(self, texts: list[str | None]) -> dict[int, list[dict[str, Any]]]:
-        tokens = tokenize_hashed(texts)
+    def _match_chunk(self, tokens: Tokens) -> dict[int, list[dict[str, Any]]]:
         if len(tokens.hashes) == 0:
             return {}
         text_of = tokens.text_of
@@ -339,7 +342,7 @@ class ContaminationStage(Stage):
     """Writes `contamination`: the eval items each record contains (empty list: none; null: unreadable)."""
 
     name = "contamination"
-    reads = ("text",)
+    reads = ("text", "words")
     writes = ("contamination",)
 
     def __init__(self, config: "AuditConfig", index: ContaminationIndex | None = None) -> None:
@@ -352,7 +355,7 @@ class ContaminationStage(Stage):
         if self.index is None:
             matches: list = [None if t is None else [] for t in texts]
         else:
-            matches = self.index.match(texts)
+            matches = self.index.match(texts, block_tokens(batch))
         return batch.append_column("contamination", pa.array(matches, COLUMN_TYPE))
 
     @staticmethod

@@ -1,6 +1,8 @@
 """Exact duplicates: SHA-256 of the normalised text, first occurrence kept.
 
-The stage only hashes (per batch, on the workers); which record is first is a global question,
+The normalised text is taken as its words (the shared normaliser's, as 64-bit hashes: the
+tokenisation every word-reading stage shares), so equal normalised texts have equal keys. The
+stage only hashes, per batch on the workers; which record is first is a global question,
 answered by `exact_duplicates` over the keys of the whole run in the order of the input.
 """
 from __future__ import annotations
@@ -11,23 +13,41 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.normalize import normalize_array
+from audit.normalize import block_tokens
 from audit.stages import Stage
 
 KEY_TYPE = pa.binary(16)  # the first 16 bytes of SHA-256: collisions are out of reach at any corpus size
 
 
 class ExactDupStage(Stage):
-    """Writes `exact_key`: 16 bytes of SHA-256 of the normalised text (null when it is empty)."""
+    """Writes `exact_key`: 16 bytes of SHA-256 of the normalised words (null for unreadable records).
+
+    Text that normalises to nothing (empty, control characters, lone punctuation) is keyed by its
+    raw text instead, so copies of it are still duplicates of each other and not of every other
+    such text.
+    """
 
     name = "exact_dup"
-    reads = ("text",)
+    reads = ("text", "words")
     writes = ("exact_key",)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        norm = normalize_array(batch.column("text")).to_pylist()
-        keys = [hashlib.sha256(t.encode("utf-8", "surrogatepass")).digest()[:16] if t else None for t in norm]
+        raw = batch.column("text").to_pylist()
+        tokens = block_tokens(batch)
+        words, bounds = tokens.hashes.astype("<u8"), tokens.bounds
+        keys: list[bytes | None] = []
+        for i, r in enumerate(raw):
+            if r is None:
+                keys.append(None)
+            elif bounds[i + 1] > bounds[i]:
+                keys.append(hashlib.sha256(words[bounds[i]:bounds[i + 1]].tobytes()).digest()[:16])
+            else:
+                keys.append(_key("\x00raw\x00" + r))
         return batch.append_column("exact_key", pa.array(keys, KEY_TYPE))
+
+
+def _key(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]
 
 
 def global_order(table: pa.Table) -> np.ndarray:

@@ -107,18 +107,14 @@ def base64_chars(text: pa.ChunkedArray | pa.Array, min_run: int) -> np.ndarray:
     return out
 
 
-def _chars_in_matches(text: pa.ChunkedArray | pa.Array, chars: np.ndarray, pattern: str, literal: str) -> np.ndarray:
-    """Characters per row inside matches of `pattern`; RE2 runs only on rows holding `literal`."""
+def markup_chars(text: pa.ChunkedArray | pa.Array, chars: np.ndarray) -> np.ndarray:
+    """Characters per row inside tags and comments; the replace runs only on rows with a tag opening."""
     out = np.zeros(len(chars), dtype=np.int64)
-    candidate = pc.fill_null(pc.match_substring(text, literal), False)
+    candidate = pc.fill_null(pc.match_substring_regex(text, "<[A-Za-z!/?]"), False)
     rows = np.flatnonzero(candidate.to_numpy(zero_copy_only=False))
-    if len(rows) == 0:
-        return out
-    subset = pc.take(text, pa.array(rows))
-    hit = pc.fill_null(pc.match_substring_regex(subset, pattern), False).to_numpy(zero_copy_only=False)
-    rows, subset = rows[hit], pc.filter(subset, pa.array(hit))
     if len(rows):
-        kept = pc.utf8_length(pc.replace_substring_regex(subset, pattern, "")).to_numpy(zero_copy_only=False)
+        subset = pc.take(text, pa.array(rows))
+        kept = pc.utf8_length(pc.replace_substring_regex(subset, _MARKUP, "")).to_numpy(zero_copy_only=False)
         out[rows] = chars[rows] - kept
     return out
 
@@ -241,8 +237,8 @@ def _content_spans(view: Utf8View, lines: _Lines, in_sample: np.ndarray | None) 
     last = np.maximum(end - 1, 0)
     newline = (end > start) & (data[last] == 0x0A) if len(data) else np.zeros(len(end), dtype=bool)
     end -= newline
-    cr = newline & (end > start) & (data[np.maximum(end - 1, 0)] == 0x0D)
-    end -= cr
+    if len(data):
+        end -= newline & (end > start) & (data[np.maximum(end - 1, 0)] == 0x0D)
     if in_sample is not None:  # the sample is a prefix of its row: cut the line where it ends
         end = start + np.minimum(end - start, segment_sums(in_sample, lines.bounds))
     return start, np.maximum(end - start, 0)
@@ -400,7 +396,7 @@ class JunkStage(Stage):
                                       cfg.code_line_symbol_share, cfg.code_line_space_share)
 
         base64 = base64_chars(text, cfg.base64_min_run)
-        markup = _chars_in_matches(text, chars, _MARKUP, "<")
+        markup = markup_chars(text, chars)
 
         # Repetition reads the first sample_chars characters of each row.
         in_sample = _sample_mask(text, view, chars, cfg.sample_chars)

@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.normalize import char_tables_ready, chunk_texts, mix64, ngram_hashes, tokenize_hashed
+from audit.normalize import Tokens, block_tokens, char_tables_ready, chunk_texts, mix64, ngram_hashes, tokenize_hashed
 from audit.stages import Stage
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class NearDupStage(Stage):
     """
 
     name = "near_dup"
-    reads = ("text",)
+    reads = ("text", "words")
     writes = ("minhash_bands",)
 
     def __init__(self, config: "AuditConfig") -> None:
@@ -93,13 +93,17 @@ class NearDupStage(Stage):
         self.perms = minhash_permutations(self.dedup.num_perm, self.dedup.seed)
         char_tables_ready()
 
-    def band_matrix(self, texts: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
-        """Band keys (records x bands, uint32) and which records have any (words > 0)."""
+    def band_matrix(self, texts: list[str | None], all_tokens: Tokens | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Band keys (records x bands, uint32) and which records have any (words > 0).
+
+        `all_tokens`: the texts' words when already tokenised (the pipeline tokenises once).
+        """
         d = self.dedup
         keys = np.zeros((len(texts), d.bands), dtype=np.uint32)
         valid = np.zeros(len(texts), dtype=bool)
-        for a, b in chunk_texts(texts):
-            tokens = tokenize_hashed(texts[a:b])
+        all_tokens = all_tokens if all_tokens is not None else tokenize_hashed(texts)
+        for a, b in chunk_texts(texts):  # bounds the signature matrix of a run of texts
+            tokens = all_tokens.slice(a, b)
             shingles, first = ngram_hashes(tokens, d.shingle_words, short=True)
             text = tokens.text_of[first]
             bounds = np.searchsorted(text, np.arange(b - a + 1), side="left")
@@ -109,7 +113,7 @@ class NearDupStage(Stage):
         return keys, valid
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        keys, valid = self.band_matrix(batch.column("text").to_pylist())
+        keys, valid = self.band_matrix(batch.column("text").to_pylist(), block_tokens(batch))
         width = self.dedup.bands * 4
         mask = pa.array(valid).buffers()[1] if not valid.all() else None  # validity: 1 = has bands
         data = pa.py_buffer(keys.astype("<u4").tobytes())  # little-endian uint32 x bands

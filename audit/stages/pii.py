@@ -36,6 +36,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from audit.cache import cache_roots
 from audit.stages import Finding, Stage
 
 if TYPE_CHECKING:
@@ -113,11 +114,6 @@ PHONE_CONTEXT = ["phone", "phones", "telephone", "tel", "mobile", "cell", "cellp
 # ---------------------------------------------------------------- start-up without network
 
 
-def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "audit"
-
-
 # Presidio needs tokens only to find context words ("Phone:", "IBAN"), so the blank pipeline
 # gets a plain tokenizer: no exception rules; brackets and quotes split off the front, closing
 # punctuation off the end; ":;=/\\," (and "-" between a digit and a letter) split inside. It
@@ -147,7 +143,7 @@ def blank_spacy_path(cache_dir: Path | None = None) -> Path:
     """
     import spacy
 
-    for root in ([cache_dir] if cache_dir else [_cache_root(), Path(tempfile.gettempdir()) / "audit-cache"]):
+    for root in ([cache_dir] if cache_dir else cache_roots()):
         target = root / f"spacy-blank-en-{_TOKENIZER_VERSION}-{spacy.__version__}"
         if (target / "config.cfg").is_file():
             return target

@@ -3,11 +3,12 @@
 The filter stages count character classes, words and lines over every byte of a batch. Doing that
 a document at a time in Python is far too slow, and RE2 counting of dense classes (every letter)
 runs at ~20 MB/s, so the stages look at the batch's value buffer as one `uint8` array instead:
-ASCII bytes are classified through a 128-entry table, the (few) multi-byte characters are
-decoded to code points and classified through a table over all of Unicode, and per-document
-figures are segment sums over the Arrow offsets. Lone surrogates, which valid UTF-8 cannot hold,
-appear in Arrow data only as their 3-byte WTF-8 form (ED A0..BF xx); they decode to U+D800..DFFF
-here and are classed as SURROGATE.
+bytes are classified through a 256-entry table, the (few) multi-byte characters are decoded to
+code points and classified through a table over all of Unicode, and per-document figures are
+segment sums over the Arrow offsets (numpy reduceat), so no Python code runs per document.
+
+Lone surrogates, which valid UTF-8 cannot hold, appear in Arrow data only as their 3-byte WTF-8
+form (ED A0..BF xx); they decode to U+D800..DFFF here and are classed as SURROGATE.
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from functools import cache
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from audit.cache import cached_arrays
 
 # Character classes (low 4 bits of a class code).
 OTHER, LETTER, DIGIT, PUNCT, SYMBOL, SPACE, CONTROL, FORMAT, SURROGATE, PRIVATE, REPLACEMENT = range(11)
@@ -54,7 +57,13 @@ _UNSPACED_RANGES = [
 
 @cache
 def codepoint_classes() -> np.ndarray:
-    """Class code (with the UNSPACED flag) of every code point U+0000..U+10FFFF; built once."""
+    """Class code (with the UNSPACED flag) of every code point U+0000..U+10FFFF; derived once
+    per machine (audit.cache), loaded once per process."""
+    depends_on = f"{sorted(_CATEGORY_CLASS.items())} {_UNSPACED_RANGES} {REPLACEMENT} {SPACE}"
+    return cached_arrays("codepoint-classes", depends_on, lambda: {"table": _derive_codepoint_classes()})["table"]
+
+
+def _derive_codepoint_classes() -> np.ndarray:
     table = np.fromiter((_CATEGORY_CLASS.get(unicodedata.category(chr(c)),
                                              _CATEGORY_CLASS.get(unicodedata.category(chr(c))[0], OTHER))
                          for c in range(0x110000)), dtype=np.uint8, count=0x110000)
@@ -191,18 +200,6 @@ class Utf8View:
                     cls[pos[sel] + k] = lead[sel]
         return cls
 
-    def row_starts_mask(self) -> np.ndarray:
-        """True at the first byte of each non-empty row."""
-        mask = np.zeros(len(self.data), dtype=bool)
-        mask[self.offsets[:-1][self.offsets[1:] > self.offsets[:-1]]] = True
-        return mask
-
-    def row_ends_mask(self) -> np.ndarray:
-        """True at the last byte of each non-empty row."""
-        mask = np.zeros(len(self.data), dtype=bool)
-        mask[self.offsets[1:][self.offsets[1:] > self.offsets[:-1]] - 1] = True
-        return mask
-
     def runs(self, inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(start, end) byte positions of the maximal runs of `inside` bytes; runs never cross rows."""
         if len(inside) == 0:
@@ -223,9 +220,26 @@ class Utf8View:
             end = np.sort(np.concatenate([end, cut]), kind="stable")
         return start, end
 
+    def run_counts(self, inside: np.ndarray) -> np.ndarray:
+        """Per row, the number of maximal runs of `inside` bytes (runs never cross rows)."""
+        if len(inside) == 0:
+            return np.zeros(self.rows, dtype=np.int64)
+        starts = inside.copy()
+        starts[1:] &= ~inside[:-1]
+        counts = self.row_sums(starts)
+        # A row whose first byte continues a run from the row before starts a run of its own.
+        first = self.offsets[:-1]
+        nonempty = np.flatnonzero((self.offsets[1:] > first) & (first > 0))
+        at = first[nonempty]
+        counts[nonempty] += inside[at] & inside[at - 1]
+        return counts
+
     def row_of(self, positions: np.ndarray) -> np.ndarray:
         """Row index of each byte position."""
         return np.searchsorted(self.offsets, positions, side="right") - 1
+
+
+_ANSI_MAX_PARAMS = 16  # parameter bytes read after "ESC [" (colour codes use a handful)
 
 
 def ansi_escapes(view: Utf8View) -> np.ndarray | None:
@@ -234,23 +248,19 @@ def ansi_escapes(view: Utf8View) -> np.ndarray | None:
     esc = np.flatnonzero(view.data == 0x1B)
     if len(esc) == 0:
         return None
-    data = np.concatenate([view.data, np.zeros(1, dtype=np.uint8)])
+    data = np.concatenate([view.data, np.zeros(_ANSI_MAX_PARAMS + 2, dtype=np.uint8)])
     esc = esc[data[esc + 1] == 0x5B]
     if len(esc) == 0:
         return None
-    params = ((data >= 0x30) & (data <= 0x3F))[:-1]  # digits ; < = > ? (CSI parameter bytes)
-    start, end = view.runs(params)
-    # The parameters (if any) start right after "ESC ["; the final byte follows them.
-    at = np.searchsorted(start, esc + 2)
-    found = at < len(start)
-    has_params = found.copy()
-    has_params[found] = start[at[found]] == esc[found] + 2
-    final = np.where(has_params, end[np.minimum(at, len(end) - 1)] if len(end) else esc + 2, esc + 2)
-    final = np.minimum(final, len(view.data) - 1)
-    depth = np.zeros(len(view.data) + 1, dtype=np.int32)
-    np.add.at(depth, esc, 1)
-    np.add.at(depth, final + 1, -1)
-    return np.cumsum(depth[:-1], dtype=np.int32) > 0
+    # Parameter bytes (0x30..0x3F: digits ; < = > ?) follow "ESC ["; the final byte ends it.
+    window = data[esc[:, None] + 2 + np.arange(_ANSI_MAX_PARAMS)]
+    params = np.argmin((window >= 0x30) & (window <= 0x3F), axis=1)  # index of the first non-parameter
+    params[((window >= 0x30) & (window <= 0x3F)).all(axis=1)] = _ANSI_MAX_PARAMS
+    length = np.minimum(params + 3, len(view.data) - esc)  # ESC, [, params, final
+    mask = np.zeros(len(view.data), dtype=bool)
+    starts = np.repeat(esc - np.concatenate([[0], np.cumsum(length)[:-1]]), length)
+    mask[starts + np.arange(int(length.sum()))] = True
+    return mask
 
 
 def word_bytes(classes_spread: np.ndarray, escapes: np.ndarray | None = None) -> np.ndarray:
@@ -269,8 +279,7 @@ def words_per_row(view: Utf8View, classes_spread: np.ndarray) -> tuple[np.ndarra
     character, nor of an ANSI escape sequence; each Han/Kana/Thai/... character counts as one
     word, so Chinese is not "one word per line".
     """
-    starts, _ = view.runs(word_bytes(classes_spread, ansi_escapes(view)))
-    return view.row_counts_at(starts), unspaced_per_row(view)
+    return view.run_counts(word_bytes(classes_spread, ansi_escapes(view))), unspaced_per_row(view)
 
 
 def unspaced_per_row(view: Utf8View) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.normalize import char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
+from audit.normalize import Tokens, block_tokens, char_tables_ready, ngram_hashes, tokenize_hashed
 from audit.stages import Stage
 
 if TYPE_CHECKING:
@@ -33,20 +33,15 @@ MAX_QUERY_KEYS = 256
 PASSAGE_HASHES_TYPE = pa.list_(pa.uint64())
 
 
-def text_ngrams(texts: Sequence[str | None], ngram: int = PASSAGE_NGRAM) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(n-gram hashes, owner text of each, words per text), in text then position order."""
-    grams: list[np.ndarray] = []
-    owners: list[np.ndarray] = []
-    words = np.zeros(len(texts), dtype=np.int64)
-    for a, b in chunk_texts(texts):  # bounds tokenize_hashed's temporary arrays
-        tokens = tokenize_hashed(texts[a:b])
-        g, first = ngram_hashes(tokens, ngram)
-        grams.append(g)
-        owners.append(tokens.text_of[first] + a)
-        words[a:b] = tokens.counts
-    if not grams:
-        return np.zeros(0, np.uint64), np.zeros(0, np.int64), words
-    return np.concatenate(grams), np.concatenate(owners), words
+def text_ngrams(texts: Sequence[str | None], ngram: int = PASSAGE_NGRAM,
+                tokens: Tokens | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(n-gram hashes, owner text of each, words per text), in text then position order.
+
+    `tokens`: the texts' words when already tokenised (the pipeline tokenises a block once).
+    """
+    tokens = tokens if tokens is not None else tokenize_hashed(texts)
+    g, first = ngram_hashes(tokens, ngram)
+    return g, tokens.text_of[first], tokens.counts.astype(np.int64)
 
 
 def _sliding_min(values: np.ndarray, window: int) -> np.ndarray:
@@ -103,12 +98,12 @@ def winnow(hashes: np.ndarray, owners: np.ndarray, docs: int, window: int = PASS
 
 
 def passage_fingerprints(texts: pa.Array | pa.ChunkedArray, ngram: int = PASSAGE_NGRAM,
-                         window: int = PASSAGE_WINDOW) -> pa.ListArray:
+                         window: int = PASSAGE_WINDOW, tokens: Tokens | None = None) -> pa.ListArray:
     """The winnowed n-gram hashes of every text, as list<uint64> (null for a null text)."""
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
     n = len(texts)
-    grams, owners, _ = text_ngrams(texts.to_pylist(), ngram)
+    grams, owners, _ = text_ngrams(texts.to_pylist(), ngram, tokens)
     vals, own = winnow(grams, owners, n, window)
     counts = np.bincount(own, minlength=n) if n else np.zeros(0, np.int64)
     offsets = np.zeros(n + 1, dtype=np.int32)
@@ -154,7 +149,7 @@ class PassageIndexStage(Stage):
     """
 
     name: ClassVar[str] = "passages"
-    reads: ClassVar[tuple[str, ...]] = ("text",)
+    reads: ClassVar[tuple[str, ...]] = ("text", "words")
     writes: ClassVar[tuple[str, ...]] = ("passage_hashes",)
 
     def __init__(self, config: "AuditConfig") -> None:
@@ -162,4 +157,5 @@ class PassageIndexStage(Stage):
         char_tables_ready()  # the tokeniser's tables, built once per worker rather than in a batch
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        return batch.append_column("passage_hashes", passage_fingerprints(batch.column("text")))
+        return batch.append_column("passage_hashes", passage_fingerprints(batch.column("text"),
+                                                                          tokens=block_tokens(batch)))
