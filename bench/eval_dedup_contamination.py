@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from audit.config import AuditConfig, parse_config  # noqa: E402
+from audit.demo_corpus import mutate  # noqa: E402
 from audit.stages.contamination import ContaminationStage  # noqa: E402
 from audit.stages.near_dup import NearDupStage, near_duplicate_clusters  # noqa: E402
 
@@ -85,21 +86,6 @@ def truth_groups(truth: dict[str, dict]) -> list[list[str]]:
     for r in list(groups):
         groups[r].append(r)
     return list(groups.values())
-
-
-def mutate(text: str, rate: float, rng: random.Random) -> str:
-    """make_corpus.py's edit: reverse, drop or repeat `rate` of the words."""
-    words = text.split(" ")
-    for _ in range(max(1, int(len(words) * rate))):
-        i = rng.randrange(len(words))
-        op = rng.random()
-        if op < 0.4:
-            words[i] = words[i][::-1]
-        elif op < 0.7 and len(words) > 2:
-            del words[i]
-        else:
-            words.insert(i, rng.choice(words))
-    return " ".join(words)
 
 
 def run_contamination(stage: ContaminationStage, texts: list[str]) -> tuple[list, float]:

@@ -180,3 +180,14 @@ def test_read_record_texts_picks_records(tmp_path: Path) -> None:
     p.write_bytes(jsonl(GOOD))
     got = read_record_texts(Shard("a.jsonl", str(p), 0), {3, 40}, CFG)
     assert got == {3: GOOD[3]["text"], 40: GOOD[40]["text"]}
+
+
+@pytest.mark.parametrize("suffix", [".jsonl.gz", ".jsonl.zst"])
+def test_concatenated_members_and_frames_are_all_read(tmp_path: Path, suffix: str) -> None:
+    """`cat a.gz b.gz` (and zstd frames written in turn) is one valid stream of both parts."""
+    pack = gzip.compress if suffix.endswith("gz") else zstandard.ZstdCompressor().compress
+    p = tmp_path / f"two{suffix}"
+    p.write_bytes(pack(jsonl(GOOD[:20])) + pack(jsonl(GOOD[20:])))
+    out = rows(p)
+    assert [r["source_id"] for r in out] == [g["id"] for g in GOOD]
+    assert all(r["error"] is None for r in out)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import glob
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 import pyarrow as pa
@@ -174,47 +174,43 @@ def open_stream(location: str) -> Iterator[bytes]:
 
 def _gzip_chunks(raw: BinaryIO) -> Iterator[bytes]:
     """Decompress every gzip member of a file, yielding what decoded before any damage."""
-    dobj, fed = zlib.decompressobj(wbits=31), False
-    data = raw.read(_CHUNK)
-    while data:
-        try:
-            out = dobj.decompress(data)
-        except zlib.error as e:
-            raise _Truncated(f"gzip stream is damaged: {e}") from None
-        fed = True
-        if out:
-            yield out
-        if dobj.eof:  # a member ended: what is left of the input starts the next one
-            data = dobj.unused_data or raw.read(_CHUNK)
-            dobj, fed = zlib.decompressobj(wbits=31), False
-            if data and data[:2] != b"\x1f\x8b":
-                return  # trailing padding after the last member, as gzip(1) allows
-        else:
-            data = raw.read(_CHUNK)
-    if fed and not dobj.eof:
-        raise _Truncated("gzip stream is truncated: the file ends inside a member")
+    return _frames(raw, "gzip", lambda: zlib.decompressobj(wbits=31), zlib.error,
+                   lambda rest: rest[:2] == b"\x1f\x8b")  # gzip(1) allows padding after the last member
 
 
 def _zstd_chunks(raw: BinaryIO) -> Iterator[bytes]:
     """Decompress every zstd frame of a file; a frame cut short is an error, not a silent end."""
     dctx = zstandard.ZstdDecompressor()
-    dobj, fed = dctx.decompressobj(), False
+    return _frames(raw, "zstd", dctx.decompressobj, zstandard.ZstdError, lambda rest: True)
+
+
+def _frames(raw: BinaryIO, kind: str, new: Callable[[], Any], error: type[Exception],
+            more: Callable[[bytes], bool]) -> Iterator[bytes]:
+    """Decompress consecutive frames (gzip members, zstd frames) with `new()` decompressors.
+
+    A frame ended (`eof`): what is left of the input starts the next one, if `more(rest)`. The
+    input ending inside a frame raises _Truncated after everything decodable was yielded.
+    """
+    dobj, fed = new(), False
     data = raw.read(_CHUNK)
     while data:
         try:
             out = dobj.decompress(data)
-        except zstandard.ZstdError as e:
-            raise _Truncated(f"zstd stream is damaged: {e}") from None
+        except error as e:
+            raise _Truncated(f"{kind} stream is damaged: {e}") from None
         fed = True
         if out:
             yield out
-        if dobj.eof:  # a frame ended: what is left of the input starts the next one
+        if dobj.eof:
             data = dobj.unused_data or raw.read(_CHUNK)
-            dobj, fed = dctx.decompressobj(), False
+            if data and not more(data):
+                return
+            dobj, fed = new(), False
         else:
             data = raw.read(_CHUNK)
     if fed and not dobj.eof:
-        raise _Truncated("zstd stream is truncated: the file ends inside a frame")
+        name = "member" if kind == "gzip" else "frame"
+        raise _Truncated(f"{kind} stream is truncated: the file ends inside a {name}")
 
 
 class _Truncated(Exception):

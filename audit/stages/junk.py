@@ -34,6 +34,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from audit.normalize import mix64
 from audit.stages import Finding, Stage
 from audit.stages.utf8view import (CLASS_MASK, CODE, SPACE, UNSPACED, Utf8View, ansi_escapes, codepoint_classes,
                                    column_values,
@@ -47,20 +48,10 @@ if TYPE_CHECKING:
 _MARKUP = r"<!--(?s:.*?)-->|</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>|<[!?][A-Za-z][^<>]*>"
 NGRAMS = (2, 3, 4)
 
-_C1 = np.uint64(0xBF58476D1CE4E5B9)  # splitmix64 constants
-_C2 = np.uint64(0x94D049BB133111EB)
+_C1 = np.uint64(0xBF58476D1CE4E5B9)  # an odd 64-bit multiplier (splitmix64's)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # _PREFIX_MASKS[k] keeps the low k bytes of a little-endian uint64 (k = 0..8).
 _PREFIX_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser: a well-spread 64-bit hash of 64-bit values (wrapping arithmetic)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * _C1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _C2
-    return x ^ (x >> np.uint64(31))
 
 
 # ---- base64 ---------------------------------------------------------------------------------
@@ -262,7 +253,7 @@ def _span_identities(data: np.ndarray, start: np.ndarray, size: np.ndarray) -> n
     at = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
     first = at[start] & _PREFIX_MASKS[np.minimum(size, 8)]
     last = at[start + np.maximum(size - 8, 0)] & _PREFIX_MASKS[(size > 8) * 8]
-    return _mix(first ^ (size.astype(np.uint64) * _GOLDEN) ^ (last * _C1))
+    return mix64(first ^ (size.astype(np.uint64) * _GOLDEN) ^ (last * _C1))
 
 
 def dup_line_share(view: Utf8View, lines: _Lines, cls: np.ndarray, in_sample: np.ndarray | None) -> np.ndarray:
