@@ -70,8 +70,8 @@ class RunResult:
 def stage_classes(config: AuditConfig) -> list[type[Stage]]:
     """The measurement stages of the job, in the order they run.
 
-    A stage's module is imported only when the stage is on: each actor imports what it runs, and
-    Presidio with spaCy alone takes seconds to import.
+    A stage's module is imported only when the stage is on: each worker imports what it runs,
+    and Presidio with spaCy alone takes seconds to import.
     """
     from audit.stages.charset import CharsetStage
     from audit.stages.junk import JunkStage
@@ -122,19 +122,19 @@ class Tagger:
         self.words = any("words" in s.reads for s in self.stages)
 
     def __call__(self, block: pa.Table) -> pa.Table:
-        n = max(block.num_rows, 1)
         if self.words:
             t0 = time.perf_counter()
-            block = with_tokens(block)
-            block = block.append_column(f"{_TIMING_PREFIX}words", pa.array(
-                [(time.perf_counter() - t0) / n] * block.num_rows, pa.float32()))
+            block = _with_time(with_tokens(block), "words", t0)
         for stage in self.stages:
             t0 = time.perf_counter()
-            block = stage(block)
-            # Per-row share of the stage's time: summed by the driver into seconds per stage.
-            block = block.append_column(f"{_TIMING_PREFIX}{stage.name}", pa.array(
-                [(time.perf_counter() - t0) / n] * block.num_rows, pa.float32()))
+            block = _with_time(stage(block), stage.name, t0)
         return block.drop_columns(["text"] + [c for c in WORD_COLUMNS if c in block.column_names])
+
+
+def _with_time(block: pa.Table, name: str, t0: float) -> pa.Table:
+    """Each row's share of the seconds since t0: the driver sums them into seconds per stage."""
+    share = (time.perf_counter() - t0) / max(block.num_rows, 1)
+    return block.append_column(f"{_TIMING_PREFIX}{name}", pa.array([share] * block.num_rows, pa.float32()))
 
 
 # Per worker process: the Tagger of the run in progress, built on the worker's first block of
@@ -154,9 +154,7 @@ def _read_and_tag(items: pa.Table, run_id: str, config: AuditConfig, shared_ref:
     for row in items.to_pylist():
         t0 = time.perf_counter()
         for block in read_shard(Shard(row["path"], row["location"], row["index"]), config.input):
-            dt = (time.perf_counter() - t0) / max(block.num_rows, 1)
-            block = block.append_column(f"{_TIMING_PREFIX}read", pa.array([dt] * block.num_rows, pa.float32()))
-            yield tagger(block)
+            yield tagger(_with_time(block, "read", t0))
             t0 = time.perf_counter()
 
 
@@ -267,14 +265,14 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
     timing: dict[str, float] = {}
     writer: DatasetWriter | None = None
     meter = Progress(enabled=progress, total_shards=len(shards))
+    canary = config.fail_on_contamination and bool(config.eval_sets)
+    if canary:
+        from audit.stages.contamination import first_match
     if shards:
         for block in _tagged_blocks(config, shards, shared):
-            if config.fail_on_contamination and "contamination" in block.column_names:
-                from audit.stages.contamination import first_match
-
-                match = first_match(block)
-                if match:
-                    raise CanaryTripped(match)
+            match = first_match(block) if canary else None
+            if match:
+                raise CanaryTripped(match)
             for name in [c for c in block.column_names if c.startswith(_TIMING_PREFIX)]:
                 timing[name[len(_TIMING_PREFIX):]] = timing.get(name[len(_TIMING_PREFIX):], 0.0) + float(
                     pc.sum(block.column(name)).as_py() or 0.0)
@@ -303,11 +301,13 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
             table = decider(pa.Table.from_batches([batch]))
             _write_decided(table, writers, summary)
     writers.close()
+    timing["decide_write"] = time.perf_counter() - t2
     if writer is not None:
+        t3 = time.perf_counter()
         # lineage keys (and passage fingerprints), so lookups read a small part of the run
         build_lookup_indexes(work, passages=staging if config.lookup.passages else None)
+        timing["lookup_index"] = time.perf_counter() - t3
     shutil.rmtree(staging, ignore_errors=True)
-    timing["decide_write"] = time.perf_counter() - t2
 
     seconds = time.perf_counter() - t0
     result = summary.finish(
