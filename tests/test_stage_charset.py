@@ -9,8 +9,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from tests.stage_helpers import measure_and_judge
+
 from audit.config import parse_config
-from audit.records import RECORD_SCHEMA
 from audit.stages.charset import CharsetStage
 
 CLEAN = {
@@ -30,10 +31,6 @@ CLEAN = {
 }
 
 
-def records(text: pa.Array | list[str | None]) -> pa.Table:
-    """A batch shaped like the reader's: every record column, text as given."""
-    text = text if isinstance(text, pa.Array) else pa.array(text, pa.string())
-    return pa.table({f.name: (text if f.name == "text" else pa.nulls(len(text), f.type)) for f in RECORD_SCHEMA})
 
 
 def config(**charset):
@@ -41,12 +38,7 @@ def config(**charset):
 
 
 def judged(texts, cfg=None) -> tuple[pa.Table, dict[int, dict[str, dict]]]:
-    cfg = cfg or config()
-    measured = CharsetStage(cfg)(records(texts)).drop_columns(["text"])
-    reasons: dict[int, dict[str, dict]] = defaultdict(dict)
-    for row, reason, details in CharsetStage.judge(measured, cfg):
-        json.dumps(details)  # details must be JSON-serialisable
-        reasons[row][reason] = details
+    measured, reasons = measure_and_judge(CharsetStage, texts, cfg or config())
     return measured, reasons
 
 

@@ -5,13 +5,13 @@ import gzip
 import json
 import random
 import time
-from collections import defaultdict
 
 import pyarrow as pa
 import pytest
 
+from tests.stage_helpers import measure_and_judge
+
 from audit.config import parse_config
-from audit.records import RECORD_SCHEMA
 from audit.stages.junk import JunkStage
 
 CLEAN = {
@@ -32,11 +32,6 @@ MINIFIED_JS = ('!function(e,t){"use strict";var n=[],r=Object.getPrototypeOf,i=n
                'c=s.toString;if(e&&t.length>0){for(var f=0;f<t.length;f++){u.call(n,t[f])}}return a}(window);')
 
 
-def records(texts: list[str | None]) -> pa.Table:
-    """A batch shaped like the reader's: every record column, text as given."""
-    n = len(texts)
-    return pa.table({f.name: (pa.array(texts, f.type) if f.name == "text" else pa.nulls(n, f.type))
-                     for f in RECORD_SCHEMA})
 
 
 def config(**junk):
@@ -44,12 +39,7 @@ def config(**junk):
 
 
 def judged(texts: list[str | None], cfg=None) -> tuple[list[dict], dict[int, dict[str, dict]]]:
-    cfg = cfg or config()
-    measured = JunkStage(cfg)(records(texts)).drop_columns(["text"])
-    reasons: dict[int, dict[str, dict]] = defaultdict(dict)
-    for row, reason, details in JunkStage.judge(measured, cfg):
-        json.dumps(details)  # details must be JSON-serialisable
-        reasons[row][reason] = details
+    measured, reasons = measure_and_judge(JunkStage, texts, cfg or config())
     return measured.to_pylist(), reasons
 
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections import defaultdict
 
 import pyarrow as pa
 import pytest
 
+from tests.stage_helpers import measure_and_judge
+
 from audit.config import parse_config
-from audit.records import RECORD_SCHEMA
 from audit.stages.length import LengthStage
 
 CLEAN = {
@@ -21,11 +21,6 @@ CLEAN = {
 }
 
 
-def records(texts: list[str | None]) -> pa.Table:
-    """A batch shaped like the reader's: every record column, text as given."""
-    n = len(texts)
-    return pa.table({f.name: (pa.array(texts, f.type) if f.name == "text" else pa.nulls(n, f.type))
-                     for f in RECORD_SCHEMA})
 
 
 def config(**length):
@@ -33,12 +28,7 @@ def config(**length):
 
 
 def judged(texts: list[str | None], cfg=None) -> tuple[pa.Table, dict[int, dict[str, dict]]]:
-    cfg = cfg or config()
-    measured = LengthStage(cfg)(records(texts)).drop_columns(["text"])
-    reasons: dict[int, dict[str, dict]] = defaultdict(dict)
-    for row, reason, details in LengthStage.judge(measured, cfg):
-        json.dumps(details)  # details must be JSON-serialisable
-        reasons[row][reason] = details
+    measured, reasons = measure_and_judge(LengthStage, texts, cfg or config())
     return measured, reasons
 
 
