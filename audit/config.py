@@ -27,6 +27,9 @@ class InputConfig(Section):
     text_field: str = "text"
     id_field: str | None = "id"
     url_field: str | None = "url"
+    # Optional: a field naming where a record comes from (crawl, code, books, ...). Language mix,
+    # drift against the recipe and lengths are then reported per source; without it, per shard.
+    source_field: str | None = None
     # A JSON line longer than this is not parsed (it is counted as unreadable), so one runaway
     # line cannot take a worker's memory.
     max_record_bytes: int = Field(default=64 * 2**20, gt=0)

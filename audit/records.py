@@ -19,6 +19,7 @@ RECORD_SCHEMA = pa.schema([
     ("record", pa.int64()),         # 0-based index in its shard (every line counts, bad ones too)
     ("byte_offset", pa.int64()),    # offset of the line in the uncompressed stream; null for Parquet
     ("url", pa.string()),
+    ("source", pa.string()),        # config input.source_field, may be null
     ("text", pa.string()),          # null when the record was unreadable
     ("sha256", pa.string()),        # of the UTF-8 text; null when unreadable
     ("chars", pa.int64()),

@@ -19,6 +19,10 @@ from audit.decide import reason_kind
 _EXAMPLES = 5  # example doc_ids kept per reason
 
 
+def _source_name(value: str | None) -> str:
+    return "(no source)" if value is None else value
+
+
 class SummaryBuilder:
     """Accumulates the figures of summary.json over decided batches."""
 
@@ -29,6 +33,9 @@ class SummaryBuilder:
         self.reasons: Counter[str] = Counter()
         self.languages: Counter[str] = Counter()
         self.languages_by_shard: dict[str, Counter[str]] = defaultdict(Counter)
+        self.languages_by_source: dict[str, Counter[str]] = defaultdict(Counter)
+        # Lengths are grouped by the records' source when input.source_field names one, else by shard.
+        self.by_source = bool(config.input.source_field)
         self.examples: dict[str, list[str]] = defaultdict(list)
         self.unreadable: list[dict] = []
         self.contamination: dict[str, dict[str, Any]] = defaultdict(lambda: {"records": 0, "items": set()})
@@ -58,17 +65,22 @@ class SummaryBuilder:
                 if len(ex) < _EXAMPLES and doc_id not in ex:
                     ex.append(doc_id)
         readable = table.filter(pc.is_null(table.column("error")))
+        groups = [_source_name(x) for x in readable.column("source").to_pylist()] if self.by_source \
+            else readable.column("shard").to_pylist()
         if "language" in readable.column_names:
-            for shard, lang in zip(readable.column("shard").to_pylist(), readable.column("language").to_pylist()):
+            for shard, group, lang in zip(readable.column("shard").to_pylist(), groups,
+                                          readable.column("language").to_pylist()):
                 if lang is not None:
                     self.languages[lang] += 1
                     self.languages_by_shard[shard][lang] += 1
+                    if self.by_source:
+                        self.languages_by_source[group][lang] += 1
         self._chars.append(readable.column("chars").to_numpy(zero_copy_only=False).astype(np.int64))
         if "length_words" in readable.column_names:
             self._words.append(readable.column("length_words").to_numpy(zero_copy_only=False).astype(np.int64))
         if "length_tokens" in readable.column_names:
             self._tokens.append(readable.column("length_tokens").to_numpy(zero_copy_only=False).astype(np.int64))
-        self._shards.append(np.asarray(readable.column("shard").to_pylist(), dtype=object))
+        self._shards.append(np.asarray(groups, dtype=object))
         if "contamination" in table.column_names:
             for matches in table.column("contamination").to_pylist():
                 seen = set()
@@ -105,6 +117,9 @@ class SummaryBuilder:
         drift = compare_mix(dict(self.languages), expected, self.config.languages)
         drift["shards"] = compare_shards({s: dict(c) for s, c in self.languages_by_shard.items()},
                                          self.config.languages)
+        if self.by_source:  # each source's mix against the recipe (or just its mix, without one)
+            drift["sources"] = {src: compare_mix(dict(c), expected, self.config.languages)
+                                for src, c in sorted(self.languages_by_source.items())}
         mb = self.bytes / 1e6
         return {
             "version": version,

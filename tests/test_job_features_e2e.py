@@ -96,3 +96,27 @@ def test_token_lengths_with_a_configured_tokenizer(tmp_path: Path, ray_session, 
     assert main(["run", str(cfg), "--quiet"]) == 2
     assert "stats.tokenizer" in capsys.readouterr().err
     assert not (tmp_path / "out2" / "summary.json").exists()
+
+
+def test_mix_and_lengths_per_source_when_a_source_field_is_named(tmp_path: Path, ray_session) -> None:
+    import pyarrow.dataset as pads
+
+    web = [{"id": f"w{i}", "src": "web", "text": t} for i, t in enumerate(_prose("en_US", 60, 5) + _prose("de_DE", 20, 6))]
+    books = [{"id": f"b{i}", "src": "books", "text": t} for i, t in enumerate(_prose("de_DE", 40, 7))]
+    _write_jsonl(tmp_path / "shards" / "a.jsonl", web[:50] + books[:20])
+    _write_jsonl(tmp_path / "shards" / "b.jsonl", web[50:] + books[20:] + [{"id": "x", "text": "ein kurzer Satz hier."}])
+    cfg = tmp_path / "job.yaml"
+    cfg.write_text("input: {paths: [shards/], source_field: src}\nlanguages: {expected: {en: 0.5, de: 0.5}}\n"
+                   "output: out\n")
+    assert main(["run", str(cfg), "--quiet"]) == 0
+    out = tmp_path / "out"
+    s = json.loads((out / "summary.json").read_text())
+    sources = s["drift"]["sources"]
+    assert set(sources) == {"web", "books", "(no source)"}
+    assert sources["web"]["observed"] == {"en": 0.75, "de": 0.25} and sources["web"]["documents"] == 80
+    assert sources["books"]["observed"] == {"de": 1.0} and sources["books"]["drift"]
+    assert set(s["length"]["by_source"]) == {"web", "books", "(no source)"}
+    assert s["length"]["by_source"]["books"]["documents"] == 40
+    lineage = pads.dataset(out / "lineage", format="parquet").to_table(columns=["source_id", "source"]).to_pylist()
+    assert {r["source_id"]: r["source"] for r in lineage}["b3"] == "books"
+    assert "Per source, against the recipe" in (out / "report.html").read_text()

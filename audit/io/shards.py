@@ -106,7 +106,8 @@ class _Block:
         self.size = 0
 
     def add(self, record: int | None, offset: int | None, text: str | None = None,
-            source_id: str | None = None, url: str | None = None, error: str | None = None) -> None:
+            source_id: str | None = None, url: str | None = None, error: str | None = None,
+            source: str | None = None) -> None:
         c = self.cols
         c["doc_id"].append(make_doc_id(self.shard.path, record) if record is not None else None)
         c["source_id"].append(source_id)
@@ -115,6 +116,7 @@ class _Block:
         c["record"].append(record)
         c["byte_offset"].append(offset)
         c["url"].append(url)
+        c["source"].append(source)
         c["text"].append(text)
         if text is None:
             c["sha256"].append(None)
@@ -287,9 +289,10 @@ def _add_json_record(block: _Block, record: int, offset: int, line: bytes, cfg: 
     if not isinstance(text, str):
         what = "missing" if text is None else f"a {type(text).__name__}, not a string"
         block.add(record, offset, source_id=_opt_str(obj, cfg.id_field), url=_opt_str(obj, cfg.url_field),
-                  error=f"text field '{cfg.text_field}' is {what}")
+                  error=f"text field '{cfg.text_field}' is {what}", source=_opt_str(obj, cfg.source_field))
         return
-    block.add(record, offset, text, _opt_str(obj, cfg.id_field), _opt_str(obj, cfg.url_field))
+    block.add(record, offset, text, _opt_str(obj, cfg.id_field), _opt_str(obj, cfg.url_field),
+              source=_opt_str(obj, cfg.source_field))
 
 
 def _opt_str(obj: dict, field: str | None) -> str | None:
@@ -319,7 +322,7 @@ def _read_parquet(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[Non
         block.add(None, None, error="empty shard: no records")
         yield None
         return
-    cols = [c for c in (cfg.text_field, cfg.id_field, cfg.url_field) if c and c in names]
+    cols = [c for c in (cfg.text_field, cfg.id_field, cfg.url_field, cfg.source_field) if c and c in names]
     record = 0
     try:
         for batch in pf.iter_batches(batch_size=2048, columns=cols):
@@ -327,22 +330,25 @@ def _read_parquet(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[Non
             texts = data[cfg.text_field]
             ids = data.get(cfg.id_field) if cfg.id_field else None
             urls = data.get(cfg.url_field) if cfg.url_field else None
+            sources = data.get(cfg.source_field) if cfg.source_field else None
             for i, text in enumerate(texts):
                 sid = _scalar_str(ids[i]) if ids is not None else None
                 url = _scalar_str(urls[i]) if urls is not None else None
+                src = _scalar_str(sources[i]) if sources is not None else None
                 if isinstance(text, bytes):
                     try:
                         text = text.decode("utf-8")
                     except UnicodeDecodeError as u:
-                        block.add(record, None, source_id=sid, url=url,
+                        block.add(record, None, source_id=sid, url=url, source=src,
                                   error=f"invalid UTF-8 at byte {u.start} of the text")
                         record += 1
                         continue
                 if not isinstance(text, str):
                     what = "null" if text is None else f"a {type(text).__name__}, not a string"
-                    block.add(record, None, source_id=sid, url=url, error=f"text field '{cfg.text_field}' is {what}")
+                    block.add(record, None, source_id=sid, url=url, source=src,
+                              error=f"text field '{cfg.text_field}' is {what}")
                 else:
-                    block.add(record, None, text, sid, url)
+                    block.add(record, None, text, sid, url, source=src)
                 record += 1
                 if block.full():
                     yield None

@@ -281,6 +281,7 @@ def _languages(s: Mapping[str, Any]) -> Html:
                  + ", ".join(f'<code>{esc(k)}</code> {esc(_pct(observed.get(k)))}' for k in new) + "</p>")
     elif expected:
         body += '<p class="note">No new languages above the reporting share.</p>'
+    body += _source_mix(_mapping(drift.get("sources")))
     body += _shard_drift(_mapping(drift.get("shards")))
     if counts:
         rows = [[k, _num(v), _pct(observed.get(k)), _pct(expected[k] / exp_total) if k in expected else "—"]
@@ -288,6 +289,22 @@ def _languages(s: Mapping[str, Any]) -> Html:
         body += "<h3>Counts</h3>" + _table(["Language", "Documents", "Share", "Recipe"], rows, numeric=(1, 2, 3)) \
             + _more(len(counts), "languages")
     return _section("languages", "Languages and drift", body)
+
+
+def _source_mix(sources: Mapping[str, Any]) -> str:
+    """Per source (input.source_field): its mix against the recipe, or its top languages."""
+    if not sources:
+        return ""
+    rows = []
+    for name, e in list(sources.items())[:_MAX_ROWS]:
+        e = _mapping(e)
+        top = ", ".join(f"{k} {_pct(v)}" for k, v in list(_mapping(e.get("observed")).items())[:4])
+        rows.append([name, _num(e.get("documents")), top, _fmt_float(e.get("js")), _fmt_float(e.get("pvalue")),
+                     Html('<span class="flag">drift</span>') if e.get("drift") else
+                     ("ok" if e.get("verdict") == "ok" else "—")])
+    return ("<h3>Per source, against the recipe</h3>"
+            + _table(["Source", "Documents", "Top languages", "JS", "p-value", "Verdict"], rows, numeric=(1, 3, 4))
+            + _more(len(sources), "sources"))
 
 
 def _shard_drift(shards_block: Mapping[str, Any]) -> str:
