@@ -190,6 +190,7 @@ class StreamMonitor:
             "record": list(seqs),
             "byte_offset": [None] * len(samples),
             "url": [s.get("url") for s in samples],
+            "source": [None] * len(samples),
             "text": texts,
             "sha256": [text_sha256(t) for t in texts],
             "chars": [len(t) for t in texts],
