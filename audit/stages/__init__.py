@@ -31,6 +31,11 @@ class Stage(ABC):
     def __init__(self, config: "AuditConfig") -> None:
         self.config = config
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import the libraries `__init__` needs, building nothing: lets a worker be ready before
+        the job starts (Presidio with spaCy takes over a second to import)."""
+
     @abstractmethod
     def __call__(self, batch: pa.Table) -> pa.Table:
         """Return `batch` with this stage's columns added (same rows, same order)."""

@@ -81,6 +81,11 @@ class LanguageStage(Stage):
     reads: ClassVar[tuple[str, ...]] = ("text",)
     writes: ClassVar[tuple[str, ...]] = ("language", "language_score")
 
+    @classmethod
+    def preload(cls) -> None:
+        """fastText's bindings, imported but no model loaded."""
+        import fasttext  # noqa: F401
+
     def __init__(self, config: "AuditConfig") -> None:
         super().__init__(config)
         self.sample_chars = config.languages.sample_chars
