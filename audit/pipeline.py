@@ -112,20 +112,46 @@ def stage_classes(config: AuditConfig) -> list[type[Stage]]:
 class Tagger:
     """Every stage applied to a block of records (one per Ray worker process, or a plain object)."""
 
-    def __init__(self, config: AuditConfig, shared: dict[str, Any] | None = None) -> None:
+    def __init__(self, config: AuditConfig, shared: dict[str, Any] | None = None,
+                 stages: list[Stage] | None = None) -> None:
+        """`stages`: built stages to use instead of the config's (for tests)."""
         shared = shared or {}
-        self.stages: list[Stage] = []
-        for cls in stage_classes(config):
-            kwargs = shared.get(cls.name, {})
-            self.stages.append(cls(config, **kwargs))
+        if stages is None:
+            stages = [cls(config, **shared.get(cls.name, {})) for cls in stage_classes(config)]
+        self.stages = stages
         # Stages that read words share one tokenisation of the block (audit.normalize.block_tokens).
         self.words = any("words" in s.reads for s in self.stages)
+        self._culprit = ""  # the step in progress, named when a record cannot be measured
 
     def __call__(self, block: pa.Table) -> pa.Table:
+        """The block measured, without its text. A stage that fails on the block is retried a
+        record at a time, so one record it cannot measure is named and quarantined (its text
+        dropped, `error` saying which stage failed and how) instead of failing the job."""
+        try:
+            return self._measure(block)
+        except Exception:  # noqa: BLE001 - any stage failure: find the record(s) behind it
+            if block.num_rows <= 1:
+                raise
+        parts = []
+        for i in range(block.num_rows):
+            row = block.slice(i, 1)
+            try:
+                parts.append(self._measure(row))
+            except Exception as e:  # noqa: BLE001 - named in the record's error, never lost
+                failed = row.set_column(row.schema.get_field_index("text"), "text", pa.nulls(1, pa.string()))
+                failed = failed.set_column(failed.schema.get_field_index("error"), "error",
+                                           pa.array([f"could not be measured: {self._culprit}: "
+                                                     f"{type(e).__name__}: {e}"[:500]], pa.string()))
+                parts.append(self._measure(failed))
+        return pa.concat_tables(parts, promote_options="permissive")
+
+    def _measure(self, block: pa.Table) -> pa.Table:
+        self._culprit = "tokenising"
         if self.words:
             t0 = time.perf_counter()
             block = _with_time(with_tokens(block), "words", t0)
         for stage in self.stages:
+            self._culprit = f"stage {stage.name}"
             t0 = time.perf_counter()
             block = _with_time(stage(block), stage.name, t0)
         return block.drop_columns(["text"] + [c for c in WORD_COLUMNS if c in block.column_names])

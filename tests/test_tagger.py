@@ -1,0 +1,50 @@
+"""The Tagger: every stage over a block; a record a stage cannot measure is named, not fatal."""
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from audit.config import AuditConfig
+from audit.decide import Decider
+from audit.pipeline import Tagger
+from audit.stages import Stage
+from audit.stages.charset import CharsetStage
+from audit.stages.exact_dup import ExactDupStage
+from audit.stages.length import LengthStage
+from tests.stage_helpers import records
+
+CFG = AuditConfig(input={"paths": ["x"]})
+
+
+class RejectsMarkedText(Stage):
+    """A stage with a bug that only one record triggers (as a library bug would)."""
+
+    name = "picky"
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        texts = batch.column("text").to_pylist()
+        if any(t and "\u2063BOOM" in t for t in texts):
+            raise ValueError("cannot handle this record")
+        return batch.append_column("picky_chars", pc.utf8_length(batch.column("text")))
+
+
+def test_one_bad_record_is_named_and_the_rest_measured() -> None:
+    texts = ["first record of prose here", "second one", "third \u2063BOOM record", None, "fifth record"]
+    stages = [LengthStage(CFG), RejectsMarkedText(CFG), ExactDupStage(CFG), CharsetStage(CFG)]
+    out = Tagger(CFG, stages=stages)(records(texts))
+    assert out.num_rows == 5 and "text" not in out.column_names
+    errors = out.column("error").to_pylist()
+    assert errors[2].startswith("could not be measured: stage picky: ValueError: cannot handle this record")
+    assert [e is None for i, e in enumerate(errors) if i != 2] == [True] * 4
+    assert out.column("picky_chars").to_pylist() == [26, 10, None, None, 12]
+    assert out.column("length_chars").to_pylist()[2] is None  # measured as unreadable: no text
+    decided = Decider(CFG, [type(s) for s in stages])(out)
+    assert decided.column("reasons").to_pylist()[2] == ["unreadable"]
+    reasons = decided.column("reasons").to_pylist()
+    assert all("unreadable" not in reasons[i] for i in (0, 1, 4))
+
+
+def test_a_block_that_measures_cleanly_is_one_pass() -> None:
+    out = Tagger(CFG, stages=[LengthStage(CFG)])(records(["a b c d e f", "g h"]))
+    assert out.column("length_words").to_pylist() == [6, 2]
+    assert pc.all(pc.is_null(out.column("error"))).as_py()
