@@ -148,33 +148,38 @@ def _rewrite_jsonl(shard: str, location: str, remove: set[int]) -> ShardRewrite:
 
 def _same_rows(a: Iterator[pa.Table], b: Iterator[pa.Table]) -> bool:
     """Whether two streams of tables hold the same rows in the same order, however they are chunked."""
-    buf_a: list[pa.Table] = []
-    buf_b: list[pa.Table] = []
-    rows_a = rows_b = 0
-    done_a = done_b = False
+    ra, rb = _Rows(a), _Rows(b)
     while True:
-        while not done_a and rows_a < 65_536:
-            t = next(a, None)
-            if t is None:
-                done_a = True
-            else:
-                buf_a.append(t)
-                rows_a += t.num_rows
-        while not done_b and rows_b < 65_536:
-            t = next(b, None)
-            if t is None:
-                done_b = True
-            else:
-                buf_b.append(t)
-                rows_b += t.num_rows
-        m = min(rows_a, rows_b)
+        ra.fill()
+        rb.fill()
+        m = min(ra.rows, rb.rows)
         if m == 0:
-            return rows_a == rows_b == 0 and done_a and done_b
-        ta, tb = pa.concat_tables(buf_a), pa.concat_tables(buf_b)
-        if not ta.slice(0, m).equals(tb.slice(0, m)):
+            return ra.rows == rb.rows == 0 and ra.done and rb.done
+        if not ra.take(m).equals(rb.take(m)):
             return False
-        buf_a, buf_b = [ta.slice(m)], [tb.slice(m)]
-        rows_a, rows_b = rows_a - m, rows_b - m
+
+
+class _Rows:
+    """A stream of tables read ahead to at least `want` rows, consumed from the front."""
+
+    def __init__(self, tables: Iterator[pa.Table], want: int = 65_536) -> None:
+        self.tables, self.want = tables, want
+        self.buf: list[pa.Table] = []
+        self.rows, self.done = 0, False
+
+    def fill(self) -> None:
+        while not self.done and self.rows < self.want:
+            t = next(self.tables, None)
+            if t is None:
+                self.done = True
+            else:
+                self.buf.append(t)
+                self.rows += t.num_rows
+
+    def take(self, m: int) -> pa.Table:
+        t = pa.concat_tables(self.buf)
+        self.buf, self.rows = [t.slice(m)], self.rows - m
+        return t.slice(0, m)
 
 
 def _kept_batches(pf: pq.ParquetFile, remove: set[int]) -> Iterator[pa.Table]:
