@@ -380,8 +380,9 @@ class LookupIndex:
         if no is None:
             return RECORDS_SCHEMA.empty_table()
         base = int(positions(np.array([no]), np.array([0]))[0])
-        end = base + (stop if stop is not None else (1 << RECORD_BITS))
-        return self.index(RECORDS).range(base + start, end, key="pos")
+        span = 1 << RECORD_BITS  # positions of one shard: never reach into the next shard's
+        start, stop = min(max(start, 0), span), span if stop is None else min(max(stop, 0), span)
+        return self.index(RECORDS).range(base + start, base + stop, key="pos")
 
     def passage_candidates(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(pos, matching fingerprints) of every record sharing a fingerprint with `keys`."""

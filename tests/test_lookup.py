@@ -128,6 +128,11 @@ def test_replay_a_shard_range_and_pull_the_texts_back(run: Path, corpus: Corpus,
     # The shard may be named by its file path too, and a range can run to the end.
     tail = lookup.by_position(str(corpus.root / "shards" / "c.parquet"), 23)
     assert [(m.shard, m.record) for m in tail] == [("shards/c.parquet", 23), ("shards/c.parquet", 24)]
+    # A stop past the shard's end stays inside the shard (never the next shard's records).
+    whole = lookup.by_position("shards/a.jsonl", 0, 2**41)
+    assert {m.shard for m in whole} == {"shards/a.jsonl"} and whole[-1].record == len(whole) - 1
+    assert [(m.shard, m.record) for m in lookup.by_position("shards/a.jsonl", 0, 2**70)] == \
+        [(m.shard, m.record) for m in whole]
     assert audit("lookup", "--run", str(run), "--shard", "shards/b.jsonl.gz", "--records", "3:5",
                  "--with-text", "--json") == 0
     out = json.loads(capsys.readouterr().out)

@@ -220,3 +220,16 @@ def test_concurrent_takedowns_keep_the_ledger_whole(run: Path, corpus: Corpus, t
     entries = [json.loads(x) for x in (run / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted(e["request_id"] for e in entries) == ["TR-0", "TR-1", "TR-2", "TR-3"]
     assert len(Blocklist.load(run)) == 8
+
+
+def test_a_shard_damaged_since_the_run_still_leaves_evidence_and_a_ledger_entry(run: Path, corpus: Corpus,
+                                                                                 tmp_path: Path) -> None:
+    p = corpus.root / "shards" / "b.jsonl.gz"
+    p.write_bytes(p.read_bytes()[:-40])  # the gzip stream now ends inside its member
+    req = request_file(tmp_path, match={"urls": [corpus.shared_url]})
+    out = run_takedown(run, req, execute=True, physical=True)
+    assert out.verification_ok is False and out.exit_code == 1
+    assert any("shards/b.jsonl.gz" in x and "truncated" in x for x in out.problems)
+    ev = evidence(run)
+    assert ev["action"]["blocked_sha256"] == 1 and ev["verification"]["ok"] is False
+    assert verify_ledger(run).ok and verify_ledger(run).entries == 1

@@ -160,7 +160,7 @@ def read_shard(shard: Shard, cfg: InputConfig) -> Iterator[pa.Table]:
 # ---- JSON lines -------------------------------------------------------------------------------
 
 def open_stream(location: str) -> Iterator[bytes]:
-    """Decompressed chunks of a JSON-lines file; raises _Truncated when a compressed stream ends early."""
+    """Decompressed chunks of a JSON-lines file; raises DamagedStream when a compressed stream ends early."""
     low = location.lower()
     if low.endswith(".gz"):
         with open(location, "rb") as raw:
@@ -191,7 +191,7 @@ def _frames(raw: BinaryIO, kind: str, new: Callable[[], Any], error: type[Except
     """Decompress consecutive frames (gzip members, zstd frames) with `new()` decompressors.
 
     A frame ended (`eof`): what is left of the input starts the next one, if `more(rest)`. The
-    input ending inside a frame raises _Truncated after everything decodable was yielded.
+    input ending inside a frame raises DamagedStream after everything decodable was yielded.
     """
     dobj, fed = new(), False
     data = raw.read(_CHUNK)
@@ -199,7 +199,7 @@ def _frames(raw: BinaryIO, kind: str, new: Callable[[], Any], error: type[Except
         try:
             out = dobj.decompress(data)
         except error as e:
-            raise _Truncated(f"{kind} stream is damaged: {e}") from None
+            raise DamagedStream(f"{kind} stream is damaged: {e}") from None
         fed = True
         if out:
             yield out
@@ -212,11 +212,11 @@ def _frames(raw: BinaryIO, kind: str, new: Callable[[], Any], error: type[Except
             data = raw.read(_CHUNK)
     if fed and not dobj.eof:
         name = "member" if kind == "gzip" else "frame"
-        raise _Truncated(f"{kind} stream is truncated: the file ends inside a {name}")
+        raise DamagedStream(f"{kind} stream is truncated: the file ends inside a {name}")
 
 
-class _Truncated(Exception):
-    pass
+class DamagedStream(Exception):
+    """A compressed shard that ends early or does not decode; what came before it was yielded."""
 
 
 def _lines(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
@@ -264,7 +264,7 @@ def _read_jsonl(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[None]
             record += 1
             if block.full():
                 yield None
-    except _Truncated as e:
+    except DamagedStream as e:
         block.add(None, offset, error=f"{e} (after {record} records; the rest of the shard is lost)")
     if record == 0 and not block.cols["shard"]:
         block.add(None, 0, error="empty shard: no records")
@@ -384,4 +384,4 @@ def iter_jsonl_lines(location: str) -> Iterator[tuple[int, bytes]]:
 
 
 __all__ = ["Shard", "InputError", "discover_shards", "read_shard", "read_record_texts", "is_shard",
-           "SHARD_SUFFIXES", "iter_jsonl_lines", "open_stream"]
+           "SHARD_SUFFIXES", "iter_jsonl_lines", "open_stream", "DamagedStream"]

@@ -85,7 +85,9 @@ def _lookup(args: argparse.Namespace) -> int:
         return _fail("lookup: --records needs --shard")
     lookup = RunLookup(Path(args.run))
     start, stop = _parse_records(records)
-    min_score = getattr(args, "min_score", None) or DEFAULT_MIN_SCORE
+    min_score = DEFAULT_MIN_SCORE if getattr(args, "min_score", None) is None else args.min_score
+    if not 0 <= min_score <= 1:
+        return _fail("--min-score: expected a share of the passage's words, 0..1")
     kind, value = next(iter(given.items())) if given else ("shard", shard)
     if kind == "url":
         matches = lookup.by_url(value)

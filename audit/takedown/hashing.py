@@ -52,7 +52,3 @@ def hash_strings(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
         h[nonempty] = np.add.reduceat(contrib, (offsets[:-1].astype(np.int64) - lo)[nonempty])
     return mix64(h ^ (lengths.astype(np.uint64) * _LEN_SALT))
 
-
-def hash_one(value: str) -> int:
-    """hash_strings of a single string, as a Python int."""
-    return int(hash_strings(pa.array([value], pa.string()))[0])

@@ -1,7 +1,6 @@
 """A takedown request (REQUEST.yaml of CONTRACT.md), validated: unknown keys are an error naming the key."""
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import datetime
 from pathlib import Path
@@ -120,7 +119,3 @@ def load_request(path: str | Path) -> tuple[TakedownRequest, bytes]:
     except ValidationError as e:
         raise RequestError(_describe(e.errors()[0], str(p))) from None
 
-
-def text_digest(text: str) -> str:
-    """SHA-256 of a passage's UTF-8 text: how the evidence names it without copying it."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
