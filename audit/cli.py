@@ -17,6 +17,15 @@ class UsageError(ValueError):
     """Bad input named on the command line: one line, exit 2."""
 
 
+def _demo_docs(value: str) -> int:
+    from audit.demo_corpus import MIN_DOCS
+
+    n = int(value)
+    if n < MIN_DOCS:
+        raise argparse.ArgumentTypeError(f"the demo corpus needs at least {MIN_DOCS} records")
+    return n
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="audit", description="Audit LLM pre-training data: quality, duplicates, "
                                 "contamination, language, PII; lineage, takedown and a live sidecar.")
@@ -25,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("demo", help="build a small corpus with planted problems and audit it")
     d.add_argument("--out", type=Path, default=Path("audit-demo"), help="folder for the corpus and the run")
-    d.add_argument("--docs", type=int, default=2000, help="records in the demo corpus")
+    d.add_argument("--docs", type=_demo_docs, default=2000, help="records in the demo corpus (at least 100)")
     d.set_defaults(func=_cmd_demo)
 
     r = sub.add_parser("run", help="the pre-training audit job over the shards CONFIG names")
@@ -78,6 +87,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("audit: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # noqa: BLE001 - a bug, not bad input: never exit 1, which means "a rule fired"
+        import traceback
+
+        print(f"audit: internal error: {type(e).__name__}: {e} (traceback below; please report it)",
+              file=sys.stderr)
+        traceback.print_exc()
+        return 3
 
 
 if __name__ == "__main__":

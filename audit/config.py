@@ -369,6 +369,13 @@ class AuditConfig(Section):
     # Folder the config was read from: relative paths in it are resolved against it.
     base_dir: Path = Field(default=Path("."), exclude=True)
 
+    @model_validator(mode="after")
+    def _masked_samples_need_pii(self) -> "AuditConfig":
+        if self.sidecar.reservoir_text == "masked" and not self.pii.enabled:
+            raise ValueError("sidecar.reservoir_text: masked needs pii.enabled: true (the PII stage finds what "
+                             "to mask); use reservoir_text: none to keep no text")
+        return self
+
     def resolve(self, path: str | Path) -> Path:
         """A path from the config, relative to the config file's folder."""
         p = Path(path).expanduser()

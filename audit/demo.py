@@ -8,6 +8,7 @@ from pathlib import Path
 import pyarrow.dataset as pads
 
 from audit.config import load_config
+from audit.decide import reason_kind
 from audit.demo_corpus import build_demo_corpus
 from audit.pipeline import run_audit
 
@@ -43,7 +44,7 @@ def _found_vs_planted(run: Path, truth_path: Path) -> str:
             "degenerate": ("length", "charset", "junk"), "unreadable": ("unreadable",)}
     lineage = pads.dataset(run / "lineage", format="parquet").to_table(
         columns=["doc_id", "shard", "record", "reasons"]).to_pylist()
-    reasons = {(r["shard"], r["record"]): {x.split(":")[0] for x in r["reasons"] or []} for r in lineage}
+    reasons = {(r["shard"], r["record"]): {reason_kind(x) for x in r["reasons"] or []} for r in lineage}
     doc_ids = {(r["shard"], r["record"]): r["doc_id"] for r in lineage}
     pii = set()
     if (run / "pii").is_dir():

@@ -32,11 +32,11 @@ from audit import __version__
 from audit.config import AuditConfig, ConfigError
 from audit.decide import Decider
 from audit.io.atomic import DatasetWriter, write_json_atomic
-from audit.io.shards import Shard, discover_shards, read_shard
+from audit.io.shards import InputError, Shard, discover_shards, read_shard
 from audit.lookup_index import build_lookup_indexes
 from audit.normalize import WORD_COLUMNS, with_tokens
 from audit.progress import Progress
-from audit.records import LINEAGE_COLUMNS
+from audit.records import INTERNAL_COLUMNS, LINEAGE_COLUMNS, RECORD_SCHEMA
 from audit.report import write_report
 from audit.stages import Stage
 from audit.summary import SummaryBuilder
@@ -45,6 +45,8 @@ from audit.takedown.blocklist import Blocklist
 # What a re-run into the same output folder keeps; everything else is replaced whole.
 PRESERVED = ("blocklist", "takedowns", "ledger.jsonl", "ledger.jsonl.lock")
 DATASETS = ("lineage", "quarantine", "duplicates", "contamination", "pii")
+# What a run writes: a folder holding anything else is not a run folder, and is not touched.
+RUN_OUTPUTS = (*DATASETS, "index", "unreadable.jsonl", "run.json", "summary.json", "report.html")
 _TIMING_PREFIX = "_t_"
 
 
@@ -211,7 +213,10 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
         logging.getLogger("ray").setLevel(logging.ERROR)
         kwargs: dict[str, Any] = {"include_dashboard": False, "configure_logging": True, "logging_level": "error"}
         if address:
-            ray.init(address=address, **kwargs)
+            try:
+                ray.init(address=address, **kwargs)
+            except (ConnectionError, TimeoutError, ValueError, RuntimeError) as e:
+                raise InputError(f"--address {address}: cannot join the Ray cluster: {e}") from None
         else:
             ray.init(num_cpus=config.ray.num_cpus or os.cpu_count() or 1,
                      object_store_memory=config.ray.object_store_memory, **kwargs)
@@ -224,11 +229,18 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
     # Ready Ray Data (its first execution starts internal actors) and one worker per CPU with
     # the job's code imported; Ray's worker pool keeps them for the job's tasks. Start-up, not
     # the job's time: models and indexes are still built by the job, once per worker.
-    n = max(1, int(ray.cluster_resources().get("CPU", 1) // config.ray.task_cpus))
+    n = _task_slots(config)
     warm = ray.remote(num_cpus=config.ray.task_cpus)(_warm_worker)
     ray.get([warm.remote(config, time.time() + 0.5) for _ in range(n)])
     ray.data.from_items([{"i": 0}]).map_batches(lambda b: b, batch_format="pyarrow").take_all()
     return time.perf_counter() - t0
+
+
+def _task_slots(config: AuditConfig) -> int:
+    """How many read-and-measure tasks the cluster runs at once."""
+    import ray
+
+    return max(1, int(ray.cluster_resources().get("CPU", 1) // config.ray.task_cpus))
 
 
 def _shared_state(config: AuditConfig) -> dict[str, Any]:
@@ -252,9 +264,8 @@ def _tagged_blocks(config: AuditConfig, shards: list[Shard], shared: dict[str, A
     ds = ray.data.from_items(items, override_num_blocks=len(items))
     # The shared state goes to the object store once; a list keeps Ray from resolving the ref
     # for every task, so only a worker's first task of the run fetches it.
-    slots = max(1, int(ray.cluster_resources().get("CPU", 1) // config.ray.task_cpus))
     ds = ds.map_batches(_read_and_tag, batch_size=1, batch_format="pyarrow", num_cpus=config.ray.task_cpus,
-                        concurrency=min(slots, len(items)),
+                        concurrency=min(_task_slots(config), len(items)),
                         fn_kwargs={"run_id": uuid.uuid4().hex, "config": config, "shared_ref": [ray.put(shared)]})
     yield from ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=1)
 
@@ -272,7 +283,11 @@ def run_audit(config: AuditConfig, out: Path | None = None, address: str | None 
     out = Path(out) if out else config.resolve(config.output)
     started = datetime.now(timezone.utc)
     shards, problems = discover_shards(config.input.paths, config.base_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    _check_output_folder(out, shards)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"output {out}: cannot create the folder: {e.strerror or e}") from None
     _clean_leftovers(out)
     work = out / f".tmp-{uuid.uuid4().hex[:12]}"
     work.mkdir()
@@ -330,6 +345,11 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
         for batch in pads.dataset(staging, format="parquet").to_batches(batch_size=65_536):
             table = decider(pa.Table.from_batches([batch]))
             _write_decided(table, writers, summary)
+    # A run with no document still has its lineage/ and quarantine/ datasets, with their columns.
+    empty = decider(RECORD_SCHEMA.empty_table().drop_columns(["text"]))
+    lineage = _lineage_table(empty)
+    writers.get("lineage", lineage.schema)
+    writers.get("quarantine", lineage.select(LINEAGE_COLUMNS).append_column("details", empty.column("details")).schema)
     writers.close()
     timing["decide_write"] = time.perf_counter() - t2
     if writer is not None:
@@ -405,9 +425,10 @@ def _lineage_table(table: pa.Table) -> pa.Table:
             cols[name] = pa.nulls(n, pa.string())
         elif name == "language_score":
             cols[name] = pa.nulls(n, pa.float32())
-    skip = set(LINEAGE_COLUMNS) | {"error", "shard_index", "details", "exact_key", "minhash_bands", "passage_hashes"}
+    skip = set(LINEAGE_COLUMNS) | set(INTERNAL_COLUMNS) | {"details"}
     for name in table.column_names:
         t = table.schema.field(name).type
+        # flat measurements only: keys, band keys, fingerprints and findings have their own outputs
         if name not in skip and not (pa.types.is_list(t) or pa.types.is_struct(t) or pa.types.is_binary(t)
                                      or pa.types.is_fixed_size_binary(t) or pa.types.is_large_list(t)):
             cols[name] = table.column(name)
@@ -418,17 +439,15 @@ def _write_decided(table: pa.Table, writers: _OutputWriters, summary: SummaryBui
     """Split a decided batch into the run's datasets and feed the summary."""
     file_level = pc.is_null(table.column("record"))
     if pc.any(file_level).as_py():
-        for row in table.filter(file_level).select(["shard", "byte_offset", "error"]).to_pylist():
-            summary.add_unreadable({"shard": row["shard"], "line": None, "byte_offset": row["byte_offset"],
+        for row in table.filter(file_level).select(["shard", "line", "byte_offset", "error"]).to_pylist():
+            summary.add_unreadable({"shard": row["shard"], "line": row["line"], "byte_offset": row["byte_offset"],
                                     "error": row["error"]})
         table = table.filter(pc.invert(file_level))
     if table.num_rows == 0:
         return
     for row in table.filter(pc.is_valid(table.column("error"))).select(
-            ["shard", "record", "byte_offset", "doc_id", "error"]).to_pylist():
-        summary.add_unreadable({"shard": row["shard"], "line": row["record"] + 1 if row["byte_offset"] is not None
-                                else None, "record": row["record"], "byte_offset": row["byte_offset"],
-                                "doc_id": row["doc_id"], "error": row["error"]})
+            ["shard", "record", "line", "byte_offset", "doc_id", "error"]).to_pylist():
+        summary.add_unreadable(row)
     lineage = _lineage_table(table)
     writers.get("lineage", lineage.schema).write(lineage)
     quarantined = pc.equal(table.column("verdict"), "quarantined")
@@ -479,9 +498,7 @@ def _global_duplicates(config: AuditConfig, staging: Path | None) -> tuple[dict[
                              .cast(pa.schema([f for f in _DUP_SCHEMA if f.name != "source_id"])) for p in parts])
     if dups.num_rows == 0:
         return {}, _DUP_SCHEMA.empty_table()
-    sid = dict(zip(keys.column("doc_id").to_pylist(), keys.column("source_id").to_pylist()))
-    dups = dups.append_column("source_id", pa.array([sid.get(d) for d in dups.column("doc_id").to_pylist()],
-                                                    pa.string())).select(_DUP_SCHEMA.names)
+    dups = dups.join(keys.select(["doc_id", "source_id"]), "doc_id").select(_DUP_SCHEMA.names)
     mapping = {d: (k, kept) for d, k, kept in zip(dups.column("doc_id").to_pylist(), dups.column("kind").to_pylist(),
                                                    dups.column("kept_doc_id").to_pylist())}
     return mapping, dups
@@ -507,6 +524,23 @@ def _size(path: str) -> int | None:
         return None
 
 
+def _check_output_folder(out: Path, shards: list[Shard]) -> None:
+    """Refuse an output folder that is not (yet) a run folder: a re-run replaces what a run
+    wrote, and nothing of a user's own may stand in the way (or be read as a shard)."""
+    resolved = out.resolve()
+    inside = [s.path for s in shards if Path(s.location).resolve().is_relative_to(resolved)]
+    if inside:
+        raise InputError(f"output {out}: holds input shards ({inside[0]}, ...): write the run to another folder")
+    if out.exists() and not out.is_dir():
+        raise InputError(f"output {out}: is a file, not a folder")
+    if out.is_dir():
+        known = set(RUN_OUTPUTS) | set(PRESERVED)
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in known and not p.name.startswith((".tmp-", ".old-")))
+        if foreign:
+            raise InputError(f"output {out}: holds {', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}, "
+                             "which no audit run wrote: use an empty folder or an earlier run's folder")
+
+
 def _clean_leftovers(out: Path) -> None:
     """Remove the temporary folders of runs that were killed before they finished."""
     for p in out.glob(".tmp-*"):
@@ -523,10 +557,9 @@ def _replace_run(out: Path, work: Path) -> None:
     """
     old = out / f".old-{work.name[5:]}"
     old.mkdir()
-    for p in list(out.iterdir()):
-        if p.name in PRESERVED or p.name.startswith((".tmp-", ".old-")):
-            continue
-        os.replace(p, old / p.name)
+    for p in sorted(out.iterdir(), key=lambda p: p.name != "summary.json"):  # the old summary goes first
+        if p.name in RUN_OUTPUTS:
+            os.replace(p, old / p.name)
     for p in sorted(work.iterdir(), key=lambda p: p.name == "summary.json"):
         if not p.name.startswith("."):
             os.replace(p, out / p.name)

@@ -16,8 +16,9 @@ RECORD_SCHEMA = pa.schema([
     ("source_id", pa.string()),     # the record's own id (config input.id_field), may be null
     ("shard", pa.string()),         # shard path as given (after folder/glob expansion)
     ("shard_index", pa.int32()),    # position of the shard in the run's sorted shard list
-    ("record", pa.int64()),         # 0-based index in its shard (every line counts, bad ones too)
+    ("record", pa.int64()),         # 0-based index in its shard (every non-blank line, bad ones too)
     ("byte_offset", pa.int64()),    # offset of the line in the uncompressed stream; null for Parquet
+    ("line", pa.int64()),           # 1-based line number in the uncompressed stream (blank lines count)
     ("url", pa.string()),
     ("source", pa.string()),        # config input.source_field, may be null
     ("text", pa.string()),          # null when the record was unreadable
@@ -31,7 +32,7 @@ RECORD_SCHEMA = pa.schema([
 LINEAGE_COLUMNS = ["doc_id", "source_id", "shard", "record", "byte_offset", "sha256", "url", "chars",
                    "language", "language_score", "verdict", "reasons"]
 
-# Internal columns that never reach the outputs.
+# Internal columns that never reach lineage (error goes to details and unreadable.jsonl).
 INTERNAL_COLUMNS = ["text", "error", "shard_index"]
 
 
@@ -44,8 +45,3 @@ def make_doc_id(shard: str, record: int) -> str:
 def text_sha256(text: str) -> str:
     """SHA-256 of the UTF-8 text (lone surrogates kept, so the hash is defined for any str)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def empty_records() -> pa.Table:
-    """A zero-row table of RECORD_SCHEMA."""
-    return RECORD_SCHEMA.empty_table()

@@ -31,6 +31,7 @@ class SummaryBuilder:
         self.documents = self.kept = self.quarantined = 0
         self.bytes = 0
         self.reasons: Counter[str] = Counter()
+        self.kinds: Counter[str] = Counter()  # records per reason kind (a record counts once a kind)
         self.languages: Counter[str] = Counter()
         self.languages_by_shard: dict[str, Counter[str]] = defaultdict(Counter)
         self.languages_by_source: dict[str, Counter[str]] = defaultdict(Counter)
@@ -61,8 +62,10 @@ class SummaryBuilder:
         for doc_id, reasons in zip(table.column("doc_id").to_pylist(), table.column("reasons").to_pylist()):
             for r in reasons:
                 self.reasons[r] += 1
-                ex = self.examples[reason_kind(r)]
-                if len(ex) < _EXAMPLES and doc_id not in ex:
+            for kind in dict.fromkeys(reason_kind(r) for r in reasons):
+                self.kinds[kind] += 1
+                ex = self.examples[kind]
+                if len(ex) < _EXAMPLES:
                     ex.append(doc_id)
         readable = table.filter(pc.is_null(table.column("error")))
         groups = [_source_name(x) for x in readable.column("source").to_pylist()] if self.by_source \
@@ -107,9 +110,7 @@ class SummaryBuilder:
         words = np.concatenate(self._words) if self._words else np.zeros(0, np.int64)
         tokens = np.concatenate(self._tokens) if self._tokens else None
         shard_names = np.concatenate(self._shards) if self._shards else np.zeros(0, object)
-        kinds = Counter()
-        for r, c in self.reasons.items():
-            kinds[reason_kind(r)] += c
+        kinds = self.kinds
         dup_kinds = Counter(duplicates.column("kind").to_pylist()) if duplicates.num_rows else Counter()
         cluster_sizes = Counter(Counter(duplicates.column("cluster_id").to_pylist()).values()) \
             if duplicates.num_rows else Counter()

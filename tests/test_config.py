@@ -51,6 +51,7 @@ def test_default_config_file_validates() -> None:
     ({"eval_sets": [{"path": "e.jsonl"}]}, "missing key 'eval_sets.0.name'"),
     ({"input": {"paths": ["x"]}, "languages": {"expected": {"en": 0.5}}}, "add up to 1"),
     ({"input": {"paths": ["x"]}, "dedup": {"num_perm": 100, "bands": 7}}, "multiple of bands"),
+    ({"sidecar": {"reservoir_text": "masked"}, "pii": {"enabled": False}}, "masked needs pii.enabled"),
 ])
 def test_bad_key_is_one_line_naming_it(data: dict, needle: str) -> None:
     with pytest.raises(ConfigError) as e:

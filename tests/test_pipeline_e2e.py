@@ -121,10 +121,47 @@ def test_rerun_replaces_outputs_but_keeps_takedown_state(tmp_path: Path, ray_ses
     out = tmp_path / "out"
     (out / "blocklist").mkdir(parents=True)
     (out / "ledger.jsonl").write_text('{"seq": 0}\n')
-    (out / "stale_file.txt").write_text("from an older run")
+    (out / "pii").mkdir()
+    (out / "pii" / "stale.parquet").write_text("from an older run")
     (out / ".tmp-deadbeef").mkdir()  # a killed run's leftovers
     run_audit(cfg, out=out, progress=False)
     assert (out / "ledger.jsonl").read_text() == '{"seq": 0}\n'
     assert (out / "blocklist").is_dir()
-    assert not (out / "stale_file.txt").exists() and not (out / ".tmp-deadbeef").exists()
+    assert not (out / "pii" / "stale.parquet").exists() and not (out / ".tmp-deadbeef").exists()
     assert (out / "summary.json").exists() and (out / "run.json").exists()
+
+
+def test_a_folder_that_is_not_a_run_is_never_replaced(tmp_path: Path) -> None:
+    """`output: .` next to the config and the shards must not wipe them: the run is refused."""
+    from audit.io.shards import InputError
+
+    cfg_path = make_corpus(tmp_path)
+    cfg = config_for(cfg_path)
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="holds input shards"):
+        run_audit(cfg, out=tmp_path, progress=False)
+    mine = tmp_path / "elsewhere"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="notes.txt, which no audit run wrote"):
+        run_audit(cfg, out=mine, progress=False)
+    assert (mine / "notes.txt").read_text() == "mine" and (tmp_path / "job.yaml").exists()
+
+
+def test_a_run_with_no_document_still_writes_every_dataset(tmp_path: Path, ray_session) -> None:
+    (tmp_path / "shards").mkdir()
+    (tmp_path / "shards" / "empty.jsonl").write_bytes(b"")
+    cfg = config_for_text(tmp_path, "input:\n  paths: [shards/]\noutput: out\n")
+    res = run_audit(cfg, progress=False)
+    assert res.summary["documents"] == 0 and res.summary["unreadable"] == 1
+    for name in ("lineage", "quarantine", "duplicates", "contamination", "pii"):
+        t = pads.dataset(res.out / name, format="parquet").to_table()
+        assert t.num_rows == 0, name
+    assert set(LINEAGE_COLUMNS) <= set(pads.dataset(res.out / "lineage", format="parquet").schema.names)
+    assert "details" in pads.dataset(res.out / "quarantine", format="parquet").schema.names
+
+
+def config_for_text(root: Path, text: str):
+    p = root / "job.yaml"
+    p.write_text(text)
+    return config_for(p)

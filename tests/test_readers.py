@@ -76,6 +76,8 @@ def test_bad_lines_keep_their_place_and_are_named(tmp_path: Path) -> None:
     assert "invalid UTF-8" in errs[5]
     assert all(out[i]["text"] is None and out[i]["byte_offset"] is not None for i in range(1, 6))
     assert out[6]["source_id"] == "ok1"
+    # line numbers count the blank line, record indexes do not
+    assert [r["line"] for r in out] == [1, 2, 3, 4, 5, 6, 8]
 
 
 def test_truncated_gzip_keeps_what_decoded_and_names_the_rest(tmp_path: Path) -> None:
@@ -88,6 +90,8 @@ def test_truncated_gzip_keeps_what_decoded_and_names_the_rest(tmp_path: Path) ->
     faults = [r for r in out if r["record"] is None]
     assert 1000 < len(docs) < 20000
     assert len(faults) == 1 and "truncated" in faults[0]["error"]
+    # the fault is placed where the data was lost: after the last whole line
+    assert faults[0]["byte_offset"] > docs[-1]["byte_offset"] and faults[0]["line"] == docs[-1]["line"] + 1
     # the last decoded line may be cut mid-way: it is an unreadable record, not a lost one
     assert all(r["error"] is None for r in docs[:-1])
 
@@ -191,3 +195,24 @@ def test_concatenated_members_and_frames_are_all_read(tmp_path: Path, suffix: st
     out = rows(p)
     assert [r["source_id"] for r in out] == [g["id"] for g in GOOD]
     assert all(r["error"] is None for r in out)
+
+
+def test_parquet_with_invalid_utf8_names_the_record(tmp_path: Path) -> None:
+    """Arrow does not validate UTF-8 on read: a bad text is one unreadable record, not a crash."""
+    texts = pa.array([b"good text", b"caf\xe9 bad", b"more good text"], pa.binary()).cast(pa.string(), safe=False)
+    p = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"text": texts, "id": ["a", "b", "c"]}), p)
+    out = rows(p)
+    assert [r["record"] for r in out] == [0, 1, 2]
+    assert out[0]["text"] == "good text" and out[2]["text"] == "more good text"
+    assert out[1]["text"] is None and "invalid UTF-8" in out[1]["error"] and out[1]["source_id"] == "b"
+
+
+def test_shard_names_are_stable_and_each_file_is_read_once(tmp_path: Path) -> None:
+    (tmp_path / "shards").mkdir()
+    for name in ["shard-0.jsonl", "shard-1.jsonl", "x.jsonl"]:
+        (tmp_path / "shards" / name).write_bytes(b"{}\n")
+    by_glob, _ = discover_shards(["shards/shard-*.jsonl"], tmp_path)
+    assert [s.path for s in by_glob] == ["shards/shard-0.jsonl", "shards/shard-1.jsonl"]  # relative: doc_ids stable
+    twice, _ = discover_shards(["shards/", "./shards/shard-0.jsonl"], tmp_path)
+    assert [s.path for s in twice] == ["shards/shard-0.jsonl", "shards/shard-1.jsonl", "shards/x.jsonl"]

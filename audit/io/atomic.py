@@ -17,17 +17,32 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 
+def _file_mode() -> int:
+    """What a plainly created file gets under the process umask (mkstemp would give 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_MODE = _file_mode()
+
+
+def _fsync(path: Path | str) -> None:
+    with open(path, "rb") as f:
+        os.fsync(f.fileno())
+
+
 @contextmanager
 def atomic_path(target: Path) -> Iterator[Path]:
     """A temporary path beside `target`; on success it is fsynced and renamed to `target`."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.fchmod(fd, _MODE)
     os.close(fd)
     try:
         yield Path(tmp)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
+        _fsync(tmp)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -101,6 +116,7 @@ class DatasetWriter:
             return
         self._writer.close()
         assert self._tmp is not None
+        _fsync(self._tmp)
         os.replace(self._tmp, self.folder / f"part-{self._files:05d}.parquet")
         self._files += 1
         self._writer = None

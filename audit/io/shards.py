@@ -9,6 +9,8 @@ unreadable.jsonl, and it is not a document.
 from __future__ import annotations
 
 import glob
+import os
+import re
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -75,21 +77,29 @@ def discover_shards(paths: list[str], base_dir: Path) -> tuple[list[Shard], list
         elif loc.is_file():
             if not is_shard(loc.name):
                 raise InputError(f"input.paths: {given}: not a shard (expected one of {', '.join(SHARD_SUFFIXES)})")
-            found.setdefault(given, str(loc))
+            found.setdefault(os.path.normpath(given), str(loc))
         else:
             raise InputError(f"input.paths: {given}: no such file or folder (relative paths are read from {base_dir})")
-    return [Shard(p, found[p], i) for i, p in enumerate(sorted(found))], problems
+    seen: set[str] = set()  # one file named two ways (a folder and a glob) is read once
+    unique = {}
+    for p in sorted(found):
+        real = os.path.realpath(found[p])
+        if real not in seen:
+            seen.add(real)
+            unique[p] = found[p]
+    return [Shard(p, unique[p], i) for i, p in enumerate(unique)], problems
 
 
 def _as_given(given: str, loc: Path, hit: Path) -> str:
-    """The shard's path in the terms the user gave: the given prefix plus the part found under it."""
+    """The shard's path in the terms the user gave: the given folder plus the part found under it
+    (so doc_ids, derived from it, do not change when the corpus moves)."""
     if glob.has_magic(given):
-        root = Path(given.split("*")[0].split("?")[0].split("[")[0])
-        base = Path(str(loc).split("*")[0].split("?")[0].split("[")[0])
+        root = Path(os.path.dirname(re.split(r"[*?\[]", given, maxsplit=1)[0]))
+        base = Path(os.path.dirname(re.split(r"[*?\[]", str(loc), maxsplit=1)[0]))
     else:
         root, base = Path(given), loc
     try:
-        return str(root / hit.relative_to(base))
+        return os.path.normpath(root / hit.relative_to(base))
     except ValueError:
         return str(hit)
 
@@ -107,7 +117,7 @@ class _Block:
 
     def add(self, record: int | None, offset: int | None, text: str | None = None,
             source_id: str | None = None, url: str | None = None, error: str | None = None,
-            source: str | None = None) -> None:
+            source: str | None = None, line: int | None = None) -> None:
         c = self.cols
         c["doc_id"].append(make_doc_id(self.shard.path, record) if record is not None else None)
         c["source_id"].append(source_id)
@@ -115,6 +125,7 @@ class _Block:
         c["shard_index"].append(self.shard.index)
         c["record"].append(record)
         c["byte_offset"].append(offset)
+        c["line"].append(line)
         c["url"].append(url)
         c["source"].append(source)
         c["text"].append(text)
@@ -219,8 +230,10 @@ class DamagedStream(Exception):
     """A compressed shard that ends early or does not decode; what came before it was yielded."""
 
 
-def _lines(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
-    """(offset, line without newline, length) per line; line is None when it exceeds max_bytes."""
+def split_lines(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
+    """(offset, line without newline, length) per line of a byte stream given in chunks, in time
+    linear in its size; the line is None when it is longer than max_bytes (its bytes are not kept).
+    A last line without a newline is yielded too."""
     offset = 0
     parts: list[bytes] = []
     part_len = 0
@@ -250,28 +263,30 @@ def _lines(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[int, bytes
 
 def _read_jsonl(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[None]:
     """Fill `block` from a JSON-lines shard; yields whenever the block is full."""
-    record = 0
-    offset = 0
+    record = line_no = 0
+    end = 0  # where the lines read so far end: what follows a damaged stream's last good line
     try:
-        for offset, line, length in _lines(open_stream(shard.location), cfg.max_record_bytes):
+        for offset, line, length in split_lines(open_stream(shard.location), cfg.max_record_bytes):
+            line_no += 1
+            end = offset + length + 1
             if line is not None and not line.strip():
                 continue  # a blank line holds no record
             if line is None:
                 block.add(record, offset, error=f"line of {length} bytes exceeds input.max_record_bytes "
-                                                f"({cfg.max_record_bytes})")
+                                                f"({cfg.max_record_bytes})", line=line_no)
             else:
-                _add_json_record(block, record, offset, line, cfg)
+                _add_json_record(block, record, offset, line, cfg, line_no)
             record += 1
             if block.full():
                 yield None
     except DamagedStream as e:
-        block.add(None, offset, error=f"{e} (after {record} records; the rest of the shard is lost)")
+        block.add(None, end, error=f"{e} (after {record} records; the rest of the shard is lost)", line=line_no + 1)
     if record == 0 and not block.cols["shard"]:
         block.add(None, 0, error="empty shard: no records")
     yield None
 
 
-def _add_json_record(block: _Block, record: int, offset: int, line: bytes, cfg: InputConfig) -> None:
+def _add_json_record(block: _Block, record: int, offset: int, line: bytes, cfg: InputConfig, line_no: int) -> None:
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError as e:
@@ -280,19 +295,20 @@ def _add_json_record(block: _Block, record: int, offset: int, line: bytes, cfg: 
             msg = f"invalid JSON: {e}"
         except UnicodeDecodeError as u:
             msg = f"invalid UTF-8 at byte {u.start} of the line"
-        block.add(record, offset, error=msg)
+        block.add(record, offset, error=msg, line=line_no)
         return
     if not isinstance(obj, dict):
-        block.add(record, offset, error=f"JSON value is a {type(obj).__name__}, not an object")
+        block.add(record, offset, error=f"JSON value is a {type(obj).__name__}, not an object", line=line_no)
         return
     text = obj.get(cfg.text_field)
     if not isinstance(text, str):
         what = "missing" if text is None else f"a {type(text).__name__}, not a string"
         block.add(record, offset, source_id=_opt_str(obj, cfg.id_field), url=_opt_str(obj, cfg.url_field),
-                  error=f"text field '{cfg.text_field}' is {what}", source=_opt_str(obj, cfg.source_field))
+                  error=f"text field '{cfg.text_field}' is {what}", source=_opt_str(obj, cfg.source_field),
+                  line=line_no)
         return
     block.add(record, offset, text, _opt_str(obj, cfg.id_field), _opt_str(obj, cfg.url_field),
-              source=_opt_str(obj, cfg.source_field))
+              source=_opt_str(obj, cfg.source_field), line=line_no)
 
 
 def _opt_str(obj: dict, field: str | None) -> str | None:
@@ -326,7 +342,9 @@ def _read_parquet(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[Non
     record = 0
     try:
         for batch in pf.iter_batches(batch_size=2048, columns=cols):
-            data = batch.to_pydict()
+            # Strings come as bytes and are decoded a record at a time: invalid UTF-8 in one
+            # record makes that record unreadable, not the file.
+            data = {name: _as_bytes(batch.column(name)).to_pylist() for name in batch.schema.names}
             texts = data[cfg.text_field]
             ids = data.get(cfg.id_field) if cfg.id_field else None
             urls = data.get(cfg.url_field) if cfg.url_field else None
@@ -357,7 +375,18 @@ def _read_parquet(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[Non
     yield None
 
 
+def _as_bytes(col: pa.Array) -> pa.Array:
+    t = col.type
+    if pa.types.is_string(t):
+        return col.cast(pa.binary())
+    if pa.types.is_large_string(t):
+        return col.cast(pa.large_binary())
+    return col
+
+
 def _scalar_str(v: object) -> str | None:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
     return None if v is None else (v if isinstance(v, str) else str(v))
 
 
@@ -378,10 +407,10 @@ def read_record_texts(shard: Shard, records: set[int], cfg: InputConfig) -> dict
 
 def iter_jsonl_lines(location: str) -> Iterator[tuple[int, bytes]]:
     """(byte offset, raw line) of every line of a JSON-lines shard, compressed or not."""
-    for offset, line, _ in _lines(open_stream(location), 1 << 62):
+    for offset, line, _ in split_lines(open_stream(location), 1 << 62):
         assert line is not None
         yield offset, line
 
 
 __all__ = ["Shard", "InputError", "discover_shards", "read_shard", "read_record_texts", "is_shard",
-           "SHARD_SUFFIXES", "iter_jsonl_lines", "open_stream", "DamagedStream"]
+           "SHARD_SUFFIXES", "iter_jsonl_lines", "open_stream", "split_lines", "DamagedStream"]

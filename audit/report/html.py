@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -138,13 +137,8 @@ def _headline(s: Mapping[str, Any]) -> Html:
 
 
 def _kinds(s: Mapping[str, Any]) -> dict[str, int]:
-    kinds = _mapping(s.get("reason_kinds"))
-    if kinds:
-        return kinds
-    counted: Counter[str] = Counter()
-    for r, c in _mapping(s.get("reasons")).items():
-        counted[str(r).split(":", 1)[0]] += int(c or 0)
-    return dict(counted.most_common())
+    """Records per reason kind, as summary.json counts them (a record once per kind)."""
+    return _mapping(s.get("reason_kinds"))
 
 
 def _reasons(s: Mapping[str, Any], examples: Mapping[str, list[dict]]) -> Html:
@@ -156,7 +150,7 @@ def _reasons(s: Mapping[str, Any], examples: Mapping[str, list[dict]]) -> Html:
     chart = bar_chart([(k, v) for k, v in kinds.items()], title="Quarantine reasons by kind")
     by_kind: dict[str, list[tuple[str, int]]] = {}
     for r, c in reasons.items():
-        kind, _, detail = str(r).partition(":")
+        kind, _, detail = str(r).partition(":")  # audit.decide.reason_kind, with the detail
         by_kind.setdefault(kind, []).append((detail, c))
     rows: list[list[object]] = []
     classes: list[str] = []

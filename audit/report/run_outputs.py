@@ -15,11 +15,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
+from audit.decide import reason_kind
+
 EXAMPLE_COLUMNS = ("doc_id", "shard", "record", "byte_offset", "reasons", "details")
-
-
-def _kind(reason: str) -> str:
-    return reason.split(":", 1)[0]
 
 
 def _dataset(folder: Path) -> pads.Dataset | None:
@@ -54,7 +52,7 @@ def quarantine_examples(run_dir: Path, kinds: Iterable[str], per_kind: int = 3,
             if row["doc_id"] in seen:
                 continue
             used = False
-            for kind in dict.fromkeys(_kind(r) for r in row.get("reasons") or []):
+            for kind in dict.fromkeys(reason_kind(r) for r in row.get("reasons") or []):
                 if kind in found and len(found[kind]) < per_kind:
                     found[kind].append(_example_row(row))
                     used = True
