@@ -8,7 +8,8 @@
     index/passages/            (key = winnowed passage fingerprint, pos)
 
 Each index folder holds files `b<bucket>.parquet` sorted by key, where the bucket is the key's
-top bits (a range partition, so the files are in key order too) and `fences.parquet`: the key
+top bits (a range partition, so the files are in key order too; the records index packs
+consecutive shards into buckets of about _BUCKET_ROWS rows instead) and `fences.parquet`: the key
 range of every row group. A lookup hashes its value, finds the row groups whose range holds the
 key (binary search over the fences), reads only those and keeps the rows whose key matches; the
 records index then turns positions into lineage rows. At hundreds of millions of rows a point
@@ -20,7 +21,8 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -53,11 +55,11 @@ RECORDS_SCHEMA = pa.schema([("pos", pa.uint64())] + [(c, RECORD_TYPES[c]) for c 
 # Sizes: a bucket file holds about this many rows (sorted in memory alone); row groups are the
 # unit a lookup reads, small enough to decode in about a millisecond.
 _BUCKET_ROWS = 4_000_000
-_RECORD_CHUNK_BITS = 20           # records index: one file per 2**20 records of a shard
 _SPILL_BYTES = 256 * 2**20       # buffered Arrow data a sorter holds before spilling it to parts
 _KEY_GROUP_ROWS = 16_384
 _RECORD_GROUP_ROWS = 4_096
 _READ_BATCH = 65_536
+_OPEN_FILES = 64                  # memory-mapped files a SortedIndex keeps open (least recently used go)
 
 
 def _hash_bucket_bits(rows: int) -> int:
@@ -66,22 +68,45 @@ def _hash_bucket_bits(rows: int) -> int:
     return int(np.ceil(np.log2(buckets))) if buckets > 1 else 0
 
 
-class _BucketSorter:
-    """External sort by key: rows spill into per-bucket parts, each bucket is sorted alone at the end."""
+def _top_bits(bits: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Bucket of a uniform 64-bit key: its top `bits` bits."""
+    if bits <= 0:
+        return lambda keys: np.zeros(len(keys), dtype=np.uint64)
+    return lambda keys: keys >> np.uint64(64 - bits)
 
-    def __init__(self, folder: Path, schema: pa.Schema, key: str, shift: int, group_rows: int) -> None:
-        self.folder, self.schema, self.key, self.shift, self.group_rows = folder, schema, key, shift, group_rows
+
+def _record_buckets(rows_per_shard: list[int]) -> Callable[[np.ndarray], np.ndarray]:
+    """Bucket of a position: consecutive shards packed into buckets of about _BUCKET_ROWS rows,
+    a shard bigger than that split by record ranges (thousands of small shards make few files)."""
+    bounds = [0]
+    filled = 0
+    for no, rows in enumerate(rows_per_shard):
+        if filled and filled + rows > _BUCKET_ROWS:
+            bounds.append(int(positions(np.array([no]), np.array([0]))[0]))
+            filled = 0
+        cuts = list(range(_BUCKET_ROWS, rows, _BUCKET_ROWS))
+        bounds.extend(int(b) for b in positions(np.full(len(cuts), no), np.array(cuts, dtype=np.int64)))
+        filled = rows - cuts[-1] if cuts else filled + rows
+    starts = np.array(bounds, dtype=np.uint64)
+    return lambda pos: (np.searchsorted(starts, pos, side="right") - 1).astype(np.uint64)
+
+
+class _BucketSorter:
+    """External sort by key: rows spill into per-bucket parts, each bucket is sorted alone at the end.
+
+    `bucket_of` maps keys to bucket numbers and must not decrease with the key (files in key order).
+    """
+
+    def __init__(self, folder: Path, schema: pa.Schema, key: str, bucket_of: Callable[[np.ndarray], np.ndarray],
+                 group_rows: int) -> None:
+        self.folder, self.schema, self.key, self.group_rows = folder, schema, key, group_rows
+        self._bucket_of = bucket_of
         self.parts_dir = folder / ".parts"
         self.parts_dir.mkdir(parents=True, exist_ok=True)
         self.buffers: dict[int, list[pa.Table]] = {}
         self.parts: dict[int, list[Path]] = {}
         self.buffered = 0  # bytes
         self.rows = 0
-
-    def _bucket_of(self, keys: np.ndarray) -> np.ndarray:
-        if self.shift >= 64:
-            return np.zeros(len(keys), dtype=np.uint64)
-        return keys >> np.uint64(self.shift)
 
     def add(self, table: pa.Table) -> None:
         if table.num_rows == 0:
@@ -160,11 +185,14 @@ def _batches(folder: Path, columns: list[str]) -> Iterator[pa.Table]:
             yield pa.Table.from_batches([batch])
 
 
-def _shard_names(lineage: Path) -> list[str]:
-    seen: set[str] = set()
+def _shard_rows(lineage: Path) -> dict[str, int]:
+    """Lineage rows per shard, by shard name."""
+    rows: dict[str, int] = {}
     for t in _batches(lineage, ["shard"]):
-        seen.update(v for v in pc.unique(t.column("shard")).to_pylist() if v is not None)
-    return sorted(seen)
+        for vc in pc.value_counts(t.column("shard")).to_pylist():
+            if vc["values"] is not None:
+                rows[vc["values"]] = rows.get(vc["values"], 0) + vc["counts"]
+    return dict(sorted(rows.items()))
 
 
 def positions(shard_no: pa.Array | np.ndarray, record: pa.Array | np.ndarray) -> np.ndarray:
@@ -228,12 +256,13 @@ def build_lookup_indexes(run_dir: Path, passages: Path | None = None) -> Path | 
     work = run_dir / f".index-{uuid.uuid4().hex[:10]}"
     work.mkdir()
     try:
-        shard_list = _shard_names(lineage)
+        shard_rows = _shard_rows(lineage)
+        shard_list = list(shard_rows)
         shards = pa.array(shard_list, pa.string())
-        rows = _dataset_rows(lineage)
-        bits = _hash_bucket_bits(rows)
-        record_sorter = _BucketSorter(work / RECORDS, RECORDS_SCHEMA, "pos", _RECORD_CHUNK_BITS, _RECORD_GROUP_ROWS)
-        key_sorters = {k: _BucketSorter(work / k, KEY_SCHEMA, "key", 64 - bits, _KEY_GROUP_ROWS) for k in KEYED}
+        bits = _hash_bucket_bits(_dataset_rows(lineage))
+        record_sorter = _BucketSorter(work / RECORDS, RECORDS_SCHEMA, "pos", _record_buckets(list(shard_rows.values())),
+                                      _RECORD_GROUP_ROWS)
+        key_sorters = {k: _BucketSorter(work / k, KEY_SCHEMA, "key", _top_bits(bits), _KEY_GROUP_ROWS) for k in KEYED}
         for t in _batches(lineage, RECORD_COLUMNS):
             pos = _pos_of(t, shards)
             record_sorter.add(_record_rows(t, pos))
@@ -244,7 +273,7 @@ def build_lookup_indexes(run_dir: Path, passages: Path | None = None) -> Path | 
         counts.update({k: s.finish() for k, s in key_sorters.items()})
         if passages.is_dir() and any(passages.glob("*.parquet")):
             p_rows = _dataset_rows(passages)
-            p_sorter = _BucketSorter(work / PASSAGES, KEY_SCHEMA, "key", 64 - _hash_bucket_bits(p_rows),
+            p_sorter = _BucketSorter(work / PASSAGES, KEY_SCHEMA, "key", _top_bits(_hash_bucket_bits(p_rows)),
                                      _KEY_GROUP_ROWS)
             for t in _batches(passages, ["hash", "passage_hashes", "shard", "record"]):
                 p_sorter.add(_passage_rows(t, shards))
@@ -278,14 +307,21 @@ class SortedIndex:
         self.groups = f.column("row_group").to_numpy()
         self.lo = f.column("lo").to_numpy()
         self.hi = f.column("hi").to_numpy()
-        self._open: dict[str, pq.ParquetFile] = {}
+        self._open: OrderedDict[str, pq.ParquetFile] = OrderedDict()  # least recently used first
         self.reads = 0  # row groups read, for the benchmark
 
-    def _group(self, i: int, columns: list[str] | None) -> pa.Table:
-        name = self.files[i]
+    def _file(self, name: str) -> pq.ParquetFile:
         pf = self._open.get(name)
-        if pf is None:
-            pf = self._open[name] = pq.ParquetFile(self.folder / name, memory_map=True)
+        if pf is not None:
+            self._open.move_to_end(name)
+            return pf
+        if len(self._open) >= _OPEN_FILES:
+            self._open.popitem(last=False)[1].close()
+        pf = self._open[name] = pq.ParquetFile(self.folder / name, memory_map=True)
+        return pf
+
+    def _group(self, i: int, columns: list[str] | None) -> pa.Table:
+        pf = self._file(self.files[i])
         self.reads += 1
         return pf.read_row_group(int(self.groups[i]), columns=columns)
 

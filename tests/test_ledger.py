@@ -125,3 +125,67 @@ def test_a_ledger_that_is_not_json_is_named(run: Path, capsys) -> None:
 def test_no_ledger_and_no_takedowns_is_intact(tmp_path: Path, capsys) -> None:
     assert audit("ledger", "verify", "--run", str(tmp_path)) == 0
     assert audit("ledger", "verify", "--run", str(tmp_path / "absent")) == 2
+
+
+def _request(run: Path, i: int) -> Path:
+    req = run.parent / f"late{i}.yaml"
+    req.write_text(f"request_id: TR-late-{i}\nreceived: 2026-11-21T10:00:00Z\nrequester: x\nbasis: privacy\n"
+                   f"match: {{source_ids: [a-{i}]}}\n", encoding="utf-8")
+    return req
+
+
+@pytest.mark.parametrize("page_written", [True, False])
+def test_a_takedown_killed_before_its_append_is_recorded_by_the_next(run: Path, capsys, page_written: bool) -> None:
+    # Killed between archiving its evidence and appending: the archive exists, the entry does not.
+    lost = lines(run)[-1]
+    write(run, lines(run)[:-1])
+    archive = json.loads(lost)
+    if not page_written:
+        (run / archive["evidence_html"]).unlink()
+    report = verify_ledger(run)
+    assert not report.ok and report.bad_entry == ENTRIES and "killed before" in report.problem
+    out = run_takedown(run, _request(run, 9))
+    assert out.seq == ENTRIES + 1
+    now = lines(run)
+    assert len(now) == ENTRIES + 1
+    if page_written:
+        assert now[ENTRIES - 1] == lost  # the very entry the killed takedown owed
+    else:
+        got = json.loads(now[ENTRIES - 1])
+        assert {k: v for k, v in got.items() if k not in ("evidence_html_sha256", "entry_sha256")} == \
+            {k: v for k, v in archive.items() if k not in ("evidence_html_sha256", "entry_sha256")}
+        assert (run / archive["evidence_html"]).is_file()
+    assert verify_ledger(run).ok, verify_ledger(run)
+    assert audit("ledger", "verify", "--run", str(run)) == 0
+    assert f"ledger intact: {ENTRIES + 1} entries" in capsys.readouterr().out
+    ev = json.loads((run / "takedowns" / "TR-late-9" / "evidence.json").read_text(encoding="utf-8"))
+    assert any(f"ledger entry {ENTRIES} " in w for w in ev["warnings"])
+
+
+def test_an_append_that_fails_is_recovered_by_the_next_takedown(run: Path, monkeypatch) -> None:
+    import audit.takedown.actions as actions
+
+    def broken_disk(*_a, **_k):
+        raise OSError("no space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(actions, "append_entry", broken_disk)
+        with pytest.raises(OSError):
+            run_takedown(run, _request(run, 7), execute=True)
+    assert len(lines(run)) == ENTRIES and not verify_ledger(run).ok
+    run_takedown(run, _request(run, 8))
+    entries = [json.loads(x) for x in lines(run)]
+    assert [e["request_id"] for e in entries[-2:]] == ["TR-late-7", "TR-late-8"]
+    assert entries[-2]["mode"] == "execute" and verify_ledger(run).ok
+
+
+def test_an_archive_that_lost_its_place_is_not_called_a_removal(run: Path) -> None:
+    # An old interrupted takedown whose seq a later takedown took: nothing was cut off the ledger.
+    e = json.loads(lines(run)[1])
+    src = run / e["evidence"]
+    ev = json.loads(src.read_text(encoding="utf-8"))
+    ev["request_id"] = "TR-interrupted"
+    other = run / "takedowns" / "TR-interrupted" / "history" / src.name
+    other.parent.mkdir(parents=True)
+    other.write_text(json.dumps(ev), encoding="utf-8")
+    assert verify_ledger(run).ok

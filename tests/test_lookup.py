@@ -272,3 +272,38 @@ def test_the_index_builds_from_staging_rows_with_passage_hash_lists(corpus: Corp
     shard, record = corpus.long_key
     hits = lookup.by_text(middle_passage(corpus.text(shard, record), 30))
     assert [(m.shard, m.record) for m in hits] == [(shard, record)]
+
+
+def test_many_small_shards_pack_into_few_record_files(tmp_path: Path, monkeypatch) -> None:
+    """3000 shards of 20 records: the records index packs them into files of about _BUCKET_ROWS rows,
+    a shard bigger than that is split, and a lookup keeps only a few files open."""
+    monkeypatch.setattr(lookup_index, "_BUCKET_ROWS", 5_000)
+    monkeypatch.setattr(lookup_index, "_OPEN_FILES", 3)
+    sizes = [20] * 3000 + [12_000]  # 60k rows in small shards, then one shard of 2.4 buckets
+    shard = [f"shards/s{i:04d}.jsonl" for i, n in enumerate(sizes) for _ in range(n)]
+    record = [r for n in sizes for r in range(n)]
+    writer = DatasetWriter(tmp_path / "lineage", LINEAGE_SCHEMA)
+    n = len(shard)
+    writer.write(pa.table({
+        "doc_id": [make_doc_id(s, r) for s, r in zip(shard, record)], "source_id": [f"id{i}" for i in range(n)],
+        "shard": shard, "record": record, "byte_offset": [r * 10 for r in record],
+        "sha256": [f"{i:064x}" for i in range(n)], "url": [f"https://x.example/{i}" for i in range(n)],
+        "chars": [1] * n, "language": [None] * n, "language_score": [None] * n, "verdict": ["kept"] * n,
+        "reasons": [[] for _ in range(n)]}))
+    writer.close()
+    build_lookup_indexes(tmp_path)
+    files = sorted((tmp_path / "index" / "records").glob("b*.parquet"))
+    assert 14 <= len(files) <= 16  # 72k rows / 5k, not one file per shard
+    index = LookupIndex.open(tmp_path)
+    assert index is not None
+    records = index.index("records")
+    for i in [0, 1, 999, 1500, 2999]:
+        rows = index.records_in_shard(f"shards/s{i:04d}.jsonl", 0, None)
+        assert rows.column("record").to_pylist() == list(range(20))
+        assert set(rows.column("shard").to_pylist()) == {f"shards/s{i:04d}.jsonl"}
+        assert len(records._open) <= 3
+    big = index.records_in_shard("shards/s3000.jsonl", 4_990, 10_010)
+    assert big.column("record").to_pylist() == list(range(4_990, 10_010))
+    for i in [0, 29_999, 59_999, 60_000, 71_999]:
+        assert index.records_by("sha256", f"{i:064x}").column("source_id").to_pylist() == [f"id{i}"]
+    assert len(records._open) <= 3

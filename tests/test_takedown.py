@@ -7,6 +7,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
@@ -176,7 +177,7 @@ def test_physical_removes_them_and_every_other_record_is_byte_identical(run: Pat
     for name in names + ["c.parquet"]:
         r = rewrites[f"shards/{name}"]
         assert r["sha256_before"] == before_sha[name] and r["sha256_after"] == sha256_file(shards / name)
-        assert r["sha256_before"] != r["sha256_after"] and r["kept_identical"] is True
+        assert r["sha256_before"] != r["sha256_after"] and r["removed_text_checked"] == 1 and "re-read" in r["compared"]
         assert r["records_after"] == r["records_before"] - 1
     assert rewrites["shards/a.jsonl"]["removed_records"] == [41]
     assert all(p["blocked_left"] == 0 and p["passage_left"] == 0 for p in ev["verification"]["physical"])
@@ -198,7 +199,7 @@ def test_physical_refuses_a_shard_that_changed_since_the_run(run: Path, corpus: 
     req = request_file(tmp_path, match={"urls": [corpus.shared_url]})
     out = run_takedown(run, req, execute=True, physical=True)
     assert out.verification_ok is False and out.exit_code == 1
-    assert any("shards/a.jsonl" in x and "no longer holds" in x for x in out.problems)
+    assert any("shards/a.jsonl" in x and "no longer holds" in x for x in out.problems), out.problems
     assert p.read_bytes() == changed  # untouched
     assert verify_ledger(run).ok
 
@@ -233,3 +234,46 @@ def test_a_shard_damaged_since_the_run_still_leaves_evidence_and_a_ledger_entry(
     ev = evidence(run)
     assert ev["action"]["blocked_sha256"] == 1 and ev["verification"]["ok"] is False
     assert verify_ledger(run).ok and verify_ledger(run).entries == 1
+
+
+@pytest.mark.parametrize("trailing_newline", [True, False])
+def test_rewrite_numbers_records_like_the_reader_and_keeps_every_other_byte(tmp_path: Path,
+                                                                           trailing_newline: bool) -> None:
+    from audit.takedown.shard_rewrite import jsonl_records, rewrite_shard
+    long_blank = b" " * 300  # longer than max_record_bytes: the reader counts it as an (unreadable) record
+    lines = [b'{"text":"zero"}', b"", b"  ", long_blank, b'{"text":"four ' + b"x" * 5000 + b'"}', b"not json",
+             b'{"text":"six"}\r', b'{"text":"seven"}']
+    raw = b"\n".join(lines) + (b"\n" if trailing_newline else b"")
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(raw)
+    cfg = InputConfig(paths=["s.jsonl"], max_record_bytes=256)
+    read = [r for block in read_shard(Shard("s.jsonl", str(p), 0), cfg)
+            for r in zip(block.column("record").to_pylist(), block.column("sha256").to_pylist())]
+    numbered = [(r, ln) for r, ln, _ in jsonl_records(str(p), cfg.max_record_bytes) if r is not None]
+    assert [r for r, _ in read] == [r for r, _ in numbered] == list(range(6))
+    assert [ln for _, ln in numbered] == [lines[0], long_blank, lines[4], lines[5], lines[6], lines[7]]
+    six = text_sha256("six")
+    assert read[4] == (4, six)
+    out = rewrite_shard("s.jsonl", str(p), {4}, {4: six}, "text", cfg.max_record_bytes)
+    assert p.read_bytes() == raw.replace(lines[6] + b"\n", b"")
+    assert (out.records_before, out.records_after, out.removed_records) == (6, 5, [4])
+    last = rewrite_shard("s.jsonl", str(p), {4}, {4: text_sha256("seven")}, "text", cfg.max_record_bytes)
+    # The last line goes with its newline if it had one; without one, the line before keeps its own.
+    assert p.read_bytes() == raw.replace(lines[6] + b"\n", b"").replace(lines[7] + b"\n" * trailing_newline, b"")
+    assert last.records_after == 4 and last.removed_text_checked == 1
+
+
+def test_physical_refuses_a_parquet_shard_whose_row_changed_since_the_run(run: Path, corpus: Corpus,
+                                                                          tmp_path: Path) -> None:
+    p = corpus.root / "shards" / "c.parquet"
+    t = pq.read_table(p)
+    texts = t.column("text").to_pylist()
+    texts[9] = texts[9] + " (edited)"
+    pq.write_table(t.set_column(t.schema.get_field_index("text"), "text", pa.array(texts)), p)
+    changed = p.read_bytes()
+    req = request_file(tmp_path, match={"urls": [corpus.shared_url]})
+    out = run_takedown(run, req, execute=True, physical=True)
+    assert out.verification_ok is False
+    assert any("shards/c.parquet" in x and "record 9 " in x and "no longer holds" in x for x in out.problems)
+    assert p.read_bytes() == changed  # untouched
+    assert not list(p.parent.glob(".*rewrite*"))  # no temporary file left

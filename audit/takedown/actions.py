@@ -5,27 +5,26 @@ so two takedowns against one run never interleave their blocks, rewrites or ledg
 """
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from audit import __version__
 from audit.io.atomic import write_text_atomic
-from audit.io.shards import PARQUET_SUFFIXES, DamagedStream, Shard, read_shard
+from audit.io.shards import DamagedStream, Shard, read_shard
 from audit.records import text_sha256
 from audit.takedown.blocklist import BLOCKLIST_SCHEMA, append_blocklist
 from audit.takedown.evidence import evidence_html, evidence_json, mask_excerpt
-from audit.takedown.ledger import append_entry, head, ledger_lock, sha256_bytes
+from audit.takedown.ledger import append_entry, entry_from_evidence, head, ledger_lock, recover_lost_entries, sha256_bytes
 from audit.takedown.lookup import Match, RunLookup
 from audit.takedown.request import TakedownRequest, load_request
-from audit.takedown.shard_rewrite import RewriteError, ShardRewrite, jsonl_records, rewrite_shard
+from audit.takedown.shard_rewrite import RewriteError, ShardRewrite, rewrite_shard
 
 
 class TakedownUsageError(ValueError):
@@ -119,35 +118,6 @@ def locate(lookup: RunLookup, request: TakedownRequest) -> tuple[list[Located], 
     return sorted(found.values(), key=lambda x: (x.match.shard, x.match.record)), not_found
 
 
-def _check_removed_texts(location: str, text_field: str, expect: dict[int, str]) -> None:
-    """Refuse to rewrite a shard whose records no longer hold what the lineage says they hold."""
-    if not expect:
-        return
-    seen: dict[int, str | None] = {}
-    if location.lower().endswith(PARQUET_SUFFIXES):
-        pf = pq.ParquetFile(location)
-        start = 0
-        for batch in pf.iter_batches(batch_size=65_536, columns=[text_field]):
-            for r in [r for r in expect if start <= r < start + batch.num_rows]:
-                v = batch.column(0)[r - start].as_py()
-                v = v.decode("utf-8", "surrogatepass") if isinstance(v, bytes) else v
-                seen[r] = text_sha256(v) if isinstance(v, str) else None
-            start += batch.num_rows
-    else:
-        for record, line, _ in jsonl_records(location):
-            if record in expect:
-                try:
-                    obj = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    obj = None
-                v = obj.get(text_field) if isinstance(obj, dict) else None
-                seen[record] = text_sha256(v) if isinstance(v, str) else None
-    for r, sha in expect.items():
-        if seen.get(r) != sha:
-            raise RewriteError(f"record {r} of {location} no longer holds the text the lineage recorded "
-                               "(the shard changed since the run): re-run the audit before a physical removal")
-
-
 def remove_physically(lookup: RunLookup, located: list[Located]) -> tuple[list[ShardRewrite], list[str]]:
     """Rewrite every shard holding located records without them; returns (rewrites, problems)."""
     by_shard: dict[str, list[Match]] = defaultdict(list)
@@ -161,9 +131,9 @@ def remove_physically(lookup: RunLookup, located: list[Located]) -> tuple[list[S
             problems.append(f"shard {shard}: file not found ({location or 'not in run.json'}); not rewritten")
             continue
         try:
-            _check_removed_texts(location, lookup.input_cfg.text_field,
-                                 {m.record: m.sha256 for m in ms if m.sha256})
-            rewrites.append(rewrite_shard(shard, location, {m.record for m in ms}))
+            rewrites.append(rewrite_shard(shard, location, {m.record for m in ms},
+                                          {m.record: m.sha256 for m in ms if m.sha256},
+                                          lookup.input_cfg.text_field, lookup.input_cfg.max_record_bytes))
         except (RewriteError, OSError, DamagedStream, pa.ArrowException) as e:
             problems.append(f"shard {shard}: {e}")
     return rewrites, problems
@@ -261,6 +231,9 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
         lookup = RunLookup(run_dir, warn=warnings.append)
         located, not_found = locate(lookup, request)
         times["located"] = _now()
+        for lost in recover_lost_entries(run_dir):
+            warnings.append(f"ledger entry {lost['seq']} ({lost['evidence']}) of a takedown killed before its "
+                            "append was appended from its archived evidence")
         seq, prev = head(run_dir)
         shas = sorted({loc.match.sha256 for loc in located if loc.match.sha256})
         action: dict[str, Any] = {"mode": mode, "content_sha256": len(shas),
@@ -315,11 +288,10 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
         for target, content in ((ev_json, body), (ev_html, page)):
             write_text_atomic(target, content)
         append_entry(run_dir, {
-            "time": times["finished"], "request_id": rid, "mode": mode, "request_sha256": sha256_bytes(raw),
-            "located": len(located), "content_sha256": len(shas), "verification_ok": verification.get("ok"),
+            **entry_from_evidence(json.loads(body)),  # what the ledger verification will read back
             "evidence": ev_json.relative_to(run_dir).as_posix(), "evidence_sha256": sha256_bytes(body.encode("utf-8")),
             "evidence_html": ev_html.relative_to(run_dir).as_posix(),
-            "evidence_html_sha256": sha256_bytes(page.encode("utf-8")), "tool_version": __version__,
+            "evidence_html_sha256": sha256_bytes(page.encode("utf-8")),
         })
         # The latest copies only once the ledger holds the entry they belong to.
         for target, content in ((folder / "evidence.json", body), (folder / "evidence.html", page)):

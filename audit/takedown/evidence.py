@@ -80,7 +80,7 @@ def evidence_html(ev: dict[str, Any]) -> str:
         "<h2>Keys that found nothing</h2>", _table(ev.get("not_found", []), ["kind", "key"]),
         "<h2>Action</h2>", _pairs(action),
         _table(physical, ["shard", "format", "records_before", "records_after", "removed_records",
-                          "sha256_before", "sha256_after", "kept_identical"]) if physical else "",
+                          "removed_text_checked", "sha256_before", "sha256_after", "compared"]) if physical else "",
         "<h2>Verification</h2>", _pairs({k: v for k, v in ver.items() if k not in ("checks", "physical")}),
         _table(checks, ["kind", "key", "found", "blocked", "unreadable", "not_blocked"]),
         _table(ver.get("physical") or [], ["shard", "records", "blocked_left", "request_keys_left", "passage_left"])

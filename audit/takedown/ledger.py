@@ -7,6 +7,10 @@ number), `prev_sha256` (SHA-256 of the previous line's bytes; 64 zeros for the f
 removing or reordering lines breaks `seq` and the chain, and an archived evidence file that no
 entry names shows that the last entries were cut off. Writers hold `ledger.jsonl.lock` (filelock)
 from reading the chain's head to appending, so concurrent takedowns cannot interleave.
+
+A takedown archives its evidence before it appends its entry; one killed in between leaves an
+archive written for the current head. The next writer finds it (`recover_lost_entries`) and
+appends the entry it was owed, built from the evidence alone, before anything else.
 """
 from __future__ import annotations
 
@@ -19,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
+
+from audit.io.atomic import write_text_atomic
+from audit.takedown.evidence import evidence_html
 
 LEDGER = "ledger.jsonl"
 LOCK = "ledger.jsonl.lock"
@@ -84,26 +91,79 @@ def append_entry(run_dir: Path, entry: dict[str, Any]) -> dict[str, Any]:
     return full
 
 
-def _against_evidence(e: dict[str, Any], path: Path, n: int, prev: str) -> str | None:
-    """An entry must say what its evidence says: an edit whose hashes were recomputed still shows."""
+def entry_from_evidence(ev: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a ledger entry that restate its evidence (the one map from evidence to entry)."""
+    summary = ev.get("summary") or {}
+    return {"request_id": ev.get("request_id"), "mode": ev.get("mode"),
+            "time": (ev.get("timestamps") or {}).get("finished"),
+            "request_sha256": (ev.get("request") or {}).get("file_sha256"),
+            "located": summary.get("records"), "content_sha256": summary.get("distinct_sha256"),
+            "verification_ok": (ev.get("verification") or {}).get("ok"),
+            "tool_version": (ev.get("tool") or {}).get("version")}
+
+
+def _read_evidence(path: Path) -> dict[str, Any] | None:
     try:
         ev = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return f"its evidence file {path.name} is not readable JSON"
-    if not isinstance(ev, dict):
-        return f"its evidence file {path.name} is not a JSON object"
+        return None
+    return ev if isinstance(ev, dict) else None
+
+
+def _archives(run_dir: Path) -> list[tuple[int, Path]]:
+    """(seq it was written as, path) of every archived evidence file, by seq."""
+    found = []
+    for p in (Path(run_dir) / "takedowns").glob("*/history/*.evidence.json"):
+        m = EVIDENCE_ARCHIVE.match(p.name)
+        if m:
+            found.append((int(m.group(1)), p))
+    return sorted(found)
+
+
+def recover_lost_entries(run_dir: Path) -> list[dict[str, Any]]:
+    """Append the entry of every takedown that archived its evidence but was killed before its
+    append (its evidence names the current head); returns the entries appended. Hold the lock."""
+    run_dir = Path(run_dir)
+    appended: list[dict[str, Any]] = []
+    while True:
+        seq, prev = head(run_dir)
+        lost = None
+        for n, path in _archives(run_dir):
+            ev = _read_evidence(path) if n == seq else None
+            place = (ev or {}).get("ledger") or {}
+            if ev is not None and (place.get("seq"), place.get("prev_sha256")) == (seq, prev):
+                lost = path, ev
+                break
+        if lost is None:
+            return appended
+        path, ev = lost
+        body = path.read_text(encoding="utf-8")
+        page_path = path.with_name(path.name[:-len(".json")] + ".html")
+        # The page is written after the JSON: a takedown killed between the two lacks it.
+        page = page_path.read_text(encoding="utf-8") if page_path.is_file() else evidence_html(ev)
+        if not page_path.is_file():
+            write_text_atomic(page_path, page)
+        appended.append(append_entry(run_dir, {
+            **entry_from_evidence(ev),
+            "evidence": path.relative_to(run_dir).as_posix(), "evidence_sha256": sha256_bytes(body.encode("utf-8")),
+            "evidence_html": page_path.relative_to(run_dir).as_posix(),
+            "evidence_html_sha256": sha256_bytes(page.encode("utf-8")),
+        }))
+        # It is the newest takedown of its request: the latest copies were never written either.
+        for name, content in (("evidence.json", body), ("evidence.html", page)):
+            write_text_atomic(path.parent.parent / name, content)
+
+
+def _against_evidence(e: dict[str, Any], path: Path, n: int, prev: str) -> str | None:
+    """An entry must say what its evidence says: an edit whose hashes were recomputed still shows."""
+    ev = _read_evidence(path)
+    if ev is None:
+        return f"its evidence file {path.name} is not a readable JSON object"
     place = ev.get("ledger") or {}
     if (place.get("seq"), place.get("prev_sha256")) != (n, prev):
         return (f"its evidence was written as entry {place.get('seq')} on another chain head: the entry was "
                 "moved, or appended without holding the ledger lock")
-    summary = ev.get("summary") or {}
-    expected = {"request_id": ev.get("request_id"), "mode": ev.get("mode"),
-                "time": (ev.get("timestamps") or {}).get("finished"),
-                "request_sha256": (ev.get("request") or {}).get("file_sha256"),
-                "located": summary.get("records"), "content_sha256": summary.get("distinct_sha256"),
-                "verification_ok": (ev.get("verification") or {}).get("ok"),
-                "tool_version": (ev.get("tool") or {}).get("version")}
-    for k, v in expected.items():
+    for k, v in entry_from_evidence(ev).items():
         if e.get(k) != v:
             return f"its field '{k}' says {e.get(k)!r} but its evidence says {v!r}: the entry was edited"
     return None
@@ -168,16 +228,15 @@ def verify_ledger(run_dir: Path) -> LedgerReport:
         if not page.is_file() or sha256_file(page) != e.get("evidence_html_sha256"):
             return bad(f"its evidence page {ev_html} is missing or was changed")
         prev = sha256_bytes(line)
-    # Evidence archived under takedowns/ but named by no entry: the ledger's tail was cut off.
-    orphans = []
-    for p in sorted((run_dir / "takedowns").glob("*/history/*.evidence.json")):
-        rel = p.relative_to(run_dir).as_posix()
-        m = EVIDENCE_ARCHIVE.match(p.name)
-        if rel not in seen_evidence and m:
-            orphans.append((int(m.group(1)), rel))
+    # Evidence archived under takedowns/ as an entry past the ledger's end, named by no entry: the
+    # tail was cut off, or the last takedown was killed before its append (the next one appends it).
+    # An unnamed archive at or below the end lost its place to a later takedown: not a removal.
+    orphans = [(n, p.relative_to(run_dir).as_posix()) for n, p in _archives(run_dir)
+               if n > len(lines) and p.relative_to(run_dir).as_posix() not in seen_evidence]
     if orphans:
-        seq, rel = min(orphans)
+        seq, rel = orphans[0]
         return LedgerReport(False, len(lines), seq,
                             f"entry {seq} is missing: {rel} was recorded as entry {seq} but the ledger has "
-                            f"{len(lines)} entries (entries were removed from its end)")
+                            f"{len(lines)} entries (entries were removed from its end, or the takedown was "
+                            "killed before its entry was appended: the next takedown appends it)")
     return LedgerReport(True, len(lines))

@@ -66,11 +66,9 @@ class Match:
     matched_text: str | None = field(default=None, repr=False)
     blocked_by: str | None = None
 
-    def to_dict(self, with_text: bool = True) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["span"] = list(self.span) if self.span else None
-        if not with_text:
-            d.pop("matched_text")
         return d
 
 

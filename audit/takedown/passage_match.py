@@ -28,8 +28,6 @@ class PassageSpan:
     score: float          # share of the passage's words found in the span, 0..1
     start: int
     end: int
-    words_matched: int
-    words: int
 
 
 class PassagePattern:
@@ -62,4 +60,4 @@ class PassagePattern:
         words_matched = int((np.cumsum(covered)[:self.words] > 0).sum())
         last_word = min(int(first[best[-1]]) + n - 1, len(tokens.hashes) - 1)
         return PassageSpan(score=words_matched / max(self.words, 1), start=int(tokens.starts[first[best[0]]]),
-                           end=int(tokens.ends[last_word]), words_matched=words_matched, words=self.words)
+                           end=int(tokens.ends[last_word]))

@@ -124,7 +124,6 @@ class PassageQuery:
 
     words: int
     keys: np.ndarray       # uint64 n-gram hashes, at most MAX_QUERY_KEYS, the smallest, sorted
-    all_keys: int          # distinct n-grams before the cap
 
 
 def passage_query(text: str, ngram: int = PASSAGE_NGRAM, max_keys: int = MAX_QUERY_KEYS) -> PassageQuery:
@@ -138,7 +137,7 @@ def passage_query(text: str, ngram: int = PASSAGE_NGRAM, max_keys: int = MAX_QUE
     """
     grams, _, words = text_ngrams([text], ngram)
     keys = np.unique(grams)  # sorted
-    return PassageQuery(words=int(words[0]), keys=keys[:max_keys], all_keys=len(keys))
+    return PassageQuery(words=int(words[0]), keys=keys[:max_keys])
 
 
 class PassageIndexStage(Stage):
