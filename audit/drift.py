@@ -33,8 +33,6 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 if TYPE_CHECKING:
     from audit.config import LanguagesConfig
@@ -156,20 +154,8 @@ class LanguageMix:
         if counts:
             self.update(counts)
 
-    @classmethod
-    def from_array(cls, languages: pa.Array | pa.ChunkedArray | Iterable[str | None]) -> "LanguageMix":
-        """Count an Arrow array (or iterable) of language codes; nulls (unreadable) are skipped."""
-        mix = cls()
-        mix.add(languages)
-        return mix
-
-    def add(self, languages: pa.Array | pa.ChunkedArray | Iterable[str | None]) -> None:
-        """Count more language codes; nulls are skipped."""
-        if isinstance(languages, (pa.Array, pa.ChunkedArray)):
-            vc = pc.value_counts(languages.drop_null())
-            for item in vc.to_pylist():
-                self.counts[item["values"]] += item["counts"]
-            return
+    def add(self, languages: Iterable[str | None]) -> None:
+        """Count more language codes; None (unreadable) is skipped."""
         self.counts.update(x for x in languages if x is not None)
 
     def update(self, counts: Mapping[str, int]) -> None:
@@ -178,10 +164,6 @@ class LanguageMix:
             if v < 0:
                 raise ValueError(f"count of {k!r} is negative: {v}")
             self.counts[k] += int(v)
-
-    def merge(self, other: "LanguageMix") -> "LanguageMix":
-        """A new mix holding both mixes' counts."""
-        return LanguageMix(self.counts + other.counts)
 
     @property
     def total(self) -> int:
@@ -246,6 +228,9 @@ def compare_mix(observed: Mapping[str, int], expected: Mapping[str, float] | Non
     return out
 
 
+_SHARD_FIELDS = ("documents", "js", "psi", "chi2", "dof", "pvalue", "drift")
+
+
 def compare_shards(per_shard_counts: Mapping[str, Mapping[str, int]], config: "LanguagesConfig") -> dict[str, Any]:
     """Compare each shard's (or source's) language mix with the typical mix of all of them.
 
@@ -253,7 +238,7 @@ def compare_shards(per_shard_counts: Mapping[str, Mapping[str, int]], config: "L
     mix: a few odd shards would pull the pooled mix towards themselves and make every normal
     shard look shifted. Returns {"overall": pooled shares, "reference": the median mix,
     "shards": {name: {"documents", "js", "psi", "chi2", "dof", "pvalue", "drift"}},
-    "drifting": [names]}; the decision rule is the one of `compare_mix`.
+    "drifting": [names]}; each shard's entry is `compare_mix` of its counts against the reference.
     """
     overall = LanguageMix()
     for counts in per_shard_counts.values():
@@ -265,16 +250,12 @@ def compare_shards(per_shard_counts: Mapping[str, Mapping[str, int]], config: "L
     median = {k: float(np.median([sh.get(k, 0.0) for sh in shares])) for k in languages} if shares else {}
     total = sum(median.values())
     reference = {k: v / total for k, v in sorted(median.items(), key=lambda kv: -kv[1]) if v > 0} if total else {}
-    # languages the median drops (seen in few shards) still get a bin, at the epsilon share
-    expected = {k: reference.get(k, 0.0) for k in languages}
+    # Each shard is judged against the reference exactly as the run is against the recipe
+    # (compare_mix): languages outside the reference go to the "other" bin, tolerated up to
+    # other_tolerance.
     shards: dict[str, dict[str, Any]] = {}
     for name, counts in per_shard_counts.items():
-        entry: dict[str, Any] = {"documents": sum(counts.values())}
-        if reference and known[name]:
-            entry.update(_measure(known[name], expected))
-            entry["drift"] = _decide(entry["js"], entry["psi"], entry["pvalue"], config)
-        else:
-            entry.update({"js": None, "psi": None, "chi2": None, "dof": None, "pvalue": None, "drift": False})
-        shards[name] = entry
+        result = compare_mix(counts, reference, config)
+        shards[name] = {k: result[k] for k in _SHARD_FIELDS}
     return {"overall": overall.shares(), "reference": reference, "shards": shards,
             "drifting": sorted(k for k, v in shards.items() if v["drift"])}

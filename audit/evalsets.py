@@ -2,15 +2,15 @@
 
 An item's text is its `text_fields` joined by a newline (so words of two fields never run
 together); its id is `id_field` when given, else its 0-based index in the file as a string.
-Formats: .jsonl, .jsonl.gz, .parquet, .csv. Anything that would leave an eval set silently
-useless (missing file, no items, a missing text field) is a ConfigError of one line naming the
-eval set, the file and the fix.
+Formats: .jsonl, .jsonl.gz, .jsonl.zst, .parquet, .csv (UTF-8, a byte-order mark allowed).
+Anything that would leave an eval set silently useless or crash the run (missing, truncated or
+damaged file, no items, a missing text field) is a ConfigError of one line naming the eval set,
+the file and the fix.
 """
 from __future__ import annotations
 
 import csv
-import gzip
-import io
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,9 @@ import orjson
 import pyarrow.parquet as pq
 
 from audit.config import AuditConfig, ConfigError, EvalSetConfig
+from audit.io.shards import DamagedStream, iter_jsonl_lines
 
-FORMATS = (".jsonl", ".jsonl.gz", ".parquet", ".csv")
+FORMATS = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".parquet", ".csv")
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,13 @@ def _rows(cfg: EvalSetConfig, path: Path) -> list[dict[str, Any]]:
         if name.endswith(".parquet"):
             return pq.read_table(path).to_pylist()
         if name.endswith(".csv"):
-            with open(path, newline="", encoding="utf-8") as f:
+            # eval items (a passage, a whole program) may exceed csv's default 131072-character field
+            csv.field_size_limit(sys.maxsize)
+            with open(path, newline="", encoding="utf-8-sig") as f:  # -sig: a BOM is not part of a name
                 return list(csv.DictReader(f))
-        if name.endswith(".jsonl") or name.endswith(".jsonl.gz"):
-            raw = gzip.open(path, "rb").read() if name.endswith(".gz") else path.read_bytes()
+        if name.endswith((".jsonl", ".jsonl.gz", ".jsonl.zst")):
             rows = []
-            for line_no, line in enumerate(io.BytesIO(raw), start=1):
+            for line_no, (_, line) in enumerate(iter_jsonl_lines(str(path)), start=1):
                 if not line.strip():
                     continue
                 try:
@@ -70,8 +72,9 @@ def _rows(cfg: EvalSetConfig, path: Path) -> list[dict[str, Any]]:
     except FileNotFoundError:
         raise _fail(cfg, path, "no such file", "fix eval_sets[].path (relative paths are read from the "
                                                "config file's folder)") from None
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise _fail(cfg, path, f"cannot read it ({e})", f"check it is a valid {path.suffix} file") from None
+    except (OSError, EOFError, DamagedStream, csv.Error, UnicodeDecodeError, ValueError) as e:
+        problem = " ".join(str(e).split()) or type(e).__name__
+        raise _fail(cfg, path, f"cannot read it ({problem})", f"check it is a whole, valid {path.suffix} file") from None
     raise _fail(cfg, path, "unknown format", f"use one of {', '.join(FORMATS)}")
 
 

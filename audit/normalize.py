@@ -191,8 +191,60 @@ def tokenize_hashed(texts: Sequence[str | None], max_chars: int = 2_000_000) -> 
     """Hash the normalised words of every text (None: no words), vectorised across the batch.
 
     A few numpy passes over the code points, `max_chars` characters at a time (the temporary
-    arrays take ~40 bytes a character; the result 32 bytes a word).
+    arrays take ~40 bytes a character; the result 32 bytes a word). A text longer than
+    `max_chars` is tokenised in pieces cut at white space (a word never spans a cut), so one
+    huge record costs no more memory than a run of ordinary ones.
     """
+    if not any(t is not None and len(t) > max_chars for t in texts):
+        return _tokenize_runs(texts, max_chars)
+    pieces: list[str | None] = []
+    owner: list[int] = []
+    shift: list[int] = []
+    for i, t in enumerate(texts):
+        cuts = _space_cuts(t, max_chars) if t is not None and len(t) > max_chars else [(0, None)]
+        for a, b in cuts:
+            pieces.append(t if b is None else t[a:b])
+            owner.append(i)
+            shift.append(a)
+    tok = _tokenize_runs(pieces, max_chars)
+    counts = np.bincount(np.asarray(owner, dtype=np.int64), weights=tok.counts, minlength=len(texts))
+    bounds = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(counts.astype(np.int64), out=bounds[1:])
+    offset = np.asarray(shift, dtype=np.int64)[tok.text_of]  # pieces keep their text's order
+    return Tokens(tok.hashes, tok.starts + offset, tok.ends + offset, bounds)
+
+
+def _space_cuts(text: str, max_chars: int) -> list[tuple[int, int]]:
+    """[a, b) pieces of `text`, each cut at a white-space character, of at most `max_chars`
+    characters unless a single word is longer."""
+    cls_table, _ = _char_tables()
+    n, a, out = len(text), 0, []
+    block = 1 << 16
+
+    def spaces(lo: int, hi: int) -> np.ndarray:
+        cps = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        return np.flatnonzero(cls_table[cps] == _SPACE_CLASS) + lo
+
+    while n - a > max_chars:
+        cut = None
+        hi = a + max_chars
+        while cut is None and hi > a + 1:  # the last space in (a, a + max_chars]
+            lo = max(a + 1, hi - block)
+            found = spaces(lo, hi)
+            cut, hi = (int(found[-1]) if len(found) else None), lo
+        lo = a + max_chars
+        while cut is None and lo < n:  # one word longer than max_chars: the next space after it
+            found = spaces(lo, lo + block)
+            cut, lo = (int(found[0]) if len(found) else None), lo + block
+        cut = n if cut is None else cut
+        out.append((a, cut))
+        a = cut
+    if a < n:
+        out.append((a, n))
+    return out
+
+
+def _tokenize_runs(texts: Sequence[str | None], max_chars: int) -> Tokens:
     runs = list(chunk_texts(texts, max_chars))
     if len(runs) <= 1:
         return _tokenize_run(texts)

@@ -244,16 +244,18 @@ def _task_slots(config: AuditConfig) -> int:
 
 
 def _shared_state(config: AuditConfig) -> dict[str, Any]:
-    """Heavy state built once on the driver and shipped to every Tagger: the eval-set index."""
+    """Heavy state built once on the driver and shipped to every Tagger: the eval-set index and
+    the tokenizer. A bad eval set or tokenizer file is a config error here, before any work."""
+    shared: dict[str, Any] = {}
     if config.stats.tokenizer:
-        from audit.stages.tokens import tokenizer_path
+        from audit.stages.tokens import load_token_counter
 
-        tokenizer_path(config)  # a missing tokenizer file is a config error, before any work
-    if not config.eval_sets:
-        return {}
-    from audit.stages.contamination import ContaminationIndex
+        shared["tokens"] = {"counter": load_token_counter(config)}
+    if config.eval_sets:
+        from audit.stages.contamination import ContaminationIndex
 
-    return {"contamination": {"index": ContaminationIndex.build(config)}}
+        shared["contamination"] = {"index": ContaminationIndex.build(config)}
+    return shared
 
 
 def _tagged_blocks(config: AuditConfig, shards: list[Shard], shared: dict[str, Any]) -> Iterator[pa.Table]:

@@ -24,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_language_pii import BATCH, ensure_corpus, load_corpus  # noqa: E402
 
 from audit.config import parse_config  # noqa: E402
-from audit.lengths import TokenCounter, length_summary, word_counts  # noqa: E402
+from audit.lengths import TokenCounter, length_summary  # noqa: E402
 from audit.stages.language import LanguageStage  # noqa: E402
+from audit.stages.length import LengthStage  # noqa: E402
 from audit.stages.pii import PiiStage  # noqa: E402
 
 
@@ -85,7 +86,9 @@ def main() -> None:
     column = table.column("text")
     chars = pc.utf8_length(column)
     words: list = []
-    timed("lengths: word counts (Arrow regex)", mb, lambda: words.append(word_counts(column)))
+    lengths = LengthStage(config)
+    timed("lengths: word counts (LengthStage)", mb,
+          lambda: words.append(lengths(pa.table({"text": column.combine_chunks()})).column("length_words")))
     timed("lengths: length_summary (per source)", mb,
           lambda: length_summary(chars, words[0], sources=table.column("source")))
     with tempfile.TemporaryDirectory() as tmp:

@@ -5,7 +5,6 @@ import json
 import math
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 from audit.config import LanguagesConfig
@@ -143,11 +142,26 @@ def test_compare_shards_flags_the_odd_shard():
     json.dumps(result)
 
 
-def test_language_mix_counts_arrow_arrays():
-    mix = LanguageMix.from_array(pa.array(["en", "de", None, "en", "und"]))
-    assert mix.counts == {"en": 2, "de": 1, "und": 1} and mix.total == 4
+def test_compare_shards_follows_the_rule_of_compare_mix():
+    # a little German in an all-English run: "other" mass within other_tolerance, as for the recipe
+    shards = {f"s{i}": {"en": 1000} for i in range(4)}
+    shards["bit_of_german"] = {"en": 950, "de": 50}
+    result = compare_shards(shards, CONFIG)
+    assert result["reference"] == {"en": 1.0}
+    entry = result["shards"]["bit_of_german"]
+    mix = compare_mix(shards["bit_of_german"], {"en": 1.0}, CONFIG)
+    assert mix["verdict"] == "ok" and entry["drift"] is False and result["drifting"] == []
+    assert {k: entry[k] for k in ("js", "psi", "chi2", "pvalue")} == {k: mix[k] for k in ("js", "psi", "chi2", "pvalue")}
+    assert set(entry) == {"documents", "js", "psi", "chi2", "dof", "pvalue", "drift"} and entry["documents"] == 1000
+    # beyond the tolerance it drifts
+    shards["half_german"] = {"en": 500, "de": 500}
+    assert compare_shards(shards, CONFIG)["drifting"] == ["half_german"]
+
+
+def test_language_mix_counts():
+    mix = LanguageMix({"en": 2, "de": 1, "und": 1})
+    assert mix.total == 4
     mix.add(["de", None])
     assert mix.shares() == {"de": 0.4, "en": 0.4, "und": 0.2}
-    assert mix.merge(LanguageMix({"fr": 5})).total == 10
     with pytest.raises(ValueError):
         mix.update({"en": -1})

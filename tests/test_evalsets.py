@@ -105,3 +105,45 @@ def test_unknown_format_and_duplicate_names(tmp_path):
     entry = {"name": "toy", "path": "toy.jsonl", "text_fields": ["question"]}
     config = parse_config({"input": {"paths": ["x"]}, "eval_sets": [entry, entry]}, base_dir=tmp_path)
     assert "named twice" in _error(config)
+
+
+def _gz_items(n: int = 2000) -> bytes:
+    rows = [{"question": f"Question number {i} about apples?", "answer": f"Answer {i}."} for i in range(n)]
+    return gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode())
+
+
+def test_a_truncated_gzip_file_is_a_clear_error(tmp_path):
+    data = _gz_items()
+    (tmp_path / "toy.jsonl.gz").write_bytes(data[:len(data) // 2])
+    msg = _error(_config(tmp_path, "toy.jsonl.gz"))
+    assert "eval set 'toy'" in msg and "cannot read it" in msg and "\n" not in msg
+
+
+def test_a_corrupt_gzip_file_is_a_clear_error(tmp_path):
+    data = bytearray(_gz_items())
+    data[40:80] = bytes(40)  # zeros inside the deflate stream
+    (tmp_path / "toy.jsonl.gz").write_bytes(bytes(data))
+    msg = _error(_config(tmp_path, "toy.jsonl.gz"))
+    assert "eval set 'toy'" in msg and "cannot read it" in msg and "\n" not in msg
+
+
+def test_zstd_json_lines_load(tmp_path):
+    import zstandard
+
+    (tmp_path / "toy.jsonl.zst").write_bytes(
+        zstandard.ZstdCompressor().compress("".join(json.dumps(r) + "\n" for r in ITEMS).encode()))
+    [s] = load_eval_sets(_config(tmp_path, "toy.jsonl.zst", id_field="qid"))
+    assert s.ids == ["q1", "q2"] and s.texts[1] == "Name a colour.\nBlue."
+
+
+def test_csv_with_a_byte_order_mark_and_a_huge_field(tmp_path):
+    long_answer = "word " * 40_000  # 200,000 characters: over csv's default field limit
+    (tmp_path / "toy.csv").write_text(f"qid,question,answer\nq1,What is it?,{long_answer}\n", encoding="utf-8-sig")
+    [s] = load_eval_sets(_config(tmp_path, "toy.csv", id_field="qid"))
+    assert s.ids == ["q1"] and s.texts[0] == "What is it?\n" + long_answer
+
+
+def test_a_csv_that_does_not_decode_is_a_clear_error(tmp_path):
+    (tmp_path / "bin.csv").write_bytes(b"question,answer\n\xff\xfe,\x00x\n")
+    msg = _error(_config(tmp_path, "bin.csv"))
+    assert "eval set 'toy'" in msg and "cannot read it" in msg and "\n" not in msg

@@ -107,8 +107,26 @@ def test_a_chain_does_not_reach_records_unlike_the_kept_one(stage, config):
     # Overlapping windows: neighbours share 2/3 of their words, the ends share none.
     texts = [" ".join(words[0:300]), " ".join(words[100:400]), " ".join(words[200:500]), " ".join(words[300:600])]
     out = near_duplicate_clusters(_keys(stage, texts), config, use_ray=False).to_pylist()
-    assert {r["kept_doc_id"] for r in out} <= {"d0"}
-    assert "d3" not in {r["doc_id"] for r in out}
+    pairs = {(r["doc_id"], r["kept_doc_id"]) for r in out}
+    assert ("d3", "d0") not in pairs and ("d2", "d0") not in pairs  # the far ends are not duplicates
+    assert ("d1", "d0") in pairs
+
+
+def _band_table(rows: list[list[int]]) -> pa.Table:
+    data = np.array(rows, dtype="<u4")
+    return pa.table({"doc_id": [f"d{i}" for i in range(len(rows))],
+                     "order": pa.array(range(len(rows)), pa.int64()),
+                     "minhash_bands": pa.array([r.tobytes() for r in data], pa.binary(data.shape[1] * 4))})
+
+
+def test_records_chained_only_through_the_kept_one_still_meet(config):
+    a = [100 + j for j in range(16)]
+    x = a[:2] + [200 + j for j in range(2, 16)]  # shares 2 bands with A
+    b = [900, 901] + x[2:4] + [300 + j for j in range(4, 16)]  # shares 2 with X, none with A
+    c = b[:15] + [999]  # shares 15 of 16 with B
+    out = near_duplicate_clusters(_band_table([a, x, b, c]), config, use_ray=False).to_pylist()
+    assert {(r["doc_id"], r["kept_doc_id"]) for r in out} == {("d1", "d0"), ("d3", "d2")}
+    assert {r["doc_id"]: r["cluster_id"] for r in out}["d3"] == "near-d2"
 
 
 def test_bucket_edges_are_linear_for_big_buckets():

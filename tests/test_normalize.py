@@ -116,3 +116,36 @@ def test_chunked_tokenising_equals_one_pass():
 def test_lone_surrogates_are_dropped_not_fatal():
     tokens = tokenize_hashed(["ab\udc80c e\u0301\udc80 plain"])
     assert _word_hashes(tokens, 0) == [hash_word("abc"), hash_word("é"), hash_word("plain")]
+
+
+def _mixed_text(words: int, seed: int) -> str:
+    rng = random.Random(seed)
+    vocab = ["Hello", "WORLD,", "naïve", "Ǆemal", "e\u0301t\u00e9", "日本語", "x\u0308y", "!!", "–", "z" * 70]
+    seps = [" ", "\n", "\u3000", "  ", "\u00a0"]
+    return "".join(rng.choice(vocab) + rng.choice(seps) for _ in range(words))
+
+
+def test_a_long_text_is_tokenised_in_pieces_with_the_same_result():
+    texts = [_mixed_text(4000, 1), None, "short one", _mixed_text(3000, 2) + "L" * 500 + " tail"]
+    whole = tokenize_hashed(texts, max_chars=10**9)
+    for max_chars in (64, 333, 5000):  # pieces cut inside the text; the 500-letter word longer than some
+        parts = tokenize_hashed(texts, max_chars=max_chars)
+        for name in ("hashes", "starts", "ends", "bounds"):
+            assert np.array_equal(getattr(whole, name), getattr(parts, name)), (max_chars, name)
+
+
+def test_one_huge_text_takes_memory_by_piece_not_by_length():
+    import tracemalloc
+
+    rng = random.Random(0)
+    text = " ".join(f"w{rng.randint(0, 99999)}" for _ in range(400_000))  # ~2.7M characters
+    tokenize_hashed(["warm up"])
+    tracemalloc.start()
+    try:
+        tokens = tokenize_hashed([text], max_chars=100_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(tokens.hashes) == 400_000 and text[tokens.starts[-1]:tokens.ends[-1]] == text.rsplit(" ", 1)[1]
+    # whole: ~45 bytes a character (~120 MB); in pieces: the result (32 bytes a word) and the pieces
+    assert peak < 45 * 2**20, peak / 2**20

@@ -227,3 +227,18 @@ def test_missing_eval_file_message_names_the_set(tmp_path):
                           base_dir=Path(tmp_path))
     with pytest.raises(ConfigError, match="eval set 'gone'"):
         ContaminationIndex.build(config)
+
+
+def test_an_eval_set_with_nothing_to_index_is_a_config_error(tmp_path):
+    with open(tmp_path / "short.jsonl", "w", encoding="utf-8") as f:
+        for t in ("Add two numbers", "Sort a list", "Name a colour"):  # all under min_ngram=5 words
+            f.write(json.dumps({"text": t}) + "\n")
+    with open(tmp_path / "fine.jsonl", "w", encoding="utf-8") as f:
+        f.write(json.dumps({"text": ITEMS["other"]}) + "\n")
+    config = parse_config({"input": {"paths": ["shards/"]}, "eval_sets": [
+        {"name": "fine", "path": "fine.jsonl", "text_fields": ["text"]},
+        {"name": "shorts", "path": "short.jsonl", "text_fields": ["text"]}]}, base_dir=tmp_path)
+    with pytest.raises(ConfigError) as e:
+        ContaminationIndex.build(config)
+    msg = str(e.value)
+    assert "eval set 'shorts'" in msg and "min_ngram" in msg and "\n" not in msg

@@ -176,3 +176,14 @@ def test_dense_candidates_in_a_long_text(stage):
     starts = [f["start"] for f in found if f["entity_type"] == "EMAIL_ADDRESS"]
     assert len(starts) == 4000 and starts == sorted(set(starts))
     assert text[starts[-1]:].startswith("person3999@")
+
+
+def test_a_digit_run_longer_than_spacy_allows(stage):
+    # one candidate match of 1.1M characters: its window is cut into chunks spaCy accepts
+    text = "3." + "7" * 1_100_000 + " Mail me at john.doe@example.com please."
+    windows = candidate_windows(text, list(stage.kinds_re.values()))
+    assert max(e - s for s, e in windows) <= CHUNK_CHARS
+    assert windows[0][0] == 0 and max(e for _, e in windows) == len(text)
+    found = findings_of(stage, [text])[0]
+    emails = [text[f["start"]:f["end"]] for f in found if f["entity_type"] == "EMAIL_ADDRESS"]
+    assert emails == ["john.doe@example.com"]

@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datasketch import LeanMinHash, MinHashLSH
 
+from audit.config import ConfigError
 from audit.evalsets import load_eval_sets
 from audit.normalize import Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
 from audit.stages import Finding, Stage
@@ -161,6 +162,7 @@ class ContaminationIndex:
     settings: "ContaminationConfig"
     items_per_set: dict[str, int] = field(default_factory=dict)
     too_short: dict[str, int] = field(default_factory=dict)
+    perms: tuple[np.ndarray, np.ndarray] | None = None  # the MinHash permutations, made once
 
     @classmethod
     def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
@@ -182,6 +184,11 @@ class ContaminationIndex:
         words = tokens.counts.astype(np.int32)
         size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
         too_short = {name: int(((item_set == k) & (size == 0)).sum()) for k, name in enumerate(names)}
+        for k, name in enumerate(names):
+            if not (size[item_set == k] > 0).any():  # a set nothing could ever match
+                raise ConfigError(f"eval set '{name}': none of its {int((item_set == k).sum())} items has "
+                                  f"contamination.min_ngram={c.min_ngram} words, so nothing can match it: "
+                                  "lower contamination.min_ngram or remove the eval set")
         if any(too_short.values()):
             log.warning("eval items shorter than min_ngram=%d words are not indexed: %s", c.min_ngram,
                         {k: v for k, v in too_short.items() if v})
@@ -191,19 +198,20 @@ class ContaminationIndex:
             item = tokens.text_of[first]
             mine = size[item] == n
             grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]]))
-        seeds = lsh = None
+        seeds = lsh = perms = None
         signatures = np.zeros((len(texts), 0), dtype=np.uint32)
         if c.minhash:
+            perms = minhash_permutations(c.minhash_num_perm, _MINHASH_SEED)
             g, first = ngram_hashes(tokens, c.min_ngram)
             seeds = HashSet.build(np.unique(g[size[tokens.text_of[first]] > 0]))
             sh, first = ngram_hashes(tokens, c.minhash_ngram, short=True)
             bounds = np.searchsorted(tokens.text_of[first], np.arange(len(texts) + 1), side="left")
-            signatures = minhash_signatures(sh, bounds, minhash_permutations(c.minhash_num_perm, _MINHASH_SEED))
+            signatures = minhash_signatures(sh, bounds, perms)
             lsh = MinHashLSH(threshold=c.minhash_threshold, num_perm=c.minhash_num_perm)
             for i in np.flatnonzero(size > 0).tolist():
                 lsh.insert(i, LeanMinHash(seed=_MINHASH_SEED, hashvalues=signatures[i], scheme="affine32"))
         per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
-        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short)
+        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms)
 
     def describe(self) -> dict:
         """{eval_set: items} for summary.json."""
@@ -327,7 +335,7 @@ class ContaminationIndex:
         bounds = np.zeros(len(count) + 1, dtype=np.int64)
         np.cumsum(count, out=bounds[1:])
         take = np.repeat(a - bounds[:-1], count) + np.arange(bounds[-1])
-        sigs = minhash_signatures(shingles[take], bounds, minhash_permutations(c.minhash_num_perm, _MINHASH_SEED))
+        sigs = minhash_signatures(shingles[take], bounds, self.perms)
         for r in range(len(lo)):
             query = LeanMinHash(seed=_MINHASH_SEED, hashvalues=sigs[r], scheme="affine32")
             text = int(text_of[lo[r]])

@@ -11,7 +11,8 @@ pairs with union-find and keeps the earliest record of each cluster. The confirm
 two records' band keys: with only band keys kept, the share of matching bands is the available
 similarity estimate (a band matches with probability J^rows). A record is reported only when it
 is confirmed against its cluster's kept record itself, so a chain of partial overlaps does not
-reach records unlike the kept one.
+reach records unlike the kept one; the records left are resolved again in further rounds among
+themselves.
 """
 from __future__ import annotations
 
@@ -128,12 +129,9 @@ def bands_of(column: pa.Array | pa.ChunkedArray, bands: int) -> np.ndarray:
         column = column.combine_chunks()
     if len(column) == 0:
         return np.zeros((0, bands), dtype=np.uint32)
-    if pa.types.is_fixed_size_binary(column.type):
-        width = column.type.byte_width
-        raw = np.frombuffer(column.buffers()[1], dtype=np.uint8)
-        raw = raw[column.offset * width:(column.offset + len(column)) * width]
-    else:
-        raw = np.frombuffer(b"".join(column.to_pylist()), dtype=np.uint8)
+    width = column.type.byte_width  # fixed_size_binary, as NearDupStage writes it
+    raw = np.frombuffer(column.buffers()[1], dtype=np.uint8)
+    raw = raw[column.offset * width:(column.offset + len(column)) * width]
     return raw.view("<u4").reshape(len(column), -1)[:, :bands].astype(np.uint32)
 
 
@@ -234,6 +232,41 @@ def connected_components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
             parent = up
 
 
+def _resolve_rounds(lo: np.ndarray, hi: np.ndarray, mat: np.ndarray, order: np.ndarray,
+                    min_shared: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Duplicate rows, their kept rows and shared band counts from confirmed edges (lo, hi).
+
+    Each round takes the connected components of the remaining edges, keeps each component's
+    earliest record and reports the members confirmed against it (a member linked only through
+    a chain of others may be unlike the kept record, so it stays). Edges touching a resolved
+    record (kept or reported) are then dropped and the rest resolved again, so records chained
+    to a cluster only through its kept record still meet each other. Every round resolves at
+    least one record per component.
+    """
+    dup_parts, kept_parts, same_parts = [], [], []
+    while len(lo):
+        nodes, inv = np.unique(np.concatenate([lo, hi]), return_inverse=True)
+        label = connected_components(inv[:len(lo)], inv[len(lo):], len(nodes))
+        by = np.lexsort((order[nodes], label))  # per component, earliest first
+        first = np.ones(len(by), dtype=bool)
+        first[1:] = label[by][1:] != label[by][:-1]
+        kept_of_label = np.empty(len(nodes), dtype=np.int64)
+        kept_of_label[label[by][first]] = nodes[by][first]
+        kept_row = kept_of_label[label]
+        same = (mat[nodes] == mat[kept_row]).sum(axis=1)
+        dup = (nodes != kept_row) & (same >= min_shared)
+        dup_parts.append(nodes[dup])
+        kept_parts.append(kept_row[dup])
+        same_parts.append(same[dup])
+        resolved = nodes[dup | (nodes == kept_row)]
+        live = ~(np.isin(lo, resolved) | np.isin(hi, resolved))
+        lo, hi = lo[live], hi[live]
+    if not dup_parts:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
+    return np.concatenate(dup_parts), np.concatenate(kept_parts), np.concatenate(same_parts)
+
+
 def _result(doc_ids: list, cluster: list, kept: list, similarity: list) -> pa.Table:
     return pa.table({"doc_id": pa.array(doc_ids, pa.string()),
                      "cluster_id": pa.array(cluster, pa.string()),
@@ -248,8 +281,8 @@ def near_duplicate_clusters(keys: pa.Table, config: "AuditConfig", use_ray: bool
     record (null bands are skipped). Records sharing a band key are candidates; a candidate
     pair sharing at least `dedup.min_shared_bands` keys is confirmed; union-find over confirmed
     pairs gives clusters, and each cluster keeps its earliest record. A member is reported when
-    it is confirmed against that kept record itself (members linked only through a chain of
-    others are kept). Returns doc_id, cluster_id ("near-" + kept doc_id), kept_doc_id and
+    it is confirmed against that kept record itself; members linked only through a chain of
+    others are resolved again, in rounds, over the confirmed pairs between them. Returns doc_id, cluster_id ("near-" + kept doc_id), kept_doc_id and
     similarity: the Jaccard estimated from the shared band keys, (shared / bands) ^ (1 / rows).
     With `use_ray` the bucketing runs on Ray Data (band keys hash-partitioned, groupby
     partition); without, in-process over one band at a time; the result is the same.
@@ -277,22 +310,7 @@ def near_duplicate_clusters(keys: pa.Table, config: "AuditConfig", use_ray: bool
     lo, hi = lo[ok], hi[ok]
     if len(lo) == 0:
         return _result([], [], [], [])
-    nodes, inv = np.unique(np.concatenate([lo, hi]), return_inverse=True)
-    label = connected_components(inv[:len(lo)], inv[len(lo):], len(nodes))
-    # Keep the earliest member of each component.
-    node_order = order[nodes]
-    by = np.lexsort((node_order, label))
-    first = np.ones(len(by), dtype=bool)
-    first[1:] = label[by][1:] != label[by][:-1]
-    kept_of_label = np.empty(len(nodes), dtype=np.int64)
-    kept_of_label[label[by][first]] = nodes[by][first]
-    kept_row = kept_of_label[label]
-    # Report a member only when it is itself confirmed against the kept record: chains of
-    # partial overlaps (boilerplate cut at different places) must not make dissimilar records
-    # duplicates of each other; such members stay kept.
-    same = (mat[nodes] == mat[kept_row]).sum(axis=1)
-    dup = (nodes != kept_row) & (same >= d.min_shared_bands)
-    dup_rows, kept_rows, same = nodes[dup], kept_row[dup], same[dup]
+    dup_rows, kept_rows, same = _resolve_rounds(lo, hi, mat, order, d.min_shared_bands)
     sim = (same / d.bands) ** (1.0 / d.rows)
     ids = keys.column("doc_id").combine_chunks()
     dup_ids = ids.take(pa.array(dup_rows)).to_pylist()

@@ -404,16 +404,17 @@ def candidate_windows(text: str, patterns: Iterable[re.Pattern]) -> list[tuple[i
             windows[-1][1] = max(windows[-1][1], e)
         else:
             windows.append([s, e])
-    return [(s, e) for s, e in windows]
+    # a single match may itself be longer than a chunk (a run of a million digits)
+    return [piece for s, e in windows for piece in chunk_windows(s, e)]
 
 
-def chunk_windows(text: str) -> list[tuple[int, int]]:
-    """The whole text as overlapping pieces of at most CHUNK_CHARS characters."""
-    n = len(text)
+def chunk_windows(start: int, end: int) -> list[tuple[int, int]]:
+    """[start, end) as overlapping pieces of at most CHUNK_CHARS characters."""
+    n = end - start
     if n <= CHUNK_CHARS:
-        return [(0, n)] if n else []
+        return [(start, end)] if n > 0 else []
     step = CHUNK_CHARS - CHUNK_OVERLAP
-    return [(s, min(n, s + CHUNK_CHARS)) for s in range(0, n - CHUNK_OVERLAP, step)]
+    return [(s, min(end, s + CHUNK_CHARS)) for s in range(start, end - CHUNK_OVERLAP, step)]
 
 
 # Between windows analysed together: blank lines stop every pattern, and eight plain tokens use
@@ -505,7 +506,7 @@ class PiiStage(Stage):
         prefilter, windows around the candidates of each of `kinds` (default: all); without it,
         the whole text under kind None (every entity)."""
         if not self.prefilter:
-            return [(None, chunk_windows(text))]
+            return [(None, chunk_windows(0, len(text)))]
         return [(k, candidate_windows(text, [self.kinds_re[k]])) for k in (self.kinds_re if kinds is None else kinds)]
 
     def _analyze_pack(self, pack: WindowPack, entities: list[str],

@@ -22,6 +22,18 @@ def tokenizer_path(config: "AuditConfig") -> str:
     return str(p)
 
 
+def load_token_counter(config: "AuditConfig") -> TokenCounter:
+    """The TokenCounter of stats.tokenizer, built once (on the driver, so a bad file stops the run
+    before any work); ConfigError of one line for a missing, unreadable or invalid file."""
+    path = tokenizer_path(config)
+    try:
+        return TokenCounter(path)
+    except Exception as e:  # tokenizers raises a bare Exception for a file it cannot parse
+        problem = " ".join(str(e).split()) or type(e).__name__
+        raise ConfigError(f"stats.tokenizer: {path} is not a usable tokenizers JSON file ({problem}): "
+                          "name a tokenizer.json saved by the `tokenizers` library") from None
+
+
 class TokenStage(Stage):
     """Writes `length_tokens`: tokens per record (null for unreadable records)."""
 
@@ -29,9 +41,10 @@ class TokenStage(Stage):
     reads = ("text",)
     writes = ("length_tokens",)
 
-    def __init__(self, config: "AuditConfig") -> None:
+    def __init__(self, config: "AuditConfig", counter: TokenCounter | None = None) -> None:
+        """`counter`: the one load_token_counter built on the driver; loaded here when not given."""
         super().__init__(config)
-        self.counter = TokenCounter(tokenizer_path(config))
+        self.counter = counter if counter is not None else load_token_counter(config)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         return batch.append_column("length_tokens", self.counter.count(batch.column("text")))
