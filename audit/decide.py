@@ -40,16 +40,12 @@ class Decider:
             details[i][reason] = measured
 
         errors = table.column("error").to_pylist()
-        readable = pc.is_null(table.column("error"))
         for i, err in enumerate(errors):
             if err is not None:
                 add(i, "unreadable", {"error": err})
-        measured = table.filter(readable)
-        if measured.num_rows:
-            rows = pc.indices_nonzero(readable).to_pylist()
-            for stage in self.stages:
-                for j, reason, values in stage.judge(measured, self.config):
-                    add(rows[j], reason, values)
+        for i, found in enumerate(judge_all(self.stages, table, self.config)):
+            for reason, values in found.items():
+                add(i, reason, values)
 
         doc_ids = table.column("doc_id").to_pylist()
         if self.duplicates:
@@ -68,6 +64,23 @@ class Decider:
                 .append_column("reasons", pa.array(reasons, pa.list_(pa.string())))
                 .append_column("details", pa.array([json.dumps(d, default=_jsonable) if d else None
                                                     for d in details], pa.string())))
+
+
+def judge_all(stages: Sequence[type[Stage]], table: pa.Table, config: AuditConfig) -> list[dict[str, dict]]:
+    """Each row's reasons (reason -> measured details) from every stage's `judge`, in stage order.
+
+    `table` is measured and without text; rows with an `error` (unreadable records) are not
+    judged and get no stage reason.
+    """
+    found: list[dict[str, dict]] = [{} for _ in range(table.num_rows)]
+    readable = pc.is_null(table.column("error"))
+    measured = table.filter(readable)
+    if measured.num_rows:
+        rows = pc.indices_nonzero(readable).to_pylist()
+        for stage in stages:
+            for j, reason, values in stage.judge(measured, config):
+                found[rows[j]][reason] = values
+    return found
 
 
 def _jsonable(v: object) -> object:

@@ -17,10 +17,12 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
+
+from audit.decide import _jsonable
 
 log = logging.getLogger("audit.sidecar")
 
@@ -54,7 +56,9 @@ class Episode:
     windows: int = 1
     clean: int = 0
     peak: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
+    # The window last counted as firing: a condition seen several times in one window (a
+    # contamination hit is checked per record) counts that window once.
+    last_window: int = -1
 
 
 class JsonLines:
@@ -76,20 +80,11 @@ class JsonLines:
             self._f.close()
 
 
-def _jsonable(v: object) -> object:
-    if hasattr(v, "item"):
-        return v.item()  # numpy scalars
-    if isinstance(v, (set, frozenset)):
-        return sorted(v)
-    return str(v)
-
-
 class Webhook:
     """POSTs alerts as JSON to a URL with a short timeout; failures are counted, never raised."""
 
     def __init__(self, url: str, timeout: float) -> None:
         self.url, self.timeout = url, timeout
-        self.sent = 0
         self.failures = 0
 
     def post(self, alert: dict[str, Any]) -> bool:
@@ -99,7 +94,6 @@ class Webhook:
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310 (scheme checked in config)
                 resp.read(1024)
-            self.sent += 1
             return True
         except (urllib.error.URLError, OSError, ValueError) as e:
             self.failures += 1
@@ -123,16 +117,22 @@ class AlertBook:
 
     def update(self, kind: str, firing: bool, window: int, value: float, threshold: float,
                context: dict[str, Any] | None = None, key: str | None = None) -> dict[str, Any] | None:
-        """Record a window's verdict for one condition; returns the alert when one is raised."""
+        """Record a window's verdict for one condition; returns the alert when one is raised.
+
+        A firing verdict may come several times for one window (once per contamination hit, then
+        at the window's end): the window is counted once. A clean verdict comes once per window.
+        """
         key = key or kind
         ep = self.active.get(key)
         if firing:
             if ep is None:
                 return self._raise(kind, key, window, value, threshold, context or {})
-            ep.windows += 1
-            ep.clean = 0
             ep.value = value
             ep.peak = max(ep.peak, value)
+            if ep.last_window != window:
+                ep.windows += 1
+                ep.clean = 0
+                ep.last_window = window
             return None
         if ep is not None:
             ep.clean += 1
@@ -140,16 +140,10 @@ class AlertBook:
                 self._clear(ep, window, value)
         return None
 
-    def quiet(self, kind: str, window: int, value: float, key_prefix: str | None = None) -> None:
-        """A window without the condition for every active episode of `kind` (or of a key prefix)."""
-        for key, ep in list(self.active.items()):
-            if ep.kind == kind and (key_prefix is None or key.startswith(key_prefix)):
-                self.update(kind, False, window, value, ep.threshold, key=key)
-
     def _raise(self, kind: str, key: str, window: int, value: float, threshold: float,
                context: dict[str, Any]) -> dict[str, Any]:
         self.episodes += 1
-        ep = Episode(self.episodes, kind, key, window, value, threshold, peak=value)
+        ep = Episode(self.episodes, kind, key, window, value, threshold, peak=value, last_window=window)
         self.active[key] = ep
         self.counts[kind] = self.counts.get(kind, 0) + 1
         alert = {"time": utc_now(), "kind": kind, "window": window, "value": _round(value),

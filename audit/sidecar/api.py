@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from audit.config import AuditConfig, load_config
-from audit.sidecar.sampler import BernoulliSampler, MalformedRecord, batch_length, extract, record_at
+from audit.sidecar.sampler import (BernoulliSampler, MalformedRecord, batch_length, extract, record_at,
+                                   record_fields)
 from audit.sidecar.worker import ProcessWorker, ThreadWorker
 
 # With nothing sampled for this long, the counters are sent on their own (metrics stay current).
@@ -47,6 +48,7 @@ class Sidecar:
         sc = self.config.sidecar
         self.output = self.config.resolve(sc.output)
         self._fields = (self.config.input.text_field, self.config.input.id_field, self.config.input.url_field)
+        self._wanted = record_fields(*self._fields)
         self._sampler = BernoulliSampler(sc.sample_rate, sc.seed)
         self._lock = threading.Lock()
         self.observed = self.sampled = self.dropped = self.malformed = 0
@@ -84,7 +86,8 @@ class Sidecar:
         bad = 0
         for i in picked:
             try:
-                samples.append(extract(record_at(records, i), text_field, id_field, url_field, step, rank))
+                record = record_at(records, i, self._wanted)
+                samples.append(extract(record, text_field, id_field, url_field, step, rank))
             except MalformedRecord:
                 bad += 1
         with self._lock:

@@ -31,7 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.config import AuditConfig
+from audit.decide import judge_all, reason_kind
 from audit.io.atomic import atomic_open, write_json_atomic
+from audit.pipeline import Tagger
 from audit.records import RECORD_SCHEMA, make_doc_id, text_sha256
 from audit.sidecar.alerts import AlertBook, Webhook, utc_now
 from audit.sidecar.metrics import SidecarMetrics, StatusServer
@@ -64,15 +66,11 @@ def sidecar_stages(config: AuditConfig) -> list[Stage]:
     return stages
 
 
-def reason_kind(reason: str) -> str:
-    return reason.split(":", 1)[0]
-
-
 class Reservoir:
     """The most recent sampled records (what was measured about them), kept for inspection."""
 
     def __init__(self, size: int) -> None:
-        self.rows: deque[dict[str, Any]] = deque(maxlen=size) if size else deque(maxlen=0)
+        self.rows: deque[dict[str, Any]] = deque(maxlen=size)
 
     def add(self, row: dict[str, Any]) -> None:
         if self.rows.maxlen:
@@ -115,9 +113,34 @@ class StreamMonitor:
         self.out.mkdir(parents=True, exist_ok=True)
         self.source = source
         self.started = utc_now()
+        self.metrics = SidecarMetrics()
+        self.state = "running"
+        self._status: dict[str, Any] = {}
+        self._status_lock = threading.Lock()
+        # The port first: one that cannot be bound fails at once, before models load and
+        # before any alert file is opened.
+        port = sc.metrics_port if metrics_port is None else metrics_port
+        self.server = StatusServer(self.metrics, self.status, port) if port is not None else None
+        try:
+            self._build(config)
+        except BaseException:
+            if self.server:
+                self.server.close()
+            if getattr(self, "alerts", None) is not None:
+                self.alerts.close()
+            raise
+        if self.server:
+            log.info("sidecar: metrics on %s/metrics, status on %s/status", self.server.url, self.server.url)
+        self._refresh_status()
+        self.write_status()
+
+    def _build(self, config: AuditConfig) -> None:
+        sc = self.sc
         self.stages = sidecar_stages(config)
         self.stage_classes: list[type[Stage]] = [type(s) for s in self.stages]
-        self.metrics = SidecarMetrics()
+        # The job's own Tagger: one tokenisation shared by the stages that read words, and a
+        # failing batch retried record by record (the record it fails on comes back with `error`).
+        self.tagger = Tagger(config, stages=self.stages)
         self.alerts = AlertBook(self.out, sc.clear_after,
                                 Webhook(sc.webhook, sc.webhook_timeout) if sc.webhook else None,
                                 on_change=self._alert_changed)
@@ -134,16 +157,8 @@ class StreamMonitor:
         self.processed = 0
         self.batch_errors = 0
         self.windows_closed = 0
-        self.state = "running"
         self._webhook_failures_seen = 0
-        self._status: dict[str, Any] = {}
-        self._status_lock = threading.Lock()
-        port = sc.metrics_port if metrics_port is None else metrics_port
-        self.server = StatusServer(self.metrics, self.status, port) if port is not None else None
-        if self.server:
-            log.info("sidecar: metrics on %s/metrics, status on %s/status", self.server.url, self.server.url)
-        self._refresh_status()
-        self.write_status()
+        self._unmasked_logged = False
 
     # ------------------------------------------------------------ counters
 
@@ -179,35 +194,31 @@ class StreamMonitor:
     # ------------------------------------------------------------ measuring
 
     def table(self, samples: Sequence[Sample]) -> pa.Table:
-        """RECORD_SCHEMA rows for sampled records (doc_id from the sidecar's sequence number)."""
+        """RECORD_SCHEMA rows for sampled records (doc_id from the sidecar's sequence number;
+        columns a stream does not have, such as the byte offset, are null)."""
+        n = len(samples)
         texts = [s["text"] for s in samples]
-        seqs = range(self.seq, self.seq + len(samples))
-        return pa.Table.from_pydict({
+        seqs = range(self.seq, self.seq + n)
+        known: dict[str, list[Any]] = {
             "doc_id": [make_doc_id(self.source, q) for q in seqs],
             "source_id": [s.get("source_id") for s in samples],
-            "shard": [self.source] * len(samples),
-            "shard_index": [0] * len(samples),
+            "shard": [self.source] * n,
+            "shard_index": [0] * n,
             "record": list(seqs),
-            "byte_offset": [None] * len(samples),
             "url": [s.get("url") for s in samples],
-            "source": [None] * len(samples),
             "text": texts,
             "sha256": [text_sha256(t) for t in texts],
             "chars": [len(t) for t in texts],
             "bytes": [len(t.encode("utf-8")) for t in texts],
-            "error": [None] * len(samples),
-        }, schema=RECORD_SCHEMA)
+        }
+        return pa.Table.from_arrays([pa.array(known[f.name], f.type) if f.name in known else pa.nulls(n, f.type)
+                                     for f in RECORD_SCHEMA], schema=RECORD_SCHEMA)
 
     def measure(self, table: pa.Table) -> tuple[pa.Table, list[dict[str, dict]]]:
-        """Run every stage; returns the measured table and each row's reasons with their details."""
-        for stage in self.stages:
-            table = stage(table)
-        measured = table.drop_columns(["text"])
-        reasons: list[dict[str, dict]] = [{} for _ in range(table.num_rows)]
-        for cls in self.stage_classes:
-            for i, reason, details in cls.judge(measured, self.config):
-                reasons[i][reason] = details
-        return table, reasons
+        """Run every stage as the job does (its Tagger, then its judges); returns the measured
+        table (no text; a record a stage failed on has `error` set) and each row's reasons."""
+        measured = self.tagger(table)
+        return measured, judge_all(self.stage_classes, measured, self.config)
 
     def process(self, samples: Sequence[Sample]) -> None:
         """Measure a list of sampled records and add them to the windows (in order).
@@ -223,20 +234,19 @@ class StreamMonitor:
             return
         try:
             table, reasons = self.measure(self.table(good))
-        except Exception:  # a stage failing on odd input must not stop the sidecar
-            if len(good) > 1:
-                for one in good:
-                    self.process([one])
-                return
-            self.batch_errors += 1
-            self.metrics.batch_errors.inc()
-            self.seq += 1
+        except Exception:  # noqa: BLE001 - the Tagger retries per record; a lone record's failure lands here
+            self._batch_error(len(good))
             log.exception("sidecar: a stage failed on sampled record %s (sample_id %s); skipped",
-                          self.seq - 1, good[0].get("sample_id"))
+                          self.seq, good[0].get("sample_id"))
+            self.seq += len(good)
             self._refresh_status()
             return
         self._add_rows(good, table, reasons)
         self._refresh_status()
+
+    def _batch_error(self, n: int) -> None:
+        self.batch_errors += n
+        self.metrics.batch_errors.inc(n)
 
     def _add_rows(self, samples: Sequence[Sample], table: pa.Table, reasons: list[dict[str, dict]]) -> None:
         from audit.stages.near_dup import bands_of
@@ -251,14 +261,26 @@ class StreamMonitor:
         band_valid = pc.is_valid(table.column("minhash_bands")).to_numpy(zero_copy_only=False)
         bands = bands_of(pc.fill_null(table.column("minhash_bands"), b"\0" * (self.config.dedup.bands * 4)),
                          self.config.dedup.bands)
+        errors = table.column("error").to_pylist()
         pii = table.column("pii").to_pylist() if "pii" in names else [None] * n
-        texts = table.column("text").to_pylist() if self.sc.reservoir_text == "masked" else None
+        # Text goes to samples.jsonl only masked, and only the PII stage's findings can mask it.
+        masked = self.sc.reservoir_text == "masked" and "pii" in names
+        if self.sc.reservoir_text == "masked" and not masked and not self._unmasked_logged:
+            log.warning("sidecar: reservoir_text is 'masked' but the PII stage is off (pii.enabled: false); "
+                        "samples.jsonl gets no text")
+            self._unmasked_logged = True
         junk_kinds = set(self.sc.junk_reasons)
+        failed = 0
         for i in range(n):
-            if self.window.records >= self.sc.window:
-                self.close_window()
             s = samples[i]
             seq = self.seq + i
+            if errors[i] is not None:
+                failed += 1
+                log.warning("sidecar: sampled record %d (sample_id %s) skipped: %s", seq, s.get("sample_id"),
+                            errors[i])
+                continue
+            if self.window.records >= self.sc.window:
+                self.close_window()
             kinds = {reason_kind(r) for r in reasons[i]}
             row: dict[str, Any] = {k: s.get(k) for k in REPLAY_FIELDS}
             row.update(seq=seq, doc_id=doc_ids[i], source_id=s.get("source_id"), language=languages[i],
@@ -286,14 +308,16 @@ class StreamMonitor:
                     "language_score": None if scores[i] is None else round(float(scores[i]), 4),
                     "reasons": sorted(reasons[i]), "duplicate_of": dup_of,
                     "pii_types": sorted({f["entity_type"] for f in pii[i]}) if pii[i] else []}
-            if texts is not None:
-                kept["text"] = mask_pii(texts[i], pii[i])
+            if masked:
+                kept["text"] = mask_pii(s["text"], pii[i])
             self.reservoir.add(kept)
             if "contamination" in problems:
                 self._check_contamination()
         self.seq += n
-        self.processed += n
-        self.metrics.processed.inc(n)
+        if failed:
+            self._batch_error(failed)
+        self.processed += n - failed
+        self.metrics.processed.inc(n - failed)
         self.metrics.window_index.set(self.window.index)
         self.metrics.window_records.set(self.window.records)
         if self.window.records >= self.sc.window:
@@ -305,7 +329,7 @@ class StreamMonitor:
         """Raise `contamination` as soon as a window holds enough hits (not at its end)."""
         w = self.window
         hits = w.problems["contamination"]
-        if hits >= self.sc.contamination_hits and "contamination" not in self.alerts.active:
+        if hits >= self.sc.contamination_hits:
             self.alerts.update("contamination", True, w.index, hits, self.sc.contamination_hits,
                                self._context(w, "contamination", f"{hits} sampled records match eval items",
                                              eval_sets=dict(w.eval_sets)))
@@ -350,8 +374,10 @@ class StreamMonitor:
                                                  length_p50=w.length_quantile(0.5), pvalue=length_cmp["pvalue"]))
             elif not final:
                 self.lengths.learn(w.lengths)
-        if w.problems["contamination"] < sc.contamination_hits:
-            self.alerts.quiet("contamination", w.index, w.problems["contamination"])
+        hits = w.problems["contamination"]
+        self.alerts.update("contamination", hits >= sc.contamination_hits, w.index, hits, sc.contamination_hits,
+                           self._context(w, "contamination", f"{hits} sampled records match eval items",
+                                         eval_sets=dict(w.eval_sets)))
         summary["language"] = language_cmp
         summary["length"] = length_cmp
         self.metrics.window_closed(summary, language_cmp.get("js") if language_cmp else None,
@@ -438,11 +464,9 @@ class StreamMonitor:
         """Judge the last (partial) window, write every file whole, stop the endpoint."""
         if self.state == "stopped":
             return
-        self.close_window(final=True)
         self.state = "stopped"
-        self._refresh_status()
-        self.reservoir.write(self.out / "samples.jsonl")
-        self.write_status()
+        if self.close_window(final=True) is None:  # an empty last window writes nothing itself
+            self.write_files()
         self.alerts.close()
         if self.server:
             self.server.close()

@@ -10,7 +10,7 @@ never drags a tensor or a large object along.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, TypedDict
 
 import numpy as np
@@ -116,12 +116,23 @@ def batch_length(records: Any, text_field: str) -> int:
     return len(records)
 
 
-def record_at(records: Any, i: int) -> Any:
-    """Record `i` of a batch in any of the shapes `batch_length` accepts (a dict for columns)."""
+def record_fields(text_field: str, id_field: str | None, url_field: str | None) -> tuple[str, ...]:
+    """The fields `extract` reads from a record: the only ones worth taking out of a column batch."""
+    return (text_field, *REPLAY_FIELDS, *(f for f in (id_field, url_field) if f))
+
+
+def record_at(records: Any, i: int, fields: Collection[str] | None = None) -> Any:
+    """Record `i` of a batch in any of the shapes `batch_length` accepts (a dict for columns).
+
+    For a column batch only `fields` (when given) are taken: a training batch may carry token
+    ids or embeddings that the sidecar never reads and should not convert.
+    """
     if isinstance(records, (pa.Table, pa.RecordBatch)):
-        return {name: records.column(name)[i].as_py() for name in records.column_names}
+        names = records.column_names if fields is None else [f for f in fields if f in records.column_names]
+        return {name: records.column(name)[i].as_py() for name in names}
     if isinstance(records, Mapping):
-        return {name: col[i] for name, col in records.items() if _indexable(col, i)}
+        names = records.keys() if fields is None else [f for f in fields if f in records]
+        return {name: records[name][i] for name in names if _indexable(records[name], i)}
     return records[i]
 
 

@@ -26,6 +26,7 @@ from typing import Any, BinaryIO
 from audit.config import AuditConfig, ConfigError, load_config
 from audit.sidecar.alerts import setup_logging
 from audit.sidecar.api import Sidecar, SidecarError
+from audit.sidecar.sampler import record_fields
 from audit.sidecar.sources import FolderTailer, JsonLineBatches, Parsed, parse_lines
 
 log = logging.getLogger("audit.sidecar")
@@ -69,13 +70,12 @@ class _Feed:
 
 
 def _read_stream(stream: BinaryIO, feed: _Feed, text_field: str, max_line_bytes: int) -> None:
-    batches = JsonLineBatches(stream, max_line_bytes)
-    for lines in batches:
-        feed(parse_lines(lines, text_field), "standard input")
-        if batches.oversize:
-            feed(Parsed([], batches.oversize, f"a line exceeds input.max_record_bytes ({max_line_bytes})"),
+    for batch in JsonLineBatches(stream, max_line_bytes):
+        if batch.lines:
+            feed(parse_lines(batch.lines, text_field), "standard input")
+        if batch.oversize:
+            feed(Parsed([], batch.oversize, f"a line exceeds input.max_record_bytes ({max_line_bytes})"),
                  "standard input")
-            batches.oversize = 0
 
 
 def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: BinaryIO | None = None) -> int:
@@ -103,7 +103,9 @@ def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: Bin
             try:
                 if folder is not None:
                     tailer = FolderTailer(folder, sidecar.output / "source_state.json", config.input.text_field,
-                                          sc.poll_seconds, sc.settle_seconds, stop, config.input.max_record_bytes)
+                                          sc.poll_seconds, sc.settle_seconds, stop, config.input.max_record_bytes,
+                                          fields=record_fields(config.input.text_field, config.input.id_field,
+                                                               config.input.url_field))
                     tailer.run(feed)
                 else:
                     _read_stream(stdin or sys.stdin.buffer, feed, config.input.text_field,

@@ -20,7 +20,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -29,7 +29,7 @@ import orjson
 import pyarrow.parquet as pq
 
 from audit.io.atomic import write_json_atomic
-from audit.io.shards import iter_jsonl_lines
+from audit.io.shards import open_stream, split_lines
 
 log = logging.getLogger("audit.sidecar")
 
@@ -67,49 +67,61 @@ def parse_lines(lines: list[bytes], text_field: str) -> Parsed:
     return out
 
 
+@dataclass
+class LineBatch:
+    """Complete lines that arrived together, and how many lines among them were too long to keep."""
+
+    lines: list[bytes]
+    oversize: int = 0
+
+
 class JsonLineBatches:
     """Batches of complete lines from a binary stream, as they arrive.
 
-    A line longer than `max_line_bytes` is not kept (it is counted in `oversize`), so one
-    runaway line cannot take the sidecar's memory.
+    A line longer than `max_line_bytes` is not kept (it is counted in its batch's `oversize`),
+    so one runaway line cannot take the sidecar's memory. Lines are split by
+    `audit.io.shards.split_lines` (linear time however long a line is).
     """
 
     def __init__(self, stream: BinaryIO, max_line_bytes: int) -> None:
         self.fd = stream.fileno()
         self.max_line_bytes = max_line_bytes
-        self.oversize = 0
+        # Offset of the last newline read so far: once the line ending there is out, every
+        # complete line that has arrived is out, and the batch goes before the next (blocking) read.
+        self._last_newline = -1
 
-    def __iter__(self) -> Iterator[list[bytes]]:
-        tail = b""
-        skipping = False  # inside a runaway line, until its newline
-        while True:
-            chunk = os.read(self.fd, _READ)
-            if not chunk:
-                if tail.strip() and not skipping:
-                    yield [tail]
-                return
-            lines = (tail + chunk).split(b"\n")
-            tail = lines.pop()
-            if skipping and lines:
-                lines = lines[1:]
-                skipping = False
-            if len(tail) > self.max_line_bytes:
-                self.oversize += 0 if skipping else 1
-                tail, skipping = b"", True
-            long = [ln for ln in lines if len(ln) > self.max_line_bytes]
-            if long:
-                self.oversize += len(long)
-                lines = [ln for ln in lines if len(ln) <= self.max_line_bytes]
-            if lines:
-                yield lines
+    def _chunks(self) -> Iterator[bytes]:
+        read = 0
+        while chunk := os.read(self.fd, _READ):
+            nl = chunk.rfind(b"\n")
+            if nl >= 0:
+                self._last_newline = read + nl
+            read += len(chunk)
+            yield chunk
+
+    def __iter__(self) -> Iterator[LineBatch]:
+        batch = LineBatch([])
+        for offset, line, length in split_lines(self._chunks(), self.max_line_bytes):
+            if line is None:
+                batch.oversize += 1
+            else:
+                batch.lines.append(line)
+            if offset + length == self._last_newline and (batch.lines or batch.oversize):
+                yield batch
+                batch = LineBatch([])
+        if batch.lines or batch.oversize:  # a last line without its newline
+            yield batch
 
 
 class FolderTailer:
     """New records from a folder of micro-batch dumps, in order of the files' appearance."""
 
     def __init__(self, folder: Path, state_file: Path, text_field: str, poll_seconds: float,
-                 settle_seconds: float, stop: threading.Event, max_line_bytes: int = 64 << 20) -> None:
+                 settle_seconds: float, stop: threading.Event, max_line_bytes: int = 64 << 20,
+                 fields: Sequence[str] | None = None) -> None:
+        """`fields`: the columns read from a Parquet dump (those present; default: all)."""
         self.folder = folder
+        self.fields = list(fields) if fields is not None else None
         # Bytes read from a tailed file per look; a line longer than this is skipped and counted.
         self.max_line_bytes = max_line_bytes
         self.state_file = state_file
@@ -120,6 +132,8 @@ class FolderTailer:
         # file name -> bytes read (tailed files) or -1 (read whole)
         self.done: dict[str, int] = {}
         self._seen: dict[str, tuple[int, float, float]] = {}  # name -> (size, mtime, first seen unchanged)
+        # Tailed files whose read offset is inside a line too long to keep: skip to its newline.
+        self._skipping: set[str] = set()
         self._dirty = False
         if state_file.is_file():
             try:
@@ -177,6 +191,7 @@ class FolderTailer:
             size = path.stat().st_size
             if size < offset:  # truncated or replaced: start over
                 offset = 0
+                self._skipping.discard(name)
             if size == offset:
                 return 0
             with open(path, "rb") as f:
@@ -186,11 +201,23 @@ class FolderTailer:
         except OSError as e:
             log.warning("sidecar: cannot read %s: %s", path, e)
             return 0
-        end = data.rfind(b"\n")
-        if end < 0:
-            if len(data) >= self.max_line_bytes:  # one line longer than a whole piece: skip it, counted
+        if name in self._skipping:  # the rest of a line already counted as too long
+            nl = data.find(b"\n")
+            if nl < 0:
                 self.done[name] = offset + len(data)
                 self._dirty = True
+                return 0
+            self._skipping.discard(name)
+            offset += nl + 1
+            data = data[nl + 1:]
+            self.done[name] = offset
+            self._dirty = True
+        end = data.rfind(b"\n")
+        if end < 0:
+            if len(data) >= self.max_line_bytes:  # one line longer than a whole piece: skip it, counted once
+                self.done[name] = offset + len(data)
+                self._dirty = True
+                self._skipping.add(name)
                 sink(Parsed([], 1, f"a line of {name} is longer than {self.max_line_bytes} bytes"), name)
                 return 1
             return 0  # no complete line yet
@@ -217,23 +244,29 @@ class FolderTailer:
         try:
             if name.lower().endswith(".parquet"):
                 pf = pq.ParquetFile(path)
-                for batch in pf.iter_batches(batch_size=4096):
+                present = set(pf.schema_arrow.names)
+                columns = None if self.fields is None else [f for f in self.fields if f in present]
+                for batch in pf.iter_batches(batch_size=4096, columns=columns):
                     rows = batch.to_pylist()
                     good = [r for r in rows if isinstance(r.get(self.text_field), str)]
                     sink(Parsed(good, len(rows) - len(good),
                                 None if len(good) == len(rows) else f"no string '{self.text_field}'"), name)
                     count += len(rows)
             else:
-                batch: list[bytes] = []
-                for _, line in iter_jsonl_lines(str(path)):
-                    batch.append(line)
-                    if len(batch) >= 4096:
-                        sink(parse_lines(batch, self.text_field), name)
-                        count += len(batch)
-                        batch = []
-                if batch:
-                    sink(parse_lines(batch, self.text_field), name)
-                    count += len(batch)
+                lines: list[bytes] = []
+                oversize = 0
+                for _, line, _ in split_lines(open_stream(str(path)), self.max_line_bytes):
+                    if line is None:
+                        oversize += 1
+                    else:
+                        lines.append(line)
+                    if len(lines) + oversize >= 4096:
+                        self._sink_lines(lines, oversize, name, sink)
+                        count += len(lines) + oversize
+                        lines, oversize = [], 0
+                if lines or oversize:
+                    self._sink_lines(lines, oversize, name, sink)
+                    count += len(lines) + oversize
         except Exception as e:  # a damaged dump is counted and named, never fatal
             log.warning("sidecar: %s is damaged after %d lines: %s", path, count, e)
             sink(Parsed([], 1, f"{name}: {e}"), name)
@@ -241,3 +274,10 @@ class FolderTailer:
         self._dirty = True
         self._seen.pop(name, None)
         return max(count, 1)
+
+    def _sink_lines(self, lines: list[bytes], oversize: int, name: str, sink: Callable[[Parsed, str], None]) -> None:
+        parsed = parse_lines(lines, self.text_field)
+        if oversize:
+            parsed.malformed += oversize
+            parsed.first_error = parsed.first_error or f"a line of {name} is longer than {self.max_line_bytes} bytes"
+        sink(parsed, name)
