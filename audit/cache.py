@@ -2,46 +2,90 @@
 
 Unicode tables that take a second to derive are kept here as .npz files, under names that carry
 everything they depend on, so every later process (each Ray worker, the sidecar, a lookup) loads
-them in milliseconds.
+them in milliseconds. A cached file is only a shortcut: one that cannot be read, or whose arrays
+are not the shape and type the caller expects, is derived again.
 """
 from __future__ import annotations
 
+import getpass
 import hashlib
 import os
+import stat
 import tempfile
 import unicodedata
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from audit.io.atomic import atomic_open
+
+# What np.load raises on a missing, truncated or foreign file.
+_UNREADABLE = (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile)
+
+Expectation = dict[str, tuple[tuple[int, ...], "np.dtype | type"]]
+
+
+def _private_folder(path: Path) -> bool:
+    """Create `path` (mode 0o700) if needed; True when it is a real folder of the current user
+    that nobody else can write to (a shared temp directory is open to planted files)."""
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        st = path.lstat()
+    except OSError:
+        return False
+    owner_ok = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return stat.S_ISDIR(st.st_mode) and owner_ok and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
 
 def cache_roots() -> list[Path]:
     """Where to keep derived files, in order of preference: $XDG_CACHE_HOME/audit (or
-    ~/.cache/audit), then a folder in the system temp directory for read-only homes."""
+    ~/.cache/audit), then, for read-only homes, a per-user folder in the system temp directory,
+    used only while it belongs to this user and is writable by nobody else."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return [Path(base) / "audit", Path(tempfile.gettempdir()) / "audit-cache"]
+    roots = [Path(base) / "audit"]
+    user = os.getuid() if hasattr(os, "getuid") else getpass.getuser()
+    temp = Path(tempfile.gettempdir()) / f"audit-cache-{user}"
+    if _private_folder(temp):
+        roots.append(temp)
+    return roots
 
 
-def cached_arrays(name: str, depends_on: str, derive: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+def _matches(arrays: dict[str, np.ndarray], expect: Expectation | None) -> bool:
+    """True when `arrays` holds exactly the expected names, shapes and dtypes (always without `expect`)."""
+    if expect is None:
+        return True
+    if set(arrays) != set(expect):
+        return False
+    return all(arrays[k].shape == tuple(shape) and arrays[k].dtype == np.dtype(dtype)
+               for k, (shape, dtype) in expect.items())
+
+
+def cached_arrays(name: str, depends_on: str, derive: Callable[[], dict[str, np.ndarray]],
+                  expect: Expectation | None = None) -> dict[str, np.ndarray]:
     """Arrays derived by `derive`, loaded from the cache when a copy made from the same inputs
-    (`depends_on`, plus the Unicode version) is there, else derived and saved atomically."""
+    (`depends_on`, plus the Unicode version) is there, else derived and saved atomically.
+
+    `expect` maps each array name to its (shape, dtype): a cached copy that differs in any of them
+    (damaged, or planted) is ignored and the arrays derived again. Pickled objects are never loaded.
+    """
     key = hashlib.blake2b(f"{depends_on}|unicode {unicodedata.unidata_version}".encode(), digest_size=8).hexdigest()
     file = f"{name}-{key}.npz"
-    for root in cache_roots():
+    roots = cache_roots()
+    for root in roots:
         try:
-            with np.load(root / file) as z:
-                return {k: z[k] for k in z.files}
-        except (OSError, KeyError, ValueError):
+            with np.load(root / file, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except _UNREADABLE:
             continue
+        if _matches(arrays, expect):
+            return arrays
     arrays = derive()
-    for root in cache_roots():
+    for root in roots:
         try:
-            root.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{file}.", suffix=".tmp", dir=root)
-            with os.fdopen(fd, "wb") as f:
+            with atomic_open(root / file, "wb") as f:
                 np.savez(f, **arrays)
-            os.replace(tmp, root / file)
             break
         except OSError:
             continue

@@ -82,7 +82,8 @@ def _char_tables() -> tuple[np.ndarray, np.ndarray]:
     folder (audit.cache), so later processes load them in milliseconds.
     """
     depends_on = f"v{_TABLES_VERSION} pyarrow {pa.__version__} {_tables_fingerprint()}"
-    t = cached_arrays("char-tables", depends_on, lambda: dict(zip(("cls", "lower"), _derive_char_tables())))
+    t = cached_arrays("char-tables", depends_on, lambda: dict(zip(("cls", "lower"), _derive_char_tables())),
+                      expect={"cls": ((0x110000,), np.uint8), "lower": ((0x110000,), np.uint32)})
     return t["cls"], t["lower"]
 
 

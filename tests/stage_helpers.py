@@ -5,6 +5,7 @@ import json
 from collections import defaultdict
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from audit.config import AuditConfig
 from audit.records import RECORD_SCHEMA
@@ -12,9 +13,12 @@ from audit.stages import Stage
 
 
 def records(text: pa.Array | list[str | None]) -> pa.Table:
-    """A batch shaped like the reader's: every record column, text as given."""
+    """A batch shaped like the reader's: every record column, text as given with its chars and
+    bytes, the rest null."""
     text = text if isinstance(text, pa.Array) else pa.array(text, pa.string())
-    return pa.table({f.name: (text if f.name == "text" else pa.nulls(len(text), f.type)) for f in RECORD_SCHEMA})
+    known = {"text": text, "chars": pc.cast(pc.utf8_length(text), pa.int64()),
+             "bytes": pc.cast(pc.binary_length(text), pa.int64())}
+    return pa.table({f.name: known.get(f.name, pa.nulls(len(text), f.type)) for f in RECORD_SCHEMA})
 
 
 def measure_and_judge(stage: type[Stage], texts: pa.Array | list[str | None],

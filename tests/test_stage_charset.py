@@ -112,6 +112,25 @@ def test_ansi_colour_codes_are_not_control_characters():
     assert reasons == {}
 
 
+def test_an_escape_opens_a_sequence_only_inside_its_own_record():
+    # "x" ESC ends a record; the "[" starting the next does not make that ESC a colour code.
+    measured, _ = judged(["x\x1b", "[note] a bracket opens this record", "ok\x1b[31", "plain"])
+    assert measured.column("charset_control_share").to_pylist() == [pytest.approx(0.5), 0.0, 0.0, 0.0]
+
+
+def test_controls_that_are_also_white_space_count_as_controls():
+    sentence = "The committee met on Tuesday to review the annual budget"
+    texts = [sentence + "\x1f" * 10, "a\x0bb\x0cc\x1cd\x85e", sentence.replace(" ", "\x1e")]
+    measured, reasons = judged(texts)
+    shares = measured.column("charset_control_share").to_pylist()
+    assert shares[0] == pytest.approx(10 / (len(sentence) + 10))
+    assert shares[1] == pytest.approx(4 / 9)
+    assert shares[2] == pytest.approx(sentence.count(" ") / len(sentence))
+    assert set(reasons) == {0, 1, 2} and all("charset:control" in r for r in reasons.values())
+    # They are not visible characters: the letter share is of the letters and punctuation only.
+    assert measured.column("charset_letter_share").to_pylist()[1] == 1.0
+
+
 def test_null_and_blank_text():
     measured, reasons = judged([None, "   \n", "", "", "x\x01"])  # trailing empty rows, then text
     rows = measured.to_pylist()

@@ -173,3 +173,18 @@ def test_a_block_without_text_bytes_is_measured(texts) -> None:
     t = JunkStage(cfg)(pa.table({"text": pa.array(texts, pa.string())}))
     assert t.num_rows == len(texts)
     assert list(JunkStage.judge(t.drop_columns(["text"]), cfg)) == []
+
+
+def test_distinct_links_sharing_their_ends_are_not_repeats():
+    """Long words differing only in their middle (URLs, paths) are different words."""
+    topics = ("river budget harvest library railway election festival museum bridge school weather market "
+              "hospital theatre football orchestra airport forest village council tram ferry castle garden "
+              "harbour vineyard bakery cinema stadium parliament monastery glacier island desert canal "
+              "lighthouse cathedral brewery zoo observatory").split()
+    page = "Articles on the region this year:\n" + "".join(
+        f"{topic.title()} report https://example.org/articles/{1000 + 37 * i}/index.html\n"
+        for i, topic in enumerate(topics))
+    rows, reasons = judged([page, "see https://example.org/articles/1000/index.html now " * 20])
+    assert [rows[0][f"junk_top_{n}gram_share"] for n in (2, 3, 4)] == [0, 0, 0]
+    assert "junk:repetition" not in reasons.get(0, {})
+    assert rows[1]["junk_top_4gram_share"] > 0.9  # the same link repeated is still a repeat

@@ -7,7 +7,7 @@ import time
 import pyarrow as pa
 import pytest
 
-from tests.stage_helpers import measure_and_judge
+from tests.stage_helpers import measure_and_judge, records
 
 from audit.config import parse_config
 from audit.stages.length import LengthStage
@@ -32,12 +32,13 @@ def judged(texts: list[str | None], cfg=None) -> tuple[pa.Table, dict[int, dict[
     return measured, reasons
 
 
-def test_measures_chars_bytes_words_lines():
+def test_measures_words_and_lines_only():
     text = "héllo wörld\nfoo 你好\n"
     measured, _ = judged([text])
     row = measured.to_pylist()[0]
-    assert row["length_chars"] == len(text)
-    assert row["length_bytes"] == len(text.encode("utf-8"))
+    # Characters and bytes are the reader's columns: the stage does not repeat them.
+    assert LengthStage.writes == ("length_words", "length_lines")
+    assert measured.column_names[-2:] == ["length_words", "length_lines"]
     assert row["length_words"] == 5  # héllo wörld foo + one word per Han character
     assert row["length_lines"] == 2
     assert judged(["one\ntwo\nthree"])[0].column("length_lines").to_pylist() == [3]
@@ -69,11 +70,47 @@ def test_ansi_colour_codes_are_not_words():
     assert measured.column("length_words").to_pylist() == [2 + 4]
 
 
+def test_an_escape_sequence_ends_with_its_record():
+    # The record before ends inside "ESC[31": its sequence must not swallow the next record's words.
+    measured, _ = judged(["ok \x1b[31", "a b c d e", "\x1b[", "1;32m x", "\x1b", "[1m y"])
+    assert measured.column("length_words").to_pylist() == [1, 5, 0, 2, 1, 2]
+
+
+def test_controls_that_are_white_space_still_separate_words():
+    measured, _ = judged(["one\x1ftwo\x0bthree\x0cfour\x85five\x1csix"])
+    assert measured.column("length_words").to_pylist() == [6]
+
+
+def test_escape_only_text_is_measured_in_little_memory():
+    """Memory for escape sequences is a few integers per sequence, not a window of indexes."""
+    import tracemalloc
+
+    from audit.stages.utf8view import Utf8View, ansi_escapes
+    view = Utf8View.of(pa.array(["\x1b[31m" * 1_000_000 + "\x1b[1;2;3;4;5;6;7;88m"]))
+    tracemalloc.start()
+    try:
+        mask = ansi_escapes(view)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert mask.all()
+    assert peak < 20 * len(view.data)
+
+
 def test_null_text_gives_null_measures_and_no_reason():
     measured, reasons = judged([None, CLEAN["en"]])
     row = measured.to_pylist()[0]
     assert all(row[c] is None for c in LengthStage.writes)
     assert 0 not in reasons
+
+
+def test_a_record_not_measured_is_not_judged_whatever_its_chars():
+    """The reader counted characters, but a record whose measuring failed (length_words null) gets
+    no length reason: the decide step calls it unreadable instead."""
+    measured = records(["", "ok", "fine words in a row here"]).drop_columns(["text"])
+    measured = measured.append_column("length_words", pa.array([None, None, 5], pa.int64()))
+    measured = measured.append_column("length_lines", pa.array([None, None, 1], pa.int64()))
+    assert list(LengthStage.judge(measured, config(min_chars=5))) == []
 
 
 def test_fifty_megabyte_line_is_quick_and_too_long():
@@ -91,4 +128,26 @@ def test_gutenberg_books_and_the_default_bound(shared_data):
         books = [json.loads(line)["text"] for line in f]
     measured, reasons = judged(books)
     assert reasons == {}
-    assert max(measured.column("length_chars").to_pylist()) > 500_000
+    assert max(measured.column("chars").to_pylist()) > 500_000
+
+
+def test_the_stages_of_one_block_share_its_view_and_measure_as_alone():
+    from audit.stages.charset import CharsetStage
+    from audit.stages.junk import JunkStage
+    from audit.stages.utf8view import Utf8View
+
+    texts = [CLEAN["zh"], None, "naïve café\x1b[31m red\x1b[m " * 40, CLEAN["en"] + "\x1f", ""]
+    cfg = config()
+    block = records(texts)
+    text = block.column("text")
+    view = Utf8View.of_block(text)
+    assert Utf8View.of_block(block.column("text")) is view  # the same bytes: the same view
+    assert Utf8View.of_block(records(texts).column("text")) is not view  # equal text, other bytes
+    assert Utf8View.of_block(text.slice(1)) is not view
+    together = block
+    for stage in (LengthStage(cfg), CharsetStage(cfg), JunkStage(cfg)):
+        together = stage(together)
+    for stage in (LengthStage, CharsetStage, JunkStage):
+        alone = stage(cfg)(records(texts))
+        for name in stage.writes:
+            assert together.column(name).equals(alone.column(name)), name

@@ -37,7 +37,7 @@ def test_one_bad_record_is_named_and_the_rest_measured() -> None:
     assert errors[2].startswith("could not be measured: stage picky: ValueError: cannot handle this record")
     assert [e is None for i, e in enumerate(errors) if i != 2] == [True] * 4
     assert out.column("picky_chars").to_pylist() == [26, 10, None, None, 12]
-    assert out.column("length_chars").to_pylist()[2] is None  # measured as unreadable: no text
+    assert out.column("length_words").to_pylist()[2] is None  # measured as unreadable: no text
     decided = Decider(CFG, [type(s) for s in stages])(out)
     assert decided.column("reasons").to_pylist()[2] == ["unreadable"]
     reasons = decided.column("reasons").to_pylist()

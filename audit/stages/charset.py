@@ -5,7 +5,8 @@ Measures:
   (non-white-space) characters; letters include combining marks, so Devanagari and Thai vowel
   signs count. Null for text with no visible character (the length stage names it).
 - charset_control_share: control characters other than tab, newline and carriage return (and an
-  ESC opening an ANSI colour sequence), over all characters; C1 controls (U+0080..U+009F) count.
+  ESC opening an ANSI colour sequence), over all characters; C1 controls (U+0080..U+009F) and the
+  controls that also separate words (vertical tab, form feed, \\x1c-\\x1f, U+0085) count.
 - charset_replacement_share: U+FFFD replacement characters over all characters.
 - charset_mojibake: pairs of a UTF-8 lead byte read as Latin-1/CP1252 (Â..ô) followed by a
   continuation byte read the same way (U+0080..U+00BF, or CP1252 glyphs such as € ™ š): "Ã©" for
@@ -28,8 +29,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.stages import Finding, Stage
-from audit.stages.utf8view import (CLASS_MASK, CONTROL, DIGIT, LETTER, PUNCT, REPLACEMENT, SPACE, SURROGATE,
-                                   Utf8View, byte_classes, codepoint_classes, column_values, null_where, segment_sums)
+from audit.stages.utf8view import (CLASS_MASK, CONTROL, CTRL, DIGIT, LETTER, PUNCT, REPLACEMENT, SPACE, SURROGATE,
+                                   Utf8View, ansi_starts, byte_classes, codepoint_classes, column_values, null_where,
+                                   segment_sums)
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig
@@ -92,7 +94,7 @@ class CharsetStage(Stage):
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         text = batch.column("text")
-        view = Utf8View.of(text)
+        view = Utf8View.of_block(text)
         counts = _class_counts(view)
         chars = pc.fill_null(pc.utf8_length(text), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         visible = chars - counts[SPACE]
@@ -149,20 +151,28 @@ class CharsetStage(Stage):
 
 
 def _class_counts(view: Utf8View) -> dict[int, np.ndarray]:
-    """Characters per row of each class that the shares need (ASCII by byte, the rest decoded)."""
-    cls = byte_classes()[view.data] & CLASS_MASK
+    """Characters per row of each class that the shares need (ASCII by byte, the rest decoded);
+    CONTROL counts every control character but tab, newline and carriage return (flag CTRL), the
+    ones that also separate words (vertical tab, form feed, \\x1c-\\x1f, U+0085) included."""
+    coded = byte_classes()[view.data]
+    control = (coded & CTRL) != 0
+    cls = coded & CLASS_MASK
     # ESC opening an ANSI escape sequence ("\x1b[33m", terminal colours in text dumps) is
-    # formatting, not a corrupt byte.
-    esc = np.flatnonzero(view.data[:-1] == 0x1B)
-    cls[esc[view.data[esc + 1] == 0x5B]] = PUNCT
-    counts = {k: view.row_sums(cls == k) for k in (LETTER, DIGIT, PUNCT, SPACE, CONTROL)}
+    # formatting, not a corrupt byte (the rule of utf8view.ansi_starts: "[" in the same row).
+    esc, _ = ansi_starts(view)
+    cls[esc] = PUNCT
+    control[esc] = False
+    counts = {k: view.row_sums(cls == k) for k in (LETTER, DIGIT, PUNCT, SPACE)}
+    counts[CONTROL] = view.row_sums(control)
     pos, cp, _ = view.multibyte()
     if len(pos):
-        wide = codepoint_classes()[cp] & CLASS_MASK
+        wide_coded = codepoint_classes()[cp]
+        wide = wide_coded & CLASS_MASK
         row = np.searchsorted(view.offsets, pos, side="right") - 1
         per = np.bincount(row * 16 + wide, minlength=view.rows * 16).reshape(view.rows, 16)
-        for k in counts:
+        for k in (LETTER, DIGIT, PUNCT, SPACE):
             counts[k] += per[:, k]
+        counts[CONTROL] += np.bincount(row, weights=(wide_coded & CTRL) != 0, minlength=view.rows).astype(np.int64)
         counts[REPLACEMENT] = per[:, REPLACEMENT].astype(np.int64)
         counts[SURROGATE] = per[:, SURROGATE].astype(np.int64)
     else:

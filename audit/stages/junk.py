@@ -256,6 +256,23 @@ def _span_identities(data: np.ndarray, start: np.ndarray, size: np.ndarray) -> n
     return mix64(first ^ (size.astype(np.uint64) * _GOLDEN) ^ (last * _C1))
 
 
+def word_identities(data: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """A well-mixed 64-bit identity of each word: equal for equal bytes, and (up to 64-bit hash
+    collisions) different for different bytes.
+
+    Words of up to 16 bytes are identified by their bytes (_span_identities is exact there);
+    longer ones (URLs, paths, long compounds, which often differ only in their middle) by an
+    equal-content id from a hash table over their bytes.
+    """
+    ident = _span_identities(data, start, size)
+    long = np.flatnonzero(size > 16)
+    if len(long):
+        # Identities of short words mix length and bytes with _GOLDEN; these mix a small id with
+        # _C1, so the two kinds collide no more than any two 64-bit hashes.
+        ident[long] = mix64(_exact_ids(data, start[long], size[long]).astype(np.uint64) ^ _C1)
+    return ident
+
+
 def dup_line_share(view: Utf8View, lines: _Lines, cls: np.ndarray, in_sample: np.ndarray | None) -> np.ndarray:
     """Bytes of non-blank lines repeating an earlier line of the same row / bytes of non-blank lines.
 
@@ -283,7 +300,8 @@ def top_ngram_shares(view: Utf8View, words: _Words) -> dict[int, np.ndarray]:
     """For n in NGRAMS, per row: the word bytes covered by the occurrences of the repeated word
     n-gram covering most (overlapping occurrences counted once) / all word bytes.
 
-    Counting is exact per row (up to 32-bit hash collisions within one document, ~1e-5 likely):
+    Words are told apart exactly (word_identities); counting is exact per row up to 32-bit
+    collisions of the n-gram hash within one document (~1e-5 likely):
     (row, n-gram hash) pairs are radix-sorted, and only n-grams that can repeat are sorted at all:
     for n=2 those left by a 16-bit prefilter, for larger n those whose two (n-1)-grams repeat.
     """
@@ -292,7 +310,7 @@ def top_ngram_shares(view: Utf8View, words: _Words) -> dict[int, np.ndarray]:
     cum = np.zeros(len(words.bytes) + 1, dtype=np.int64)
     np.cumsum(words.bytes, out=cum[1:])
     out = {n: np.zeros(rows) for n in NGRAMS}
-    ident = _span_identities(view.data, words.start, words.bytes)
+    ident = word_identities(view.data, words.start, words.bytes)
     # Polynomial hash over the (random 64-bit) word identities: h_n(i) = h_{n-1}(i) * G + id(i+n-1);
     # its top 32 bits are the sort key.
     hashes = ident
@@ -321,8 +339,7 @@ def top_ngram_shares(view: Utf8View, words: _Words) -> dict[int, np.ndarray]:
         covered = cum[np.minimum(at + n, following)] - cum[at]
         coverage = np.bincount(np.repeat(np.arange(len(counts)), counts), weights=covered)
         best = np.zeros(rows)
-        by_coverage = np.argsort(coverage, kind="stable")
-        best[words.row[at[starts][by_coverage]]] = coverage[by_coverage]  # the last (largest) write wins
+        np.maximum.at(best, words.row[at[starts]], coverage)
         out[n] = best / total
         hashes, repeated_prev = h, repeated
     return out
@@ -359,7 +376,7 @@ class JunkStage(Stage):
     def __call__(self, batch: pa.Table) -> pa.Table:
         cfg = self.cfg
         text = batch.column("text")
-        view = Utf8View.of(text)
+        view = Utf8View.of_block(text)
         chars = pc.fill_null(pc.utf8_length(text), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         total = np.maximum(chars, 1)
         cls = view.classes(spread=True)

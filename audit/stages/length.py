@@ -1,4 +1,7 @@
-"""Length: characters, UTF-8 bytes, words and lines of each document.
+"""Length: words and lines of each document, and the length reasons.
+
+Characters and UTF-8 bytes are the reader's `chars` and `bytes` columns; this stage adds what
+the reader does not count.
 
 Words are whitespace-delimited tokens in scripts written with spaces, plus one word per character
 of scripts written without them (Han, Kana, Thai, ...), so a short Chinese paragraph is not "three
@@ -16,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from audit.stages import Finding, Stage
 from audit.stages.utf8view import Utf8View, codepoint_classes, column_values, null_where, words_per_row
@@ -26,11 +28,12 @@ if TYPE_CHECKING:
 
 
 class LengthStage(Stage):
-    """Measures length_chars, length_bytes, length_words, length_lines."""
+    """Measures length_words and length_lines (null where the text is null); judges with the
+    reader's `chars` column."""
 
     name = "length"
     reads = ("text",)
-    writes = ("length_chars", "length_bytes", "length_words", "length_lines")
+    writes = ("length_words", "length_lines")
 
     def __init__(self, config: "AuditConfig") -> None:
         super().__init__(config)
@@ -38,7 +41,7 @@ class LengthStage(Stage):
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         text = batch.column("text")
-        view = Utf8View.of(text)
+        view = Utf8View.of_block(text)
         spaced, unspaced = words_per_row(view, view.classes(spread=True))
         newlines = view.row_sums(view.data == 0x0A)
         nonempty = view.offsets[1:] > view.offsets[:-1]
@@ -46,8 +49,6 @@ class LengthStage(Stage):
         last_byte[nonempty] = view.data[view.offsets[1:][nonempty] - 1]
         ends_open = nonempty & (last_byte != 0x0A)
         columns = {
-            "length_chars": pc.cast(pc.utf8_length(text), pa.int64()),
-            "length_bytes": pc.cast(pc.binary_length(text), pa.int64()),
             "length_words": null_where(spaced + unspaced, view.valid, pa.int64()),
             # A last line without its newline still counts.
             "length_lines": null_where(newlines + ends_open, view.valid, pa.int64()),
@@ -59,8 +60,9 @@ class LengthStage(Stage):
     @staticmethod
     def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
         cfg = config.filters.length
-        chars, measured = column_values(table, "length_chars")
-        words, _ = column_values(table, "length_words")
+        # length_words is null exactly where the text was unreadable (or failed to be measured).
+        words, measured = column_values(table, "length_words")
+        chars, _ = column_values(table, "chars")
         empty = measured & (chars == 0)
         blank = measured & (chars > 0) & (words == 0)
         long = measured & (chars > cfg.max_chars)

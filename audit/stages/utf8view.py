@@ -27,8 +27,13 @@ OTHER, LETTER, DIGIT, PUNCT, SYMBOL, SPACE, CONTROL, FORMAT, SURROGATE, PRIVATE,
 CONT = 15            # a UTF-8 continuation byte (not a character of its own)
 UNSPACED = 16        # flag bit: a script written without spaces between words (Han, Kana, Thai...)
 CODE = 32            # flag bit: an ASCII code symbol {}[]();=<>:|&!+*$ (minified code is dense in them)
+CTRL = 64            # flag bit: a control character (category Cc) other than tab, newline, carriage return
 CLASS_MASK = 15
 CODE_SYMBOLS = b"{}[]();=<>:|&!+*$"
+# Controls that str.isspace calls white space: they separate words like a space (class SPACE) but
+# are still controls (flag CTRL) for the control share.
+_SPACE_CONTROLS = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
+_CLASSES_VERSION = 6  # bump when _derive_codepoint_classes changes in a way depends_on does not show
 
 _CATEGORY_CLASS = {"L": LETTER, "M": LETTER, "N": DIGIT, "P": PUNCT, "S": SYMBOL, "Z": SPACE,
                    "Cc": CONTROL, "Cf": FORMAT, "Cs": SURROGATE, "Co": PRIVATE, "Cn": PRIVATE}
@@ -57,18 +62,23 @@ _UNSPACED_RANGES = [
 
 @cache
 def codepoint_classes() -> np.ndarray:
-    """Class code (with the UNSPACED flag) of every code point U+0000..U+10FFFF; derived once
+    """Class code (with the UNSPACED and CTRL flags) of every code point U+0000..U+10FFFF; derived once
     per machine (audit.cache), loaded once per process."""
-    depends_on = f"{sorted(_CATEGORY_CLASS.items())} {_UNSPACED_RANGES} {REPLACEMENT} {SPACE}"
-    return cached_arrays("codepoint-classes", depends_on, lambda: {"table": _derive_codepoint_classes()})["table"]
+    depends_on = (f"v{_CLASSES_VERSION} {sorted(_CATEGORY_CLASS.items())} {_UNSPACED_RANGES} {_SPACE_CONTROLS!r} "
+                  f"{REPLACEMENT} {SPACE} {UNSPACED} {CTRL}")
+    return cached_arrays("codepoint-classes", depends_on, lambda: {"table": _derive_codepoint_classes()},
+                         expect={"table": ((0x110000,), np.uint8)})["table"]
 
 
 def _derive_codepoint_classes() -> np.ndarray:
     table = np.fromiter((_CATEGORY_CLASS.get(unicodedata.category(chr(c)),
                                              _CATEGORY_CLASS.get(unicodedata.category(chr(c))[0], OTHER))
                          for c in range(0x110000)), dtype=np.uint8, count=0x110000)
-    for c in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85":  # white space by str.isspace, not by category
+    table[table == CONTROL] |= CTRL
+    for c in "\t\n\r":  # white space, not controls
         table[ord(c)] = SPACE
+    for c in _SPACE_CONTROLS:  # white space by str.isspace: separate words, still controls
+        table[ord(c)] = SPACE | CTRL
     table[0xFFFD] = REPLACEMENT
     for lo, hi in _UNSPACED_RANGES:
         table[lo:hi + 1] |= UNSPACED
@@ -119,6 +129,16 @@ def positions_per_segment(positions: np.ndarray, bounds: np.ndarray) -> np.ndarr
     return np.diff(np.searchsorted(positions, bounds)).astype(np.int64)
 
 
+def _block_key(array: pa.Array | pa.ChunkedArray) -> tuple | None:
+    """What identifies a string array's bytes while it is alive (None for chunked arrays, which
+    Utf8View.of combines into a new array each time)."""
+    if isinstance(array, pa.ChunkedArray):
+        return None
+    bufs = array.buffers()
+    return (str(array.type), array.offset, len(array),
+            *(b.address if b is not None else None for b in bufs[:3]))
+
+
 @dataclass
 class Utf8View:
     """The UTF-8 bytes of a string array: row i is data[offsets[i]:offsets[i+1]]; null rows are empty."""
@@ -127,6 +147,7 @@ class Utf8View:
     offsets: np.ndarray     # int64, n + 1 entries, offsets[0] == 0
     valid: np.ndarray       # bool, False where the text is null
     _decoded: tuple | None = field(default=None, repr=False)
+    _spread: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, array: pa.Array | pa.ChunkedArray) -> "Utf8View":
@@ -145,6 +166,27 @@ class Utf8View:
         data = (np.frombuffer(bufs[2], dtype=np.uint8)[first:last] if bufs[2] is not None and last > first
                 else np.zeros(0, dtype=np.uint8))
         return cls(data=data, offsets=offsets - first, valid=valid)
+
+    @classmethod
+    def of_block(cls, array: pa.Array | pa.ChunkedArray) -> "Utf8View":
+        """The view of a block's text column, shared by the stages that measure the same block in
+        turn (length, charset and junk each need it, with its decoded characters and classes).
+
+        The last view is remembered with a reference to its array: Arrow buffers never change, and
+        while the array is held its buffers cannot be freed and their addresses reused, so a view
+        is only ever handed out for the very bytes it was made from.
+        """
+        global _last_block
+        if isinstance(array, pa.ChunkedArray) and array.num_chunks == 1:
+            array = array.chunk(0)
+        key = _block_key(array)
+        last = _last_block
+        if key is not None and last is not None and last[0] == key:
+            return last[2]
+        view = cls.of(array)
+        if key is not None:
+            _last_block = (key, array, view)
+        return view
 
     @property
     def rows(self) -> int:
@@ -178,17 +220,21 @@ class Utf8View:
                                    ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3))
             np.minimum(cp, 0x10FFFF, out=cp)
             width = np.where(two, 2, np.where(three, 3, 4)).astype(np.int8)
+            for a in (pos, cp, width):  # shared by every stage of the block
+                a.setflags(write=False)
             self._decoded = (pos, cp, width)
         return self._decoded
 
     def classes(self, spread: bool = False) -> np.ndarray:
         """Class code of every byte: ASCII bytes by table, multi-byte leads by code point (compare
-        classes after `& CLASS_MASK`: the codes carry the UNSPACED and CODE flags).
+        classes after `& CLASS_MASK`: the codes carry the UNSPACED, CODE and CTRL flags).
 
         With spread=False the continuation bytes stay CONT, so counting a class over all bytes
         counts characters; with spread=True they take their lead byte's code, so masks over the
         bytes cover whole characters (for word and token boundaries).
         """
+        if spread and self._spread is not None:
+            return self._spread
         cls = byte_classes()[self.data]
         pos, cp, width = self.multibyte()
         if len(pos):
@@ -198,6 +244,9 @@ class Utf8View:
                 for k in (1, 2, 3):
                     sel = width > k
                     cls[pos[sel] + k] = lead[sel]
+        if spread:  # kept for the next stage of the block: read-only, as it is shared
+            cls.setflags(write=False)
+            self._spread = cls
         return cls
 
     def runs(self, inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -239,27 +288,57 @@ class Utf8View:
         return np.searchsorted(self.offsets, positions, side="right") - 1
 
 
+# (key, array, view) of the last block viewed by Utf8View.of_block; the array is held so its
+# buffers stay alive (and their addresses unused) as long as the key may match.
+_last_block: tuple[tuple, pa.Array, Utf8View] | None = None
+
+
+def forget_last_block() -> None:
+    """Drop the view Utf8View.of_block remembers (and the block text it holds), e.g. to time a
+    stage on its own."""
+    global _last_block
+    _last_block = None
+
+
 _ANSI_MAX_PARAMS = 16  # parameter bytes read after "ESC [" (colour codes use a handful)
+
+
+def ansi_starts(view: Utf8View) -> tuple[np.ndarray, np.ndarray]:
+    """(position of the ESC, end of its row) of each "ESC [" that opens an escape sequence; the
+    "[" must be in the ESC's own row."""
+    esc = np.flatnonzero(view.data == 0x1B)
+    if len(esc) == 0:
+        return esc, esc
+    row_end = view.offsets[np.searchsorted(view.offsets, esc, side="right")]
+    opens = esc + 1 < row_end
+    opens[opens] = view.data[esc[opens] + 1] == 0x5B
+    return esc[opens], row_end[opens]
 
 
 def ansi_escapes(view: Utf8View) -> np.ndarray | None:
     """Bytes of ANSI escape sequences (ESC [ params final, e.g. "ESC[1;36m"), or None when the
-    batch has none: terminal colour codes in text dumps are formatting, not words."""
-    esc = np.flatnonzero(view.data == 0x1B)
+    batch has none: terminal colour codes in text dumps are formatting, not words. A sequence
+    never runs past the end of its row."""
+    esc, row_end = ansi_starts(view)
     if len(esc) == 0:
         return None
-    data = np.concatenate([view.data, np.zeros(_ANSI_MAX_PARAMS + 2, dtype=np.uint8)])
-    esc = esc[data[esc + 1] == 0x5B]
-    if len(esc) == 0:
-        return None
+    data = view.data
     # Parameter bytes (0x30..0x3F: digits ; < = > ?) follow "ESC ["; the final byte ends it.
-    window = data[esc[:, None] + 2 + np.arange(_ANSI_MAX_PARAMS)]
-    params = np.argmin((window >= 0x30) & (window <= 0x3F), axis=1)  # index of the first non-parameter
-    params[((window >= 0x30) & (window <= 0x3F)).all(axis=1)] = _ANSI_MAX_PARAMS
-    length = np.minimum(params + 3, len(view.data) - esc)  # ESC, [, params, final
-    mask = np.zeros(len(view.data), dtype=bool)
-    starts = np.repeat(esc - np.concatenate([[0], np.cumsum(length)[:-1]]), length)
-    mask[starts + np.arange(int(length.sum()))] = True
+    # One pass per parameter byte over the sequences still reading parameters keeps memory at a
+    # few integers per sequence.
+    length = np.minimum(row_end - esc, 3)  # ESC, [, and the final byte (when the row has one)
+    live = np.flatnonzero(row_end - esc > 2)
+    for k in range(_ANSI_MAX_PARAMS):
+        at = esc[live] + 2 + k
+        ok = at < row_end[live]
+        ok[ok] = (data[at[ok]] >= 0x30) & (data[at[ok]] <= 0x3F)
+        live = live[ok]
+        if len(live) == 0:
+            break
+        length[live] = np.minimum(length[live] + 1, row_end[live] - esc[live])
+    mask = np.zeros(len(data), dtype=bool)
+    for k in range(int(length.max())):
+        mask[esc[length > k] + k] = True
     return mask
 
 
