@@ -469,15 +469,24 @@ def _complete_files(out: Path) -> dict[str, Any]:
     return status
 
 
+def _start_sidecar(config: Path, stdin: int) -> tuple[subprocess.Popen, Path, str]:
+    """`audit sidecar CONFIG --metrics-port 0` started; returns it, its output folder and its
+    /status URL once status.json names it (the process is killed if it never does)."""
+    proc = subprocess.Popen(sidecar_command() + [str(config), "--metrics-port", "0"], stdin=stdin,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO)
+    out = config.parent / "sidecar"
+    ready = wait_for(lambda: (out / "status.json").exists() and json.loads(
+        (out / "status.json").read_text()).get("status_url"))
+    if not ready:
+        proc.kill()
+    assert ready, "the sidecar never wrote its status URL"
+    return proc, out, json.loads((out / "status.json").read_text())["status_url"]
+
+
 def test_sigterm_flushes_state_and_exits_cleanly(tmp_path: Path, lingua) -> None:
     config = write_config(tmp_path, languages={"expected": {"en": 1.0}})
-    proc = subprocess.Popen(sidecar_command() + [str(config), "--metrics-port", "0"], stdin=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=REPO)
-    out = tmp_path / "sidecar"
+    proc, out, url = _start_sidecar(config, stdin=subprocess.PIPE)
     try:
-        assert wait_for(lambda: (out / "status.json").exists() and json.loads(
-            (out / "status.json").read_text()).get("status_url"))
-        url = json.loads((out / "status.json").read_text())["status_url"]
         lines = [json.dumps({"text": t, "global_step": i, "rank": 1, "sample_id": f"s{i}"})
                  for i, t in enumerate(lingua["en"][:150] + lingua["de"][:100])]
         proc.stdin.write("\n".join(lines) + "\n")
@@ -504,13 +513,8 @@ def test_command_tails_a_folder_of_dumps(tmp_path: Path, news) -> None:
     dumps = tmp_path / "dumps"
     dumps.mkdir()
     config = write_config(tmp_path, source="dumps", poll_seconds=0.1, settle_seconds=0.2)
-    proc = subprocess.Popen(sidecar_command() + [str(config), "--metrics-port", "0"], stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True, cwd=REPO)
-    out = tmp_path / "sidecar"
+    proc, out, url = _start_sidecar(config, stdin=subprocess.DEVNULL)
     try:
-        assert wait_for(lambda: (out / "status.json").exists() and json.loads(
-            (out / "status.json").read_text()).get("status_url"))
-        url = json.loads((out / "status.json").read_text())["status_url"]
         rows = [{"text": t, "global_step": i // 10, "rank": 0, "sample_id": f"n{i}"} for i, t in enumerate(news[:120])]
         part = dumps / "step_000.jsonl"
         # A dump still being written: its incomplete last line waits for the newline.
