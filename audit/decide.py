@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from audit.config import AuditConfig
 from audit.stages import Stage
-from audit.takedown.blocklist import Blocklist
+from audit.blocklist import Blocklist
 
 
 class Decider:

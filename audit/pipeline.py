@@ -34,20 +34,20 @@ from audit.decide import Decider
 from audit.io.atomic import DatasetWriter, write_json_atomic
 from audit.io.shards import InputError, Shard, discover_shards, read_shard
 from audit.lookup_index import build_lookup_indexes
-from audit.normalize import WORD_COLUMNS, with_tokens
 from audit.progress import Progress
-from audit.records import INTERNAL_COLUMNS, LINEAGE_COLUMNS, RECORD_SCHEMA
+from audit.records import (CONTAMINATION_SCHEMA, DUPLICATES_SCHEMA, INTERNAL_COLUMNS, LINEAGE_COLUMNS, PII_SCHEMA,
+                           RECORD_SCHEMA, WHERE_COLUMNS)
 from audit.report import write_report
-from audit.stages import Stage
+from audit.job.ray_session import start_ray, task_slots
+from audit.tagger import _TIMING_PREFIX, Tagger, _with_time, stage_classes
 from audit.summary import SummaryBuilder
-from audit.takedown.blocklist import Blocklist
+from audit.blocklist import Blocklist
 
 # What a re-run into the same output folder keeps; everything else is replaced whole.
 PRESERVED = ("blocklist", "takedowns", "ledger.jsonl", "ledger.jsonl.lock")
 DATASETS = ("lineage", "quarantine", "duplicates", "contamination", "pii")
 # What a run writes: a folder holding anything else is not a run folder, and is not touched.
 RUN_OUTPUTS = (*DATASETS, "index", "unreadable.jsonl", "run.json", "summary.json", "report.html")
-_TIMING_PREFIX = "_t_"
 
 
 class CanaryTripped(RuntimeError):
@@ -69,102 +69,6 @@ class RunResult:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-def stage_classes(config: AuditConfig) -> list[type[Stage]]:
-    """The measurement stages of the job, in the order they run.
-
-    A stage's module is imported only when the stage is on: each worker imports what it runs,
-    and Presidio with spaCy alone takes seconds to import.
-    """
-    from audit.stages.charset import CharsetStage
-    from audit.stages.junk import JunkStage
-    from audit.stages.length import LengthStage
-
-    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage]
-    if config.languages.identify:
-        from audit.stages.language import LanguageStage
-
-        stages.append(LanguageStage)
-    if config.lookup.passages:
-        from audit.takedown.passages import PassageIndexStage
-
-        stages.append(PassageIndexStage)
-    if config.dedup.exact:
-        from audit.stages.exact_dup import ExactDupStage
-
-        stages.append(ExactDupStage)
-    if config.dedup.near:
-        from audit.stages.near_dup import NearDupStage
-
-        stages.append(NearDupStage)
-    if config.eval_sets:
-        from audit.stages.contamination import ContaminationStage
-
-        stages.append(ContaminationStage)
-    if config.pii.enabled:
-        from audit.stages.pii import PiiStage
-
-        stages.append(PiiStage)
-    if config.stats.tokenizer:
-        from audit.stages.tokens import TokenStage
-
-        stages.append(TokenStage)
-    return stages
-
-
-class Tagger:
-    """Every stage applied to a block of records (one per Ray worker process, or a plain object)."""
-
-    def __init__(self, config: AuditConfig, shared: dict[str, Any] | None = None,
-                 stages: list[Stage] | None = None) -> None:
-        """`stages`: built stages to use instead of the config's (for tests)."""
-        shared = shared or {}
-        if stages is None:
-            stages = [cls(config, **shared.get(cls.name, {})) for cls in stage_classes(config)]
-        self.stages = stages
-        # Stages that read words share one tokenisation of the block (audit.normalize.block_tokens).
-        self.words = any("words" in s.reads for s in self.stages)
-        self._culprit = ""  # the step in progress, named when a record cannot be measured
-
-    def __call__(self, block: pa.Table) -> pa.Table:
-        """The block measured, without its text. A stage that fails on the block is retried a
-        record at a time, so one record it cannot measure is named and quarantined (its text
-        dropped, `error` saying which stage failed and how) instead of failing the job."""
-        try:
-            return self._measure(block)
-        except Exception:  # noqa: BLE001 - any stage failure: find the record(s) behind it
-            if block.num_rows <= 1:
-                raise
-        parts = []
-        for i in range(block.num_rows):
-            row = block.slice(i, 1)
-            try:
-                parts.append(self._measure(row))
-            except Exception as e:  # noqa: BLE001 - named in the record's error, never lost
-                failed = row.set_column(row.schema.get_field_index("text"), "text", pa.nulls(1, pa.string()))
-                failed = failed.set_column(failed.schema.get_field_index("error"), "error",
-                                           pa.array([f"could not be measured: {self._culprit}: "
-                                                     f"{type(e).__name__}: {e}"[:500]], pa.string()))
-                parts.append(self._measure(failed))
-        return pa.concat_tables(parts, promote_options="permissive")
-
-    def _measure(self, block: pa.Table) -> pa.Table:
-        self._culprit = "tokenising"
-        if self.words:
-            t0 = time.perf_counter()
-            block = _with_time(with_tokens(block), "words", t0)
-        for stage in self.stages:
-            self._culprit = f"stage {stage.name}"
-            t0 = time.perf_counter()
-            block = _with_time(stage(block), stage.name, t0)
-        return block.drop_columns(["text"] + [c for c in WORD_COLUMNS if c in block.column_names])
-
-
-def _with_time(block: pa.Table, name: str, t0: float) -> pa.Table:
-    """Each row's share of the seconds since t0: the driver sums them into seconds per stage."""
-    share = (time.perf_counter() - t0) / max(block.num_rows, 1)
-    return block.append_column(f"{_TIMING_PREFIX}{name}", pa.array([share] * block.num_rows, pa.float32()))
-
-
 # Per worker process: the Tagger of the run in progress, built on the worker's first block of
 # that run. Ray reuses worker processes across tasks, so models and indexes load once per
 # worker, not once per block; tasks (unlike an actor pool) reuse Ray's warm workers.
@@ -184,63 +88,6 @@ def _read_and_tag(items: pa.Table, run_id: str, config: AuditConfig, shared_ref:
         for block in read_shard(Shard(row["path"], row["location"], row["index"]), config.input):
             yield tagger(_with_time(block, "read", t0))
             t0 = time.perf_counter()
-
-
-def _warm_worker(config: AuditConfig, until: float) -> int:
-    """Import the code of the job's stages (no model is loaded), so its first shard does not pay
-    for the imports (Presidio with spaCy alone takes over a second). Stays until `until` (wall
-    clock) so that every CPU's task lands in a worker of its own."""
-    from audit.normalize import char_tables_ready
-
-    for cls in stage_classes(config):
-        cls.preload()
-    char_tables_ready()
-    time.sleep(max(0.0, until - time.time()))
-    return os.getpid()
-
-
-def start_ray(config: AuditConfig, address: str | None) -> float:
-    """Join `address` or start a local Ray sized for this machine; returns seconds taken."""
-    import logging
-
-    import ray
-
-    t0 = time.perf_counter()
-    if not ray.is_initialized():
-        # Ray's own start-up chatter (and the C++ core's) would drown the job's progress lines.
-        os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-        os.environ.setdefault("RAY_DATA_LOGGING_CONFIG", str(Path(__file__).with_name("ray_data_logging.yaml")))
-        logging.getLogger("ray").setLevel(logging.ERROR)
-        kwargs: dict[str, Any] = {"include_dashboard": False, "configure_logging": True, "logging_level": "error"}
-        if address:
-            try:
-                ray.init(address=address, **kwargs)
-            except (ConnectionError, TimeoutError, ValueError, RuntimeError) as e:
-                raise InputError(f"--address {address}: cannot join the Ray cluster: {e}") from None
-        else:
-            ray.init(num_cpus=config.ray.num_cpus or os.cpu_count() or 1,
-                     object_store_memory=config.ray.object_store_memory, **kwargs)
-    ctx = ray.data.DataContext.get_current()
-    ctx.enable_progress_bars = False
-    ctx.print_on_execution_start = False
-    # The plan has one operator (read + measure) feeding the driver: reserving half the CPUs for
-    # other operators only delays its second task by a scheduling round (~1 s, measured).
-    ctx.op_resource_reservation_enabled = False
-    # Ready Ray Data (its first execution starts internal actors) and one worker per CPU with
-    # the job's code imported; Ray's worker pool keeps them for the job's tasks. Start-up, not
-    # the job's time: models and indexes are still built by the job, once per worker.
-    n = _task_slots(config)
-    warm = ray.remote(num_cpus=config.ray.task_cpus)(_warm_worker)
-    ray.get([warm.remote(config, time.time() + 0.5) for _ in range(n)])
-    ray.data.from_items([{"i": 0}]).map_batches(lambda b: b, batch_format="pyarrow").take_all()
-    return time.perf_counter() - t0
-
-
-def _task_slots(config: AuditConfig) -> int:
-    """How many read-and-measure tasks the cluster runs at once."""
-    import ray
-
-    return max(1, int(ray.cluster_resources().get("CPU", 1) // config.ray.task_cpus))
 
 
 def _shared_state(config: AuditConfig) -> dict[str, Any]:
@@ -267,7 +114,7 @@ def _tagged_blocks(config: AuditConfig, shards: list[Shard], shared: dict[str, A
     # The shared state goes to the object store once; a list keeps Ray from resolving the ref
     # for every task, so only a worker's first task of the run fetches it.
     ds = ds.map_batches(_read_and_tag, batch_size=1, batch_format="pyarrow", num_cpus=config.ray.task_cpus,
-                        concurrency=min(_task_slots(config), len(items)),
+                        concurrency=min(task_slots(config), len(items)),
                         fn_kwargs={"run_id": uuid.uuid4().hex, "config": config, "shared_ref": [ray.put(shared)]})
     yield from ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=1)
 
@@ -374,20 +221,12 @@ def _run(config: AuditConfig, out: Path, work: Path, shards: list[Shard], proble
     return result
 
 
-_WHERE = [("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64())]
-_CONTAMINATION_SCHEMA = pa.schema(_WHERE + [
-    ("eval_set", pa.string()), ("eval_id", pa.string()), ("overlap", pa.float64()), ("coverage", pa.float64()),
-    ("spans", pa.list_(pa.list_(pa.int64()))), ("method", pa.string())])
-_PII_SCHEMA = pa.schema(_WHERE + [
-    ("entity_type", pa.string()), ("start", pa.int64()), ("end", pa.int64()), ("score", pa.float32())])
-
-
 def _explode(table: pa.Table, column: str, schema: pa.Schema) -> pa.Table:
     """One row per element of a list<struct> column, with the record's location columns."""
     col = table.column(column).combine_chunks()
     parents = pc.list_parent_indices(col)
     items = pc.list_flatten(col)
-    cols = {name: table.column(name).take(parents) for name, _ in _WHERE}
+    cols = {name: table.column(name).take(parents) for name, _ in WHERE_COLUMNS}
     for f in schema:
         if f.name not in cols:
             cols[f.name] = items.field(f.name) if f.name in [x.name for x in items.type] else pa.nulls(len(items), f.type)
@@ -400,11 +239,11 @@ class _OutputWriters:
     def __init__(self, work: Path) -> None:
         self.work = work
         self._open: dict[str, DatasetWriter] = {}
-        self.duplicates = DatasetWriter(work / "duplicates", _DUP_SCHEMA)
+        self.duplicates = DatasetWriter(work / "duplicates", DUPLICATES_SCHEMA)
         self._open["duplicates"] = self.duplicates
         # Datasets that exist in every run, empty when nothing was found or the stage is off.
-        self.get("contamination", _CONTAMINATION_SCHEMA)
-        self.get("pii", _PII_SCHEMA)
+        self.get("contamination", CONTAMINATION_SCHEMA)
+        self.get("pii", PII_SCHEMA)
 
     def get(self, name: str, schema: pa.Schema) -> DatasetWriter:
         if name not in self._open:
@@ -457,14 +296,12 @@ def _write_decided(table: pa.Table, writers: _OutputWriters, summary: SummaryBui
     qt = lineage.filter(quarantined).select(LINEAGE_COLUMNS).append_column("details", q.column("details"))
     writers.get("quarantine", qt.schema).write(qt)
     if "contamination" in table.column_names:
-        writers.get("contamination", _CONTAMINATION_SCHEMA).write(_explode(table, "contamination", _CONTAMINATION_SCHEMA))
+        writers.get("contamination", CONTAMINATION_SCHEMA).write(_explode(table, "contamination", CONTAMINATION_SCHEMA))
     if "pii" in table.column_names:
-        writers.get("pii", _PII_SCHEMA).write(_explode(table, "pii", _PII_SCHEMA))
+        writers.get("pii", PII_SCHEMA).write(_explode(table, "pii", PII_SCHEMA))
     summary.add(table)
 
 
-_DUP_SCHEMA = pa.schema([("doc_id", pa.string()), ("source_id", pa.string()), ("kind", pa.string()),
-                         ("cluster_id", pa.string()), ("kept_doc_id", pa.string()), ("similarity", pa.float64())])
 
 
 def _global_duplicates(config: AuditConfig, staging: Path | None) -> tuple[dict[str, tuple[str, str]], pa.Table]:
@@ -477,7 +314,7 @@ def _global_duplicates(config: AuditConfig, staging: Path | None) -> tuple[dict[
     from audit.stages.near_dup import near_duplicate_clusters
 
     if staging is None or not (config.dedup.exact or config.dedup.near):
-        return {}, _DUP_SCHEMA.empty_table()
+        return {}, DUPLICATES_SCHEMA.empty_table()
     cols = ["doc_id", "source_id", "shard_index", "record"]
     cols += ["exact_key"] if config.dedup.exact else []
     cols += ["minhash_bands"] if config.dedup.near else []
@@ -496,11 +333,11 @@ def _global_duplicates(config: AuditConfig, staging: Path | None) -> tuple[dict[
                                                  "minhash_bands": rest.column("minhash_bands")}), config,
                                       use_ray=rest.num_rows >= config.dedup.ray_min_records)
         parts.append(near.append_column("kind", pa.array(["near"] * near.num_rows, pa.string())))
-    dups = pa.concat_tables([p.select([c for c in _DUP_SCHEMA.names if c != "source_id"])
-                             .cast(pa.schema([f for f in _DUP_SCHEMA if f.name != "source_id"])) for p in parts])
+    dups = pa.concat_tables([p.select([c for c in DUPLICATES_SCHEMA.names if c != "source_id"])
+                             .cast(pa.schema([f for f in DUPLICATES_SCHEMA if f.name != "source_id"])) for p in parts])
     if dups.num_rows == 0:
-        return {}, _DUP_SCHEMA.empty_table()
-    dups = dups.join(keys.select(["doc_id", "source_id"]), "doc_id").select(_DUP_SCHEMA.names)
+        return {}, DUPLICATES_SCHEMA.empty_table()
+    dups = dups.join(keys.select(["doc_id", "source_id"]), "doc_id").select(DUPLICATES_SCHEMA.names)
     mapping = {d: (k, kept) for d, k, kept in zip(dups.column("doc_id").to_pylist(), dups.column("kind").to_pylist(),
                                                    dups.column("kept_doc_id").to_pylist())}
     return mapping, dups

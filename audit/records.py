@@ -36,6 +36,18 @@ LINEAGE_COLUMNS = ["doc_id", "source_id", "shard", "record", "byte_offset", "sha
 INTERNAL_COLUMNS = ["text", "error", "shard_index"]
 
 
+# Where a finding sits: the columns every per-finding dataset starts with.
+WHERE_COLUMNS = [("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64())]
+CONTAMINATION_SCHEMA = pa.schema(WHERE_COLUMNS + [
+    ("eval_set", pa.string()), ("eval_id", pa.string()), ("overlap", pa.float64()), ("coverage", pa.float64()),
+    ("spans", pa.list_(pa.list_(pa.int64()))), ("method", pa.string())])
+PII_SCHEMA = pa.schema(WHERE_COLUMNS + [
+    ("entity_type", pa.string()), ("start", pa.int64()), ("end", pa.int64()), ("score", pa.float32())])
+# duplicates/: one row per duplicate record.
+DUPLICATES_SCHEMA = pa.schema([("doc_id", pa.string()), ("source_id", pa.string()), ("kind", pa.string()),
+                               ("cluster_id", pa.string()), ("kept_doc_id", pa.string()), ("similarity", pa.float64())])
+
+
 def make_doc_id(shard: str, record: int) -> str:
     """A stable id for (shard, record): the same path and index always give the same id."""
     h = hashlib.blake2b(f"{shard}\x00{record}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()

@@ -1,7 +1,7 @@
 """Lookup latency on a lineage of a million records: by URL, SHA-256, source id, shard range and passage.
 
 Generates JSON-lines shards (random words, so every record is distinct), builds the run folder by
-hand (lineage/, passages/, index/ via audit.takedown.testing.make_run_folder: the job's reader and
+hand (lineage/, passages/, index/ via tests/run_folder.make_run_folder: the job's reader and
 the passage stage, no Ray), then times lookups through one RunLookup (warm: a lookup service, or
 a second query in one process) and through a fresh RunLookup per query (cold: what one `audit
 lookup` command pays after Python's imports). Passages are 40 words from the middle of a random
@@ -22,7 +22,7 @@ import orjson
 
 from audit.records import text_sha256
 from audit.takedown.lookup import RunLookup
-from audit.takedown.testing import make_run_folder
+from tests.run_folder import make_run_folder
 
 
 def make_shards(folder: Path, rows: int, shards: int, sample: int, seed: int = 0) -> list[dict]:

@@ -9,7 +9,7 @@ import pytest
 
 from audit.takedown.actions import run_takedown
 from audit.takedown.ledger import LEDGER, canonical, sha256_bytes, verify_ledger
-from audit.takedown.testing import make_run_folder, write_corpus
+from tests.run_folder import make_run_folder, write_corpus
 from tests.test_lookup import audit
 
 ENTRIES = 4

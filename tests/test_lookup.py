@@ -19,9 +19,9 @@ from audit.normalize import normalize
 from audit.records import make_doc_id, text_sha256
 from audit.cli import main
 from audit.takedown.lookup import RunLookup
-from audit.takedown.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PASSAGE_WINDOW, PassageIndexStage,
+from audit.stages.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PASSAGE_WINDOW, PassageIndexStage,
                                      passage_fingerprints, text_ngrams)
-from audit.takedown.testing import LINEAGE_SCHEMA, Corpus, make_run_folder, write_corpus
+from tests.run_folder import LINEAGE_SCHEMA, Corpus, make_run_folder, write_corpus
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ from audit.config import AuditConfig, parse_config
 from audit.sidecar import Sidecar
 from audit.sidecar.alerts import AlertBook
 from audit.decide import Decider, judge_all
-from audit.pipeline import Tagger
+from audit.tagger import Tagger
 from audit.sidecar.monitor import StreamMonitor, mask_pii
 from audit.sidecar.sampler import BernoulliSampler, MalformedRecord, extract, record_at, record_fields
 from audit.sidecar.sources import FolderTailer, JsonLineBatches, Parsed

@@ -6,7 +6,7 @@ import pyarrow.compute as pc
 
 from audit.config import AuditConfig
 from audit.decide import Decider
-from audit.pipeline import Tagger
+from audit.tagger import Tagger
 from audit.stages import Stage
 from audit.stages.charset import CharsetStage
 from audit.stages.exact_dup import ExactDupStage

@@ -20,7 +20,7 @@ from audit.takedown.actions import run_takedown
 from audit.takedown.blocklist import Blocklist
 from audit.takedown.ledger import sha256_file, verify_ledger
 from audit.takedown.lookup import RunLookup
-from audit.takedown.testing import Corpus, make_run_folder, write_corpus
+from tests.run_folder import Corpus, make_run_folder, write_corpus
 from tests.test_lookup import audit, middle_passage
 
 

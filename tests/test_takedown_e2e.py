@@ -12,7 +12,7 @@ from audit.pipeline import run_audit
 from audit.records import text_sha256
 from audit.takedown.actions import run_takedown
 from audit.takedown.ledger import verify_ledger
-from audit.takedown.testing import write_corpus
+from tests.run_folder import write_corpus
 
 pytestmark = pytest.mark.ray
 

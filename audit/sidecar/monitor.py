@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 from audit.config import AuditConfig
 from audit.decide import judge_all, reason_kind
 from audit.io.atomic import atomic_open, write_json_atomic
-from audit.pipeline import Tagger
+from audit.tagger import Tagger
 from audit.records import RECORD_SCHEMA, make_doc_id, text_sha256
 from audit.sidecar.alerts import AlertBook, Webhook, utc_now
 from audit.sidecar.metrics import SidecarMetrics, StatusServer

@@ -29,7 +29,7 @@ from audit.lookup_index import RECORD_COLUMNS, RECORDS_SCHEMA, LookupIndex
 from audit.records import text_sha256
 from audit.takedown.blocklist import Blocklist
 from audit.takedown.passage_match import PassagePattern
-from audit.takedown.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PassageQuery, passage_fingerprints,
+from audit.stages.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PassageQuery, passage_fingerprints,
                                      passage_query, passage_scheme)
 
 DEFAULT_MIN_SCORE = 0.8

@@ -2,7 +2,7 @@
 
 `make_run_folder` reads the shards with the job's own reader, writes lineage/ (every readable
 record `kept`, unreadable ones `quarantined` with reason `unreadable`), passages/ (the passage
-fingerprints of audit.takedown.passages), run.json as the pipeline writes it, and builds index/.
+fingerprints of audit.stages.passages), run.json as the pipeline writes it, and builds index/.
 It is the lineage half of an audit run: no measuring, no decisions.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from audit.config import InputConfig
 from audit.io.atomic import DatasetWriter, write_json_atomic
 from audit.io.shards import discover_shards, read_shard
 from audit.lookup_index import build_lookup_indexes
-from audit.takedown.passages import passage_fingerprints
+from audit.stages.passages import passage_fingerprints
 
 LINEAGE_SCHEMA = pa.schema([
     ("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64()),

@@ -1,0 +1,113 @@
+"""The Tagger: every measurement stage of the job applied to a block of records.
+
+One stage list (`stage_classes`) and one Tagger serve the audit job's workers and the sidecar, so
+both measure a record the same way.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pyarrow as pa
+
+from audit.config import AuditConfig
+from audit.normalize import WORD_COLUMNS, with_tokens
+from audit.stages import Stage
+
+_TIMING_PREFIX = "_t_"
+
+
+def stage_classes(config: AuditConfig) -> list[type[Stage]]:
+    """The measurement stages of the job, in the order they run.
+
+    A stage's module is imported only when the stage is on: each worker imports what it runs,
+    and Presidio with spaCy alone takes seconds to import.
+    """
+    from audit.stages.charset import CharsetStage
+    from audit.stages.junk import JunkStage
+    from audit.stages.length import LengthStage
+
+    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage]
+    if config.languages.identify:
+        from audit.stages.language import LanguageStage
+
+        stages.append(LanguageStage)
+    if config.lookup.passages:
+        from audit.stages.passages import PassageIndexStage
+
+        stages.append(PassageIndexStage)
+    if config.dedup.exact:
+        from audit.stages.exact_dup import ExactDupStage
+
+        stages.append(ExactDupStage)
+    if config.dedup.near:
+        from audit.stages.near_dup import NearDupStage
+
+        stages.append(NearDupStage)
+    if config.eval_sets:
+        from audit.stages.contamination import ContaminationStage
+
+        stages.append(ContaminationStage)
+    if config.pii.enabled:
+        from audit.stages.pii import PiiStage
+
+        stages.append(PiiStage)
+    if config.stats.tokenizer:
+        from audit.stages.tokens import TokenStage
+
+        stages.append(TokenStage)
+    return stages
+
+
+class Tagger:
+    """Every stage applied to a block of records (one per Ray worker process, or a plain object)."""
+
+    def __init__(self, config: AuditConfig, shared: dict[str, Any] | None = None,
+                 stages: list[Stage] | None = None) -> None:
+        """`stages`: built stages to use instead of the config's (for tests)."""
+        shared = shared or {}
+        if stages is None:
+            stages = [cls(config, **shared.get(cls.name, {})) for cls in stage_classes(config)]
+        self.stages = stages
+        # Stages that read words share one tokenisation of the block (audit.normalize.block_tokens).
+        self.words = any("words" in s.reads for s in self.stages)
+        self._culprit = ""  # the step in progress, named when a record cannot be measured
+
+    def __call__(self, block: pa.Table) -> pa.Table:
+        """The block measured, without its text. A stage that fails on the block is retried a
+        record at a time, so one record it cannot measure is named and quarantined (its text
+        dropped, `error` saying which stage failed and how) instead of failing the job."""
+        try:
+            return self._measure(block)
+        except Exception:  # noqa: BLE001 - any stage failure: find the record(s) behind it
+            if block.num_rows <= 1:
+                raise
+        parts = []
+        for i in range(block.num_rows):
+            row = block.slice(i, 1)
+            try:
+                parts.append(self._measure(row))
+            except Exception as e:  # noqa: BLE001 - named in the record's error, never lost
+                failed = row.set_column(row.schema.get_field_index("text"), "text", pa.nulls(1, pa.string()))
+                failed = failed.set_column(failed.schema.get_field_index("error"), "error",
+                                           pa.array([f"could not be measured: {self._culprit}: "
+                                                     f"{type(e).__name__}: {e}"[:500]], pa.string()))
+                parts.append(self._measure(failed))
+        return pa.concat_tables(parts, promote_options="permissive")
+
+    def _measure(self, block: pa.Table) -> pa.Table:
+        self._culprit = "tokenising"
+        if self.words:
+            t0 = time.perf_counter()
+            block = _with_time(with_tokens(block), "words", t0)
+        for stage in self.stages:
+            self._culprit = f"stage {stage.name}"
+            t0 = time.perf_counter()
+            block = _with_time(stage(block), stage.name, t0)
+        return block.drop_columns(["text"] + [c for c in WORD_COLUMNS if c in block.column_names])
+
+
+def _with_time(block: pa.Table, name: str, t0: float) -> pa.Table:
+    """Each row's share of the seconds since t0: the driver sums them into seconds per stage."""
+    share = (time.perf_counter() - t0) / max(block.num_rows, 1)
+    return block.append_column(f"{_TIMING_PREFIX}{name}", pa.array([share] * block.num_rows, pa.float32()))
