@@ -60,7 +60,7 @@ def _cmd_demo(a: argparse.Namespace) -> int:
 
 def _cmd_run(a: argparse.Namespace) -> int:
     from audit.config import load_config
-    from audit.pipeline import CanaryTripped, run_audit
+    from audit.job.plan import CanaryTripped, run_audit
 
     cfg = load_config(a.config)
     try:

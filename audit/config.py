@@ -181,10 +181,6 @@ class DedupConfig(Section):
     min_shared_bands: int = Field(default=2, gt=0)
     # Seed of the MinHash permutations: band keys compare only between runs with the same seed.
     seed: int = 1
-    # Band keys are grouped on Ray Data (shuffled across the cluster) when a run has at least
-    # this many records; below it the in-process grouping is faster than a shuffle's start-up
-    # (the result is the same).
-    ray_min_records: int = Field(default=1_000_000, ge=0)
 
     @model_validator(mode="after")
     def _bands_divide_perms(self) -> "DedupConfig":

@@ -10,7 +10,7 @@ import pyarrow.dataset as pads
 from audit.config import load_config
 from audit.decide import reason_kind
 from audit.demo_corpus import build_demo_corpus
-from audit.pipeline import run_audit
+from audit.job.plan import run_audit
 
 
 def run_demo(out: Path, docs: int = 2000, seed: int = 0) -> int:

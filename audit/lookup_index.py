@@ -219,8 +219,8 @@ def _dataset_rows(folder: Path) -> int:
     return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(folder.glob("*.parquet")))
 
 
-def _batches(folder: Path, columns: list[str]) -> Iterator[pa.Table]:
-    data = pads.dataset(folder, format="parquet")
+def _batches(folder: Path | list[Path], columns: list[str]) -> Iterator[pa.Table]:
+    data = pads.dataset(folder if isinstance(folder, Path) else [str(f) for f in folder], format="parquet")
     have = [c for c in columns if c in data.schema.names]
     for batch in data.to_batches(columns=have, batch_size=_READ_BATCH):
         if batch.num_rows:
@@ -280,10 +280,10 @@ def _passage_rows(table: pa.Table, shards: pa.Array) -> pa.Table:
                      "pos": pa.array(pos[keep.to_numpy(zero_copy_only=False)], pa.uint64())}, schema=KEY_SCHEMA)
 
 
-def build_lookup_indexes(run_dir: Path, passages: Path | None = None) -> Path | None:
+def build_lookup_indexes(run_dir: Path, passages: Path | list[Path] | None = None) -> Path | None:
     """Build `run_dir/index/` from `run_dir/lineage/` and the passage fingerprints.
 
-    `passages` is a Parquet dataset folder of either (hash uint64, shard, record[, doc_id]) rows or
+    `passages` is a Parquet dataset folder (or a list of Parquet files) of either (hash uint64, shard, record[, doc_id]) rows or
     (shard, record, passage_hashes list<uint64>) rows (the pipeline's staging data will do);
     default `run_dir/passages/`, which is removed once indexed (index/passages/ holds it sorted).
     Returns the index folder, or None when the run has no lineage. The folder is built aside and
@@ -294,7 +294,10 @@ def build_lookup_indexes(run_dir: Path, passages: Path | None = None) -> Path | 
     if not lineage.is_dir():
         return None
     default_passages = passages is None
-    passages = Path(passages) if passages is not None else run_dir / "passages"
+    if passages is None:
+        passages = run_dir / "passages"
+    passage_files = sorted(Path(passages).glob("*.parquet")) if isinstance(passages, (str, Path)) \
+        else [Path(p) for p in passages]
     work = run_dir / f".index-{uuid.uuid4().hex[:10]}"
     work.mkdir()
     try:
@@ -313,11 +316,11 @@ def build_lookup_indexes(run_dir: Path, passages: Path | None = None) -> Path | 
                     sorter.add(_key_rows(t.column(k), pos))
         counts = {RECORDS: record_sorter.finish()}
         counts.update({k: s.finish() for k, s in key_sorters.items()})
-        if passages.is_dir() and any(passages.glob("*.parquet")):
-            p_rows = _dataset_rows(passages)
+        if passage_files:
+            p_rows = sum(pq.ParquetFile(f).metadata.num_rows for f in passage_files)
             p_sorter = _BucketSorter(work / PASSAGES, KEY_SCHEMA, "key", _top_bits(_hash_bucket_bits(p_rows)),
                                      _KEY_GROUP_ROWS)
-            for t in _batches(passages, ["hash", "passage_hashes", "shard", "record"]):
+            for t in _batches(passage_files, ["hash", "passage_hashes", "shard", "record"]):
                 p_sorter.add(_passage_rows(t, shards))
             counts[PASSAGES] = p_sorter.finish()
         write_json_atomic(work / "meta.json", {
@@ -334,7 +337,7 @@ def build_lookup_indexes(run_dir: Path, passages: Path | None = None) -> Path | 
         shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if default_passages and passages.is_dir():
+    if default_passages and isinstance(passages, Path) and passages.is_dir():
         shutil.rmtree(passages, ignore_errors=True)
     return run_dir / INDEX_DIR
 

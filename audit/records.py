@@ -43,9 +43,11 @@ CONTAMINATION_SCHEMA = pa.schema(WHERE_COLUMNS + [
     ("spans", pa.list_(pa.list_(pa.int64()))), ("method", pa.string())])
 PII_SCHEMA = pa.schema(WHERE_COLUMNS + [
     ("entity_type", pa.string()), ("start", pa.int64()), ("end", pa.int64()), ("score", pa.float32())])
-# duplicates/: one row per duplicate record.
+# duplicates/: one row per duplicate record (sorted by shard in each file: the decide pass reads
+# only its shard's row groups).
 DUPLICATES_SCHEMA = pa.schema([("doc_id", pa.string()), ("source_id", pa.string()), ("kind", pa.string()),
-                               ("cluster_id", pa.string()), ("kept_doc_id", pa.string()), ("similarity", pa.float64())])
+                               ("cluster_id", pa.string()), ("kept_doc_id", pa.string()), ("similarity", pa.float64()),
+                               ("shard", pa.string()), ("record", pa.int64())])
 
 
 def make_doc_id(shard: str, record: int) -> str:

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from audit.config import AuditConfig
 from audit.decide import reason_kind
+from audit.lengths import LengthStats, length_report
 
 _EXAMPLES = 5  # example doc_ids kept per reason
 
@@ -24,7 +25,12 @@ def _source_name(value: str | None) -> str:
 
 
 class SummaryBuilder:
-    """Accumulates the figures of summary.json over decided batches."""
+    """Accumulates the figures of summary.json over decided batches.
+
+    Every accumulator is a count, a Counter, a bounded list or a mergeable sketch: the decide
+    tasks on the workers each fill one, `to_dict` ships it to the driver in a few KB, and the
+    driver `merge`s them; nothing grows with the number of documents.
+    """
 
     def __init__(self, config: AuditConfig) -> None:
         self.config = config
@@ -37,15 +43,14 @@ class SummaryBuilder:
         self.languages_by_source: dict[str, Counter[str]] = defaultdict(Counter)
         # Lengths are grouped by the records' source when input.source_field names one, else by shard.
         self.by_source = bool(config.input.source_field)
-        self.examples: dict[str, list[str]] = defaultdict(list)
+        # per reason kind: the earliest records in input order, as (shard_index, record, doc_id)
+        self.examples: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
         self.unreadable: list[dict] = []
         self.contamination: dict[str, dict[str, Any]] = defaultdict(lambda: {"records": 0, "items": set()})
         self.pii_types: Counter[str] = Counter()
         self.pii_records = 0
-        self._chars: list[np.ndarray] = []
-        self._words: list[np.ndarray] = []
-        self._tokens: list[np.ndarray] = []
-        self._shards: list[np.ndarray] = []
+        self.lengths = LengthStats(config.stats.context_lengths)
+        self.lengths_by_group: dict[str, LengthStats] = {}
 
     def add_unreadable(self, entry: dict) -> None:
         """One unreadable record or file, as named in unreadable.jsonl."""
@@ -59,14 +64,16 @@ class SummaryBuilder:
         self.quarantined += q
         self.kept += n - q
         self.bytes += int(pc.sum(table.column("bytes")).as_py() or 0)
-        for doc_id, reasons in zip(table.column("doc_id").to_pylist(), table.column("reasons").to_pylist()):
+        shard_index = table.column("shard_index").to_pylist() if "shard_index" in table.column_names else [0] * n
+        for doc_id, reasons, si, rec in zip(table.column("doc_id").to_pylist(), table.column("reasons").to_pylist(),
+                                            shard_index, table.column("record").to_pylist()):
             for r in reasons:
                 self.reasons[r] += 1
             for kind in dict.fromkeys(reason_kind(r) for r in reasons):
                 self.kinds[kind] += 1
                 ex = self.examples[kind]
                 if len(ex) < _EXAMPLES:
-                    ex.append(doc_id)
+                    ex.append((si or 0, rec or 0, doc_id))
         readable = table.filter(pc.is_null(table.column("error")))
         groups = [_source_name(x) for x in readable.column("source").to_pylist()] if self.by_source \
             else readable.column("shard").to_pylist()
@@ -78,12 +85,21 @@ class SummaryBuilder:
                     self.languages_by_shard[shard][lang] += 1
                     if self.by_source:
                         self.languages_by_source[group][lang] += 1
-        self._chars.append(readable.column("chars").to_numpy(zero_copy_only=False).astype(np.int64))
-        if "length_words" in readable.column_names:
-            self._words.append(readable.column("length_words").to_numpy(zero_copy_only=False).astype(np.int64))
+        cols = {"chars": _lengths(readable, "chars")}
+        cols["words"] = _lengths(readable, "length_words") if "length_words" in readable.column_names \
+            else np.zeros(readable.num_rows)
         if "length_tokens" in readable.column_names:
-            self._tokens.append(readable.column("length_tokens").to_numpy(zero_copy_only=False).astype(np.int64))
-        self._shards.append(np.asarray(groups, dtype=object))
+            cols["tokens"] = _lengths(readable, "length_tokens")
+        self.lengths.add(cols)
+        if readable.num_rows:
+            names, inv = np.unique(np.asarray(["" if g is None else str(g) for g in groups], dtype=str),
+                                   return_inverse=True)
+            for i, name in enumerate(names.tolist()):
+                rows = inv == i
+                g = self.lengths_by_group.get(name)
+                if g is None:
+                    g = self.lengths_by_group[name] = LengthStats(self.config.stats.context_lengths)
+                g.add({k: v[rows] for k, v in cols.items()})
         if "contamination" in table.column_names:
             for matches in table.column("contamination").to_pylist():
                 seen = set()
@@ -100,20 +116,59 @@ class SummaryBuilder:
                     for f in findings:
                         self.pii_types[f["entity_type"]] += 1
 
-    def finish(self, *, seconds: float, scan_seconds: float, ray_start_seconds: float, stages: dict[str, float],
-               shards: int, duplicates: pa.Table, started: datetime, version: str) -> dict[str, Any]:
-        """The summary.json object."""
-        from audit.drift import compare_mix, compare_shards
-        from audit.lengths import length_summary
+    def to_dict(self) -> dict[str, Any]:
+        """The partial as JSON-able data (what a decide task returns to the driver)."""
+        return {
+            "documents": self.documents, "kept": self.kept, "quarantined": self.quarantined, "bytes": self.bytes,
+            "reasons": dict(self.reasons), "kinds": dict(self.kinds), "languages": dict(self.languages),
+            "languages_by_shard": {k: dict(v) for k, v in self.languages_by_shard.items()},
+            "languages_by_source": {k: dict(v) for k, v in self.languages_by_source.items()},
+            "examples": {k: [list(e) for e in v] for k, v in self.examples.items()},
+            "unreadable": self.unreadable,
+            "contamination": {k: {"records": v["records"], "items": sorted(v["items"])}
+                              for k, v in self.contamination.items()},
+            "pii_types": dict(self.pii_types), "pii_records": self.pii_records,
+            "lengths": self.lengths.to_dict(),
+            "lengths_by_group": {k: v.to_dict() for k, v in self.lengths_by_group.items()},
+        }
 
-        chars = np.concatenate(self._chars) if self._chars else np.zeros(0, np.int64)
-        words = np.concatenate(self._words) if self._words else np.zeros(0, np.int64)
-        tokens = np.concatenate(self._tokens) if self._tokens else None
-        shard_names = np.concatenate(self._shards) if self._shards else np.zeros(0, object)
+    def merge(self, d: dict[str, Any]) -> None:
+        """Add a partial made by `to_dict` (of a builder with the same config)."""
+        self.documents += d["documents"]
+        self.kept += d["kept"]
+        self.quarantined += d["quarantined"]
+        self.bytes += d["bytes"]
+        self.reasons.update(d["reasons"])
+        self.kinds.update(d["kinds"])
+        self.languages.update(d["languages"])
+        for k, v in d["languages_by_shard"].items():
+            self.languages_by_shard[k].update(v)
+        for k, v in d["languages_by_source"].items():
+            self.languages_by_source[k].update(v)
+        for k, v in d["examples"].items():
+            self.examples[k] = sorted(self.examples[k] + [tuple(e) for e in v])[:_EXAMPLES]  # type: ignore[misc]
+        self.unreadable.extend(d["unreadable"])
+        for k, v in d["contamination"].items():
+            self.contamination[k]["records"] += v["records"]
+            self.contamination[k]["items"].update(v["items"])
+        self.pii_types.update(d["pii_types"])
+        self.pii_records += d["pii_records"]
+        self.lengths.merge(LengthStats.from_dict(d["lengths"]))
+        for k, v in d["lengths_by_group"].items():
+            other = LengthStats.from_dict(v)
+            if k in self.lengths_by_group:
+                self.lengths_by_group[k].merge(other)
+            else:
+                self.lengths_by_group[k] = other
+
+    def finish(self, *, seconds: float, scan_seconds: float, ray_start_seconds: float, stages: dict[str, float],
+               shards: int, duplicates: dict[str, Any], started: datetime, version: str,
+               extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The summary.json object. `duplicates`: {"exact": n, "near": n, "cluster_sizes": {size: clusters}}
+        as the global pass counts them; `extra`: further top-level figures (resume, passes)."""
+        from audit.drift import compare_mix, compare_shards
+
         kinds = self.kinds
-        dup_kinds = Counter(duplicates.column("kind").to_pylist()) if duplicates.num_rows else Counter()
-        cluster_sizes = Counter(Counter(duplicates.column("cluster_id").to_pylist()).values()) \
-            if duplicates.num_rows else Counter()
         expected = self.config.languages.expected
         drift = compare_mix(dict(self.languages), expected, self.config.languages)
         drift["shards"] = compare_shards({s: dict(c) for s, c in self.languages_by_shard.items()},
@@ -122,7 +177,9 @@ class SummaryBuilder:
             drift["sources"] = {src: compare_mix(dict(c), expected, self.config.languages)
                                 for src, c in sorted(self.languages_by_source.items())}
         mb = self.bytes / 1e6
-        return {
+        n_dups = int(duplicates.get("exact", 0)) + int(duplicates.get("near", 0))
+        self.unreadable.sort(key=lambda u: (str(u.get("shard")), u.get("line") or 0, u.get("record") or 0))
+        result = {
             "version": version,
             "started": started.isoformat(),
             "finished": datetime.now(timezone.utc).isoformat(),
@@ -139,15 +196,15 @@ class SummaryBuilder:
             "reasons": dict(self.reasons.most_common()),
             "reason_kinds": dict(kinds.most_common()),
             "languages": dict(self.languages.most_common()),
-            "length": length_summary(chars, words, tokens, sources=shard_names,
-                                     context_lengths=self.config.stats.context_lengths),
+            "length": length_report(self.lengths, self.lengths_by_group),
             "drift": drift,
             "duplicates": {
-                "exact": dup_kinds.get("exact", 0),
-                "near": dup_kinds.get("near", 0),
-                "rate": round(duplicates.num_rows / self.documents, 6) if self.documents else 0.0,
+                "exact": int(duplicates.get("exact", 0)),
+                "near": int(duplicates.get("near", 0)),
+                "rate": round(n_dups / self.documents, 6) if self.documents else 0.0,
                 # cluster size (duplicates + the kept record) -> number of clusters
-                "cluster_sizes": {str(k + 1): v for k, v in sorted(cluster_sizes.items())},
+                "cluster_sizes": {str(k): v for k, v in sorted(
+                    ((int(k), int(v)) for k, v in duplicates.get("cluster_sizes", {}).items()))},
             },
             "contamination": {
                 "eval_sets": {k: {"records": v["records"], "items_matched": len(v["items"])}
@@ -156,5 +213,13 @@ class SummaryBuilder:
             },
             "pii": {"records": self.pii_records, "by_type": dict(self.pii_types.most_common())},
             "stages": {k: round(v, 3) for k, v in sorted(stages.items(), key=lambda kv: -kv[1])},
-            "examples": {k: v for k, v in sorted(self.examples.items())},
+            "examples": {k: [e[2] for e in v] for k, v in sorted(self.examples.items())},
+            "warnings": [],
         }
+        result.update(extra or {})
+        return result
+
+
+def _lengths(table: pa.Table, column: str) -> np.ndarray:
+    """A length column as float (NaN for null)."""
+    return pc.cast(table.column(column), pa.float64()).to_numpy(zero_copy_only=False)

@@ -82,7 +82,8 @@ class MemorySampler(threading.Thread):
 
 def bench(docs: int, shards: int, profile: str) -> dict:
     from audit.config import load_config
-    from audit.pipeline import run_audit, start_ray
+    from audit.job.plan import run_audit
+    from audit.job.ray_session import start_ray
 
     corpus = build_corpus(docs, shards)
     cfg = load_config(write_config(corpus, profile))

@@ -6,7 +6,7 @@ from pathlib import Path
 import pyarrow.dataset as pads
 import pytest
 
-from audit.pipeline import run_audit
+from audit.job.plan import run_audit
 from tests.test_pipeline_e2e import config_for, make_corpus
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]

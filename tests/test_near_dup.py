@@ -6,6 +6,8 @@ import random
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 
 from audit.config import parse_config
@@ -69,7 +71,7 @@ def test_near_copies_cluster_and_the_earliest_is_kept(stage, config):
     texts = [_edit(a, 50, 1), b, a, _doc(3), _edit(a, 30, 2), b.upper()]
     # Row order is not input order: `order` says record 2 (the original of a) came first.
     keys = _keys(stage, texts, order=[5, 1, 0, 3, 4, 2])
-    out = near_duplicate_clusters(keys, config, use_ray=False).sort_by("doc_id").to_pylist()
+    out = near_duplicate_clusters(keys, config).sort_by("doc_id").to_pylist()
     assert [(r["doc_id"], r["kept_doc_id"], r["cluster_id"]) for r in out] == [
         ("d0", "d2", "near-d2"), ("d4", "d2", "near-d2"), ("d5", "d1", "near-d1")]
     assert all(0.5 <= r["similarity"] <= 1.0 for r in out)
@@ -78,14 +80,14 @@ def test_near_copies_cluster_and_the_earliest_is_kept(stage, config):
 
 def test_unrelated_texts_are_not_clustered(stage, config):
     texts = [_doc(100 + i) for i in range(200)]
-    assert near_duplicate_clusters(_keys(stage, texts), config, use_ray=False).num_rows == 0
+    assert near_duplicate_clusters(_keys(stage, texts), config).num_rows == 0
 
 
 def test_recall_at_one_edit_in_25_words(stage, config):
     """Jaccard ~0.67 over 5-word shingles: >= 90% of pairs found (0.97 expected), none wrongly."""
     originals = [_doc(1000 + i, 400) for i in range(100)]
     copies = [_edit(t, 25, i) for i, t in enumerate(originals)]
-    out = near_duplicate_clusters(_keys(stage, originals + copies), config, use_ray=False).to_pylist()
+    out = near_duplicate_clusters(_keys(stage, originals + copies), config).to_pylist()
     pairs = {(r["doc_id"], r["kept_doc_id"]) for r in out}
     assert all(int(d[1:]) - 100 == int(k[1:]) for d, k in pairs)
     assert len(pairs) >= 90
@@ -96,7 +98,7 @@ def test_real_prose_near_duplicates(shared_data, stage, config):
             (shared_data / "prose" / "nltk_abc_news_paragraphs.jsonl").open(encoding="utf-8")]
     rows = [t for t in rows if len(t.split()) >= 60][:300]
     copies = [_edit(t, 50, i) for i, t in enumerate(rows[:100])]  # Jaccard ~0.8
-    out = near_duplicate_clusters(_keys(stage, rows + copies), config, use_ray=False).to_pylist()
+    out = near_duplicate_clusters(_keys(stage, rows + copies), config).to_pylist()
     found = {(r["doc_id"], r["kept_doc_id"]) for r in out}
     assert len({(f"d{300 + i}", f"d{i}") for i in range(100)} & found) >= 97
     assert len(found - {(f"d{300 + i}", f"d{i}") for i in range(100)}) <= 3  # clean prose stays clean
@@ -106,7 +108,7 @@ def test_a_chain_does_not_reach_records_unlike_the_kept_one(stage, config):
     words = _doc(7, 600).split(" ")
     # Overlapping windows: neighbours share 2/3 of their words, the ends share none.
     texts = [" ".join(words[0:300]), " ".join(words[100:400]), " ".join(words[200:500]), " ".join(words[300:600])]
-    out = near_duplicate_clusters(_keys(stage, texts), config, use_ray=False).to_pylist()
+    out = near_duplicate_clusters(_keys(stage, texts), config).to_pylist()
     pairs = {(r["doc_id"], r["kept_doc_id"]) for r in out}
     assert ("d3", "d0") not in pairs and ("d2", "d0") not in pairs  # the far ends are not duplicates
     assert ("d1", "d0") in pairs
@@ -124,7 +126,7 @@ def test_records_chained_only_through_the_kept_one_still_meet(config):
     x = a[:2] + [200 + j for j in range(2, 16)]  # shares 2 bands with A
     b = [900, 901] + x[2:4] + [300 + j for j in range(4, 16)]  # shares 2 with X, none with A
     c = b[:15] + [999]  # shares 15 of 16 with B
-    out = near_duplicate_clusters(_band_table([a, x, b, c]), config, use_ray=False).to_pylist()
+    out = near_duplicate_clusters(_band_table([a, x, b, c]), config).to_pylist()
     assert {(r["doc_id"], r["kept_doc_id"]) for r in out} == {("d1", "d0"), ("d3", "d2")}
     assert {r["doc_id"]: r["cluster_id"] for r in out}["d3"] == "near-d2"
 
@@ -157,21 +159,44 @@ def test_short_texts_still_get_a_shingle(stage):
 
 
 @pytest.mark.ray
-def test_ray_agrees_with_in_process(stage, config):
-    import ray
+def test_the_jobs_distributed_pass_agrees_with_the_one_process_rule(stage, config, tmp_path, ray_session):
+    """audit.job.global_dedup (band keys hash-partitioned on Ray Data, clusters resolved in a task)
+    finds exactly what near_duplicate_clusters finds in one process, across shard parts, exact
+    duplicates stepping aside as the one-process rule has them removed first."""
+    from audit.io.storage import location
+    from audit.job.global_dedup import global_duplicates
+    from audit.stages.exact_dup import ExactDupStage, exact_duplicates, global_order
+    from audit.normalize import with_tokens
 
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=1, object_store_memory=200 * 2**20, include_dashboard=False)
-        ray.data.DataContext.get_current().enable_progress_bars = False
-    try:
-        originals = [_doc(2000 + i, 200) for i in range(40)]
-        texts = originals + [_edit(t, 25, i) for i, t in enumerate(originals[:20])] + [originals[3]] * 3
-        keys = _keys(stage, texts, order=list(range(len(texts)))[::-1])
-        local = near_duplicate_clusters(keys, config, use_ray=False).sort_by("doc_id")
-        on_ray = near_duplicate_clusters(keys, config, use_ray=True).sort_by("doc_id")
-        assert local.num_rows >= 20
-        assert on_ray.equals(local)
-    finally:
-        if started:
-            ray.shutdown()
+    originals = [_doc(2000 + i, 200) for i in range(40)]
+    texts = originals + [_edit(t, 25, i) for i, t in enumerate(originals[:20])] + [originals[3]] * 3
+    random.Random(5).shuffle(texts)
+    table = pa.table({"text": pa.array(texts, pa.string())})
+    table = ExactDupStage(config)(with_tokens(table))
+    bands = stage(table).column("minhash_bands")
+    n = len(texts)
+    shard_index = np.arange(n) % 3
+    record = np.arange(n) // 3
+    measured = pa.table({"doc_id": [f"d{i}" for i in range(n)], "source_id": pa.nulls(n, pa.string()),
+                         "shard": [f"s{k}.jsonl" for k in shard_index], "shard_index": pa.array(shard_index, pa.int32()),
+                         "record": pa.array(record, pa.int64()), "exact_key": table.column("exact_key"),
+                         "minhash_bands": bands})
+    parts = []
+    for k in range(3):  # one measurement part per shard, as the scan pass writes them
+        path = tmp_path / f"part-{k}.parquet"
+        pq.write_table(measured.filter(pa.array(shard_index == k)), path)
+        parts.append(location(path))
+    out = location(tmp_path / "duplicates")
+    stats = global_duplicates(config, parts, n, out, slots=2)
+    got = pq.read_table(tmp_path / "duplicates")
+
+    exact = exact_duplicates(measured.select(["doc_id", "shard_index", "record", "exact_key"]))
+    rest = measured.filter(pc.invert(pc.is_in(measured.column("doc_id"), value_set=exact.column("doc_id"))))
+    local = near_duplicate_clusters(pa.table({"doc_id": rest.column("doc_id"), "order": pa.array(global_order(rest)),
+                                              "minhash_bands": rest.column("minhash_bands")}), config)
+    assert local.num_rows >= 15 and exact.num_rows == 3
+    near = got.filter(pc.equal(got.column("kind"), "near")).select(local.column_names).sort_by("doc_id")
+    assert near.equals(local.sort_by("doc_id"))
+    ex = got.filter(pc.equal(got.column("kind"), "exact")).select(["doc_id", "kept_doc_id"]).sort_by("doc_id")
+    assert ex.equals(exact.select(["doc_id", "kept_doc_id"]).sort_by("doc_id"))
+    assert stats["exact"] == 3 and stats["near"] == local.num_rows

@@ -12,7 +12,7 @@ import pytest
 import zstandard
 
 from audit.config import parse_config
-from audit.pipeline import run_audit
+from audit.job.plan import run_audit
 from audit.records import LINEAGE_COLUMNS
 
 pytestmark = pytest.mark.ray

@@ -476,6 +476,9 @@ def test_report_of_a_summary_builder_summary(tmp_path):
     builder.add(decided)
     builder.add_unreadable({"shard": EVIL_SHARD, "line": 3, "byte_offset": 10, "error": EVIL_ERROR})
     dups = pq.read_table(run / "duplicates")
+    sizes = Counter(Counter(dups.column("cluster_id").to_pylist()).values())
+    dups = {"exact": dups.column("kind").to_pylist().count("exact"), "near": dups.column("kind").to_pylist().count("near"),
+            "cluster_sizes": {k + 1: v for k, v in sizes.items()}}
     summary = builder.finish(seconds=2.0, scan_seconds=1.5, ray_start_seconds=0.5, stages={"length": 0.2, "pii": 1.1},
                              shards=len(SHARDS), duplicates=dups, started=datetime.now(timezone.utc), version="test")
     page = render_report(run, json.loads(json.dumps(summary)))

@@ -8,7 +8,7 @@ import pyarrow.dataset as pads
 import pytest
 
 from audit.config import parse_config
-from audit.pipeline import run_audit
+from audit.job.plan import run_audit
 from audit.records import text_sha256
 from audit.takedown.actions import run_takedown
 from audit.takedown.ledger import verify_ledger

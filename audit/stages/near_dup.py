@@ -165,7 +165,7 @@ def bucket_edges(keys: np.ndarray, rows: np.ndarray, order: np.ndarray) -> tuple
     return np.concatenate(a_parts), np.concatenate(b_parts)
 
 
-def _exploded(bands: np.ndarray, band: int) -> np.ndarray:
+def exploded_band_keys(bands: np.ndarray, band: int) -> np.ndarray:
     """Band keys of one band made unique across bands: band index in the high 32 bits."""
     return (np.uint64(band) << np.uint64(32)) | bands[:, band].astype(np.uint64)
 
@@ -174,45 +174,10 @@ def _edges_local(bands: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.n
     rows = np.arange(len(bands), dtype=np.int64)
     a_parts, b_parts = [], []
     for j in range(bands.shape[1]):  # one band at a time: memory stays ~16 bytes a record
-        a, b = bucket_edges(_exploded(bands, j), rows, order)
+        a, b = bucket_edges(exploded_band_keys(bands, j), rows, order)
         a_parts.append(a)
         b_parts.append(b)
     return np.concatenate(a_parts), np.concatenate(b_parts)
-
-
-def _edges_ray_udf(table: pa.Table) -> pa.Table:
-    """Ray Data map_groups UDF: one partition of band keys in, candidate edges out."""
-    keys = table.column("key").to_numpy()
-    rows = table.column("row").to_numpy()
-    order = table.column("order").to_numpy()
-    a, b = bucket_edges(keys, rows, order)
-    return pa.table({"a": a, "b": b})
-
-
-def _explode_ray_udf(table: pa.Table, bands: int, partitions: int) -> pa.Table:
-    """Ray Data map_batches UDF: a record's band keys as one row per band, with its partition."""
-    mat = bands_of(table.column("minhash_bands"), bands)
-    rows = table.column("row").to_numpy()
-    order = table.column("order").to_numpy()
-    keys = np.concatenate([_exploded(mat, j) for j in range(bands)])
-    part = (mix64(keys) % np.uint64(partitions)).astype(np.int64)
-    return pa.table({"part": part, "key": keys, "row": np.tile(rows, bands), "order": np.tile(order, bands)})
-
-
-def _edges_ray(table: pa.Table, bands: int) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate edges on Ray Data: band keys hash-partitioned, buckets found per partition."""
-    import ray
-
-    partitions = max(4, table.num_rows * bands // 2_000_000)
-    ds = ray.data.from_arrow(table)
-    ds = ds.map_batches(_explode_ray_udf, batch_format="pyarrow",
-                        fn_kwargs={"bands": bands, "partitions": partitions})
-    ds = ds.groupby("part").map_groups(_edges_ray_udf, batch_format="pyarrow")
-    parts = [t for t in (ray.get(ref) for ref in ds.to_arrow_refs()) if t.num_rows]
-    if not parts:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    edges = pa.concat_tables(parts)
-    return edges.column("a").to_numpy(), edges.column("b").to_numpy()
 
 
 def connected_components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
@@ -274,18 +239,37 @@ def _result(doc_ids: list, cluster: list, kept: list, similarity: list) -> pa.Ta
                      "similarity": pa.array(similarity, pa.float64())})
 
 
-def near_duplicate_clusters(keys: pa.Table, config: "AuditConfig", use_ray: bool = True) -> pa.Table:
-    """Near-duplicate clusters across the run; one row per record reported as a near duplicate.
+def confirmed_clusters(lo: np.ndarray, hi: np.ndarray, mat: np.ndarray, order: np.ndarray,
+                       config: "DedupConfig") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From candidate pairs (row lo, row hi) to reported duplicates: (duplicate rows, their kept
+    rows, estimated Jaccard). A pair is confirmed when the two rows' band keys (`mat`) agree in at
+    least `min_shared_bands` bands; clusters are then resolved in rounds (`_resolve_rounds`)."""
+    empty = np.zeros(0, np.int64)
+    if len(lo) == 0:
+        return empty, empty, np.zeros(0)
+    a, b = np.minimum(lo, hi), np.maximum(lo, hi)
+    pairs = np.unique(np.stack([a, b], axis=1), axis=0)  # no packed key: no overflow at any row count
+    a, b = pairs[:, 0], pairs[:, 1]
+    keep = (a != b) & ((mat[a] == mat[b]).sum(axis=1) >= config.min_shared_bands)
+    a, b = a[keep], b[keep]
+    if len(a) == 0:
+        return empty, empty, np.zeros(0)
+    dup_rows, kept_rows, same = _resolve_rounds(a, b, mat, order, config.min_shared_bands)
+    return dup_rows, kept_rows, (same / config.bands) ** (1.0 / config.rows)
+
+
+def near_duplicate_clusters(keys: pa.Table, config: "AuditConfig") -> pa.Table:
+    """Near-duplicate clusters of a table of records, in one process (the job runs the same rule
+    distributed: audit.job.global_dedup); one row per record reported as a near duplicate.
 
     `keys`: doc_id, order (int64, smaller = earlier in the input) and minhash_bands of every
     record (null bands are skipped). Records sharing a band key are candidates; a candidate
     pair sharing at least `dedup.min_shared_bands` keys is confirmed; union-find over confirmed
     pairs gives clusters, and each cluster keeps its earliest record. A member is reported when
     it is confirmed against that kept record itself; members linked only through a chain of
-    others are resolved again, in rounds, over the confirmed pairs between them. Returns doc_id, cluster_id ("near-" + kept doc_id), kept_doc_id and
-    similarity: the Jaccard estimated from the shared band keys, (shared / bands) ^ (1 / rows).
-    With `use_ray` the bucketing runs on Ray Data (band keys hash-partitioned, groupby
-    partition); without, in-process over one band at a time; the result is the same.
+    others are resolved again, in rounds, over the confirmed pairs between them. Returns doc_id,
+    cluster_id ("near-" + kept doc_id), kept_doc_id and similarity: the Jaccard estimated from
+    the shared band keys, (shared / bands) ^ (1 / rows).
     """
     d = config.dedup
     keys = keys.filter(pc.is_valid(keys.column("minhash_bands")))
@@ -293,27 +277,9 @@ def near_duplicate_clusters(keys: pa.Table, config: "AuditConfig", use_ray: bool
         return _result([], [], [], [])
     mat = bands_of(keys.column("minhash_bands"), d.bands)
     order = keys.column("order").to_numpy(zero_copy_only=False).astype(np.int64)
-    if use_ray:
-        table = pa.table({"row": np.arange(keys.num_rows, dtype=np.int64), "order": order,
-                          "minhash_bands": keys.column("minhash_bands").combine_chunks()})
-        a, b = _edges_ray(table, d.bands)
-    else:
-        a, b = _edges_local(mat, order)
-    if len(a) == 0:
-        return _result([], [], [], [])
-    # Confirm: the pair must share at least min_shared_bands band keys.
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    pair = np.unique(lo * keys.num_rows + hi)
-    lo, hi = pair // keys.num_rows, pair % keys.num_rows
-    shared = (mat[lo] == mat[hi]).sum(axis=1)
-    ok = shared >= d.min_shared_bands
-    lo, hi = lo[ok], hi[ok]
-    if len(lo) == 0:
-        return _result([], [], [], [])
-    dup_rows, kept_rows, same = _resolve_rounds(lo, hi, mat, order, d.min_shared_bands)
-    sim = (same / d.bands) ** (1.0 / d.rows)
+    a, b = _edges_local(mat, order)
+    dup_rows, kept_rows, sim = confirmed_clusters(a, b, mat, order, d)
     ids = keys.column("doc_id").combine_chunks()
-    dup_ids = ids.take(pa.array(dup_rows)).to_pylist()
-    kept_ids = ids.take(pa.array(kept_rows)).to_pylist()
-    return _result(dup_ids, [f"near-{k}" for k in kept_ids], kept_ids,
-                   [round(float(x), 4) for x in sim])
+    dup_ids = ids.take(pa.array(dup_rows, pa.int64())).to_pylist()
+    kept_ids = ids.take(pa.array(kept_rows, pa.int64())).to_pylist()
+    return _result(dup_ids, [f"near-{k}" for k in kept_ids], kept_ids, [round(float(x), 4) for x in sim])

@@ -1,0 +1,164 @@
+"""Pass 3, decide: one Ray Data task per measurement part joins the part with its shard's
+duplicate decisions and the blocklist, judges every record (audit.decide.Decider) and writes the
+shard's parts of lineage/, quarantine/, contamination/ and pii/. It returns the shard's summary
+partial (counts and sketches, a few KB), which the driver merges.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pads
+import pyarrow.parquet as pq
+
+from audit.blocklist import Blocklist
+from audit.config import AuditConfig
+from audit.decide import Decider
+from audit.io.storage import Location, write_parquet
+from audit.job.parts import PartWriter
+from audit.records import (CONTAMINATION_SCHEMA, INTERNAL_COLUMNS, LINEAGE_COLUMNS, PII_SCHEMA, RECORD_SCHEMA,
+                           WHERE_COLUMNS)
+from audit.summary import SummaryBuilder
+from audit.tagger import stage_classes
+
+_BATCH_ROWS = 65_536
+
+
+def explode(table: pa.Table, column: str, schema: pa.Schema) -> pa.Table:
+    """One row per element of a list<struct> column, with the record's location columns."""
+    col = table.column(column).combine_chunks()
+    parents = pc.list_parent_indices(col)
+    items = pc.list_flatten(col)
+    cols = {name: table.column(name).take(parents) for name, _ in WHERE_COLUMNS}
+    names = [x.name for x in items.type]
+    for f in schema:
+        if f.name not in cols:
+            cols[f.name] = items.field(f.name) if f.name in names else pa.nulls(len(items), f.type)
+    return pa.table(cols).cast(schema)
+
+
+def lineage_table(table: pa.Table) -> pa.Table:
+    """Lineage columns of CONTRACT.md first, then every flat measurement column."""
+    n = table.num_rows
+    cols: dict[str, Any] = {}
+    for name in LINEAGE_COLUMNS:
+        if name in table.column_names:
+            cols[name] = table.column(name)
+        elif name == "language":
+            cols[name] = pa.nulls(n, pa.string())
+        elif name == "language_score":
+            cols[name] = pa.nulls(n, pa.float32())
+    skip = set(LINEAGE_COLUMNS) | set(INTERNAL_COLUMNS) | {"details"}
+    for name in table.column_names:
+        t = table.schema.field(name).type
+        # flat measurements only: keys, band keys, fingerprints and findings have their own outputs
+        if name not in skip and not (pa.types.is_list(t) or pa.types.is_struct(t) or pa.types.is_binary(t)
+                                     or pa.types.is_fixed_size_binary(t) or pa.types.is_large_list(t)):
+            cols[name] = table.column(name)
+    return pa.table(cols)
+
+
+def empty_outputs(config: AuditConfig) -> dict[str, pa.Schema]:
+    """The schema each per-record dataset has when no record reached it."""
+    empty = Decider(config, stage_classes(config))(RECORD_SCHEMA.empty_table().drop_columns(["text"]))
+    lineage = lineage_table(empty)
+    quarantine = lineage.select(LINEAGE_COLUMNS).append_column("details", empty.column("details"))
+    return {"lineage": lineage.schema, "quarantine": quarantine.schema,
+            "contamination": CONTAMINATION_SCHEMA, "pii": PII_SCHEMA}
+
+
+def _duplicates_of(duplicates: Location, shard: str) -> dict[str, tuple[str, str]]:
+    """{doc_id: (kind, kept_doc_id)} of one shard (duplicates/ parts are sorted by shard, so the
+    filter reads only the row groups that hold it)."""
+    files = [p.path for p in duplicates.ls() if p.name.endswith(".parquet")]
+    if not files:
+        return {}
+    t = pads.dataset(files, format="parquet", filesystem=duplicates.fs).to_table(
+        columns=["doc_id", "kind", "kept_doc_id"], filter=pc.field("shard") == shard)
+    return {d: (k, kept) for d, k, kept in zip(t.column("doc_id").to_pylist(), t.column("kind").to_pylist(),
+                                               t.column("kept_doc_id").to_pylist())}
+
+
+def decide_part(config: AuditConfig, part: Location, shard: str, index: int, work: Location,
+                blocklist: Blocklist) -> dict[str, Any]:
+    """Judge one shard's measurements and write its output parts; returns its summary partial."""
+    decider = Decider(config, stage_classes(config), _duplicates_of(work.child("duplicates"), shard), blocklist)
+    summary = SummaryBuilder(config)
+    name = f"part-{index:06d}.parquet"
+    writers = {d: PartWriter(work.child(d, name)) for d in ("lineage", "quarantine", "contamination", "pii")}
+    try:
+        with part.fs.open_input_file(part.path) as f:
+            for batch in pq.ParquetFile(f).iter_batches(batch_size=_BATCH_ROWS):
+                _write_decided(decider(pa.Table.from_batches([batch])), writers, summary)
+        for w in writers.values():
+            w.close()
+    except BaseException:
+        for w in writers.values():
+            w.abort()
+        raise
+    return summary.to_dict()
+
+
+def _write_decided(table: pa.Table, writers: dict[str, PartWriter], summary: SummaryBuilder) -> None:
+    """Split a decided batch into the run's datasets and feed the summary."""
+    file_level = pc.is_null(table.column("record"))
+    if pc.any(file_level).as_py():
+        for row in table.filter(file_level).select(["shard", "line", "byte_offset", "error"]).to_pylist():
+            summary.add_unreadable(row)
+        table = table.filter(pc.invert(file_level))
+    if table.num_rows == 0:
+        return
+    for row in table.filter(pc.is_valid(table.column("error"))).select(
+            ["shard", "record", "line", "byte_offset", "doc_id", "error"]).to_pylist():
+        summary.add_unreadable(row)
+    lineage = lineage_table(table)
+    writers["lineage"].write(lineage)
+    quarantined = pc.equal(table.column("verdict"), "quarantined")
+    q = table.filter(quarantined)
+    writers["quarantine"].write(lineage.filter(quarantined).select(LINEAGE_COLUMNS).append_column(
+        "details", q.column("details")))
+    if "contamination" in table.column_names:
+        writers["contamination"].write(explode(table, "contamination", CONTAMINATION_SCHEMA))
+    if "pii" in table.column_names:
+        writers["pii"].write(explode(table, "pii", PII_SCHEMA))
+    summary.add(table)
+
+
+def _decide_udf(items: pa.Table, config: AuditConfig, work: Location, blocklist_ref: list[Any]) -> Iterator[pa.Table]:
+    """Ray Data UDF: measurement parts in, one summary partial per part out (its outputs written)."""
+    import ray
+
+    blocklist = ray.get(blocklist_ref[0])
+    for row in items.to_pylist():
+        partial = decide_part(config, Location(work.fs, row["part"], row["part"]), row["shard"], row["index"],
+                              work, blocklist)
+        yield pa.table({"summary": [json.dumps(partial)]})
+
+
+def decide_all(config: AuditConfig, parts: list[tuple[Location, str, int]], work: Location, blocklist: Blocklist,
+               slots: int) -> Iterator[dict[str, Any]]:
+    """Run the decide pass over (part, shard, shard index) on Ray Data; yields summary partials."""
+    import ray
+
+    if not parts:
+        return
+    items = [{"part": p.path, "shard": shard, "index": index} for p, shard, index in parts]
+    ds = ray.data.from_items(items, override_num_blocks=len(items))
+    ds = ds.map_batches(_decide_udf, batch_size=1, batch_format="pyarrow", num_cpus=config.ray.task_cpus,
+                        concurrency=min(slots, len(items)), max_retries=3,
+                        fn_kwargs={"config": config, "work": work, "blocklist_ref": [ray.put(blocklist)]})
+    for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=1):
+        for s in batch.column("summary").to_pylist():
+            yield json.loads(s)
+
+
+def fill_empty_datasets(config: AuditConfig, work: Location) -> None:
+    """A dataset no record reached still exists, with its columns (one empty file)."""
+    for name, schema in empty_outputs(config).items():
+        folder = work.child(name)
+        folder.mkdir()
+        if not any(p.name.endswith(".parquet") for p in folder.ls()):
+            write_parquet(schema.empty_table(), folder.child("part-empty.parquet"))

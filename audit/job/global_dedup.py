@@ -1,0 +1,224 @@
+"""Pass 2, global: exact and near duplicates across the run, computed on the cluster.
+
+Exact: the records' exact keys are hash-partitioned by Ray Data (groupby on the key's partition);
+each partition finds its duplicates (earliest record kept, as `exact_duplicates` rules) and its
+task writes them as a part of `duplicates/`.
+
+Near: every record's band keys are exploded and hash-partitioned by Ray Data; each partition finds
+the candidate pairs of its band buckets (`bucket_edges`). A record whose exact key already
+appeared earlier in the same bucket is an exact duplicate (its copy shares every band) and takes
+no part, as in the one-process rule. The band keys of the records in candidate pairs are then
+gathered from the measurements, and one task confirms the pairs and resolves the clusters
+(`confirmed_clusters`: same confirmation, same deterministic kept record), writing its part of
+`duplicates/`. The driver receives only counts.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from audit.config import AuditConfig
+from audit.io.storage import Location, write_parquet
+from audit.normalize import mix64
+from audit.records import DUPLICATES_SCHEMA
+from audit.stages.exact_dup import exact_duplicates, global_order
+from audit.stages.near_dup import bands_of, bucket_edges, confirmed_clusters, exploded_band_keys
+
+_ROWS_PER_PARTITION = 2_000_000  # rows a partition task holds at once (keys only: ~50 bytes each)
+_WHERE = ["doc_id", "source_id", "shard", "shard_index", "record"]
+
+
+def _empty_stats() -> dict[str, Any]:
+    return {"exact": 0, "near": 0, "cluster_sizes": {}}
+
+
+def _write(rows: pa.Table, dest: Location) -> None:
+    """A part of duplicates/, sorted by shard so a decide task reads only its shard's row groups."""
+    rows = rows.sort_by([("shard", "ascending"), ("record", "ascending")])
+    write_parquet(rows.select(DUPLICATES_SCHEMA.names).cast(DUPLICATES_SCHEMA), dest)
+
+
+def _sizes(cluster_ids: list[str]) -> dict[int, int]:
+    """Cluster size (duplicates + the kept record) -> number of clusters."""
+    return dict(Counter(n + 1 for n in Counter(cluster_ids).values()))
+
+
+def _key_heads(keys: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """The first 8 bytes of each 16-byte exact key as uint64 (0 for a null key)."""
+    k = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+    valid = pc.is_valid(k).to_numpy(zero_copy_only=False)
+    k = pc.fill_null(k, pa.scalar(bytes(16), k.type))
+    raw = np.frombuffer(k.buffers()[1], dtype=np.uint8)[k.offset * 16:(k.offset + len(k)) * 16]
+    head = raw.reshape(-1, 16)[:, :8].copy().view("<u8").ravel()
+    return np.where(valid, head, np.uint64(0))
+
+
+def _exact_partition_udf(batch: pa.Table, partitions: int) -> pa.Table:
+    batch = batch.filter(pc.and_(pc.is_valid(batch.column("record")), pc.is_valid(batch.column("exact_key"))))
+    part = (mix64(_key_heads(batch.column("exact_key"))) % np.uint64(partitions)).astype(np.int64)
+    return batch.append_column("part", pa.array(part))
+
+
+def _exact_group_udf(group: pa.Table, out: Location) -> pa.Table:
+    """One partition of exact keys: its duplicates written as a part of duplicates/; counts returned."""
+    part = int(group.column("part")[0].as_py())
+    found = exact_duplicates(group.select(["doc_id", "shard_index", "record", "exact_key"]))
+    if found.num_rows:
+        where = group.select(_WHERE)
+        rows = found.join(where, "doc_id").append_column(
+            "similarity", pa.array([1.0] * found.num_rows, pa.float64()))
+        _write(rows, out.child(f"exact-{part:05d}.parquet"))
+    return pa.table({"exact": [found.num_rows],
+                     "sizes": [json.dumps(_sizes(found.column("cluster_id").to_pylist()))]})
+
+
+def _explode_udf(batch: pa.Table, bands: int, partitions: int) -> pa.Table:
+    """A record's band keys as one row per band, with the key's partition (and the record's exact
+    key, so an exact duplicate can step aside in its buckets)."""
+    batch = batch.filter(pc.and_(pc.is_valid(batch.column("record")), pc.is_valid(batch.column("minhash_bands"))))
+    mat = bands_of(batch.column("minhash_bands"), bands)
+    order = global_order(batch)
+    keys = np.concatenate([exploded_band_keys(mat, j) for j in range(bands)]) if len(order) else np.zeros(0, np.uint64)
+    cols: dict[str, Any] = {"part": (mix64(keys) % np.uint64(partitions)).astype(np.int64), "key": keys,
+                            "order": np.tile(order, bands)}
+    if "exact_key" in batch.column_names:
+        # |1 keeps a real key from reading as 0, which marks "no exact key" (never steps aside)
+        head = _key_heads(batch.column("exact_key"))
+        cols["exact"] = np.tile(np.where(head != 0, head | np.uint64(1), np.uint64(0)), bands)
+    return pa.table(cols)
+
+
+def _band_group_udf(group: pa.Table) -> pa.Table:
+    """One partition of band keys: candidate pairs (as global orders) of its buckets."""
+    keys = group.column("key").to_numpy()
+    order = group.column("order").to_numpy()
+    if "exact" in group.column_names:
+        # within a bucket, a later record with an earlier member's exact key is an exact duplicate
+        exact = group.column("exact").to_numpy()
+        idx = np.lexsort((order, exact, keys))
+        k, e = keys[idx], exact[idx]
+        clone = np.zeros(len(idx), dtype=bool)
+        clone[1:] = (k[1:] == k[:-1]) & (e[1:] == e[:-1]) & (e[1:] != 0)
+        keep = np.sort(idx[~clone])
+        keys, order = keys[keep], order[keep]
+    a, b = bucket_edges(keys, order, order)
+    return pa.table({"a": pa.array(a, pa.int64()), "b": pa.array(b, pa.int64())})
+
+
+def _nodes_of(*edge_tables: pa.Table) -> np.ndarray:
+    """The sorted distinct records (global orders) of candidate pairs."""
+    parts = [np.concatenate([t.column("a").to_numpy(), t.column("b").to_numpy()]) for t in edge_tables if t.num_rows]
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+
+
+def _node_rows_udf(batch: pa.Table, nodes_ref: list[Any]) -> pa.Table:
+    """The measurements (where + band keys) of the records that are in candidate pairs."""
+    import ray
+
+    nodes = ray.get(nodes_ref[0])
+    batch = batch.filter(pc.and_(pc.is_valid(batch.column("record")), pc.is_valid(batch.column("minhash_bands"))))
+    order = global_order(batch)
+    hit = np.isin(order, nodes)
+    batch = batch.filter(pa.array(hit))
+    return batch.select(_WHERE + ["minhash_bands"]).append_column("order", pa.array(order[hit], pa.int64()))
+
+
+def _resolve_near(config: AuditConfig, out: Location, edges: list[pa.Table], nodes: list[pa.Table]) -> dict[str, Any]:
+    """Confirm the candidate pairs and resolve the clusters; writes near-00000.parquet; returns counts."""
+    edges = [e for e in edges if e.num_rows]
+    nodes = [n for n in nodes if n.num_rows]
+    if not edges or not nodes:
+        return {"near": 0, "sizes": {}}
+    info = pa.concat_tables(nodes).sort_by("order")
+    order = info.column("order").to_numpy()
+    e = pa.concat_tables(edges)
+    lo = np.searchsorted(order, e.column("a").to_numpy())
+    hi = np.searchsorted(order, e.column("b").to_numpy())
+    mat = bands_of(info.column("minhash_bands"), config.dedup.bands)
+    dup_rows, kept_rows, sim = confirmed_clusters(lo, hi, mat, order, config.dedup)
+    if len(dup_rows) == 0:
+        return {"near": 0, "sizes": {}}
+    ids = info.column("doc_id").combine_chunks()
+    kept = ids.take(pa.array(kept_rows, pa.int64()))
+    rows = info.select(_WHERE).take(pa.array(dup_rows, pa.int64()))
+    rows = rows.append_column("kind", pa.array(["near"] * len(dup_rows), pa.string())) \
+        .append_column("cluster_id", pc.binary_join_element_wise("near-", kept, "")) \
+        .append_column("kept_doc_id", kept) \
+        .append_column("similarity", pa.array(np.round(sim.astype(np.float64), 4), pa.float64()))
+    _write(rows, out.child("near-00000.parquet"))
+    return {"near": len(dup_rows), "sizes": _sizes(rows.column("cluster_id").to_pylist())}
+
+
+def _read_udf(items: pa.Table, fs: Any, columns: list[str]) -> Iterator[pa.Table]:
+    """Ray Data UDF: measurement part paths in, their key columns out (a block per row group)."""
+    for path in items.column("path").to_pylist():
+        with fs.open_input_file(path) as f:
+            pf = pq.ParquetFile(f)
+            for g in range(pf.num_row_groups):
+                yield pf.read_row_group(g, columns=columns)
+
+
+def _read_parts(paths: list[str], fs: Any, columns: list[str]) -> Any:
+    """The measurement parts' `columns` as a Ray dataset, a read task per part.
+
+    Read by our own UDF rather than ray.data.read_parquet, whose path resolution breaks when an
+    fsspec without its HTTP extra is installed (and the parts are listed already)."""
+    import ray
+
+    return ray.data.from_items([{"path": p} for p in paths], override_num_blocks=len(paths)).map_batches(
+        _read_udf, batch_size=1, batch_format="pyarrow", fn_kwargs={"fs": fs, "columns": columns})
+
+
+def global_duplicates(config: AuditConfig, parts: list[Location], records: int, out: Location,
+                      slots: int) -> dict[str, Any]:
+    """Write `out` (the run's duplicates/ dataset) from the measurement parts; returns
+    {"exact": n, "near": n, "cluster_sizes": {size: clusters}}."""
+    import ray
+
+    out.mkdir()
+    stats = _empty_stats()
+    if not parts or not (config.dedup.exact or config.dedup.near):
+        write_parquet(DUPLICATES_SCHEMA.empty_table(), out.child("empty.parquet"))
+        return stats
+    fs = parts[0].fs
+    paths = [p.path for p in parts]
+    partitions = max(slots, -(-records // _ROWS_PER_PARTITION))
+    sizes: Counter[int] = Counter()
+    if config.dedup.exact:
+        ds = _read_parts(paths, fs, _WHERE + ["exact_key"])
+        ds = ds.map_batches(_exact_partition_udf, batch_format="pyarrow", fn_kwargs={"partitions": partitions})
+        ds = ds.groupby("part").map_groups(_exact_group_udf, batch_format="pyarrow", fn_kwargs={"out": out})
+        for row in ds.take_all():
+            stats["exact"] += int(row["exact"])
+            sizes.update({int(k): v for k, v in json.loads(row["sizes"]).items()})
+    if config.dedup.near:
+        cols = ["shard_index", "record", "minhash_bands"] + (["exact_key"] if config.dedup.exact else [])
+        ds = _read_parts(paths, fs, cols)
+        ds = ds.map_batches(_explode_udf, batch_format="pyarrow",
+                            fn_kwargs={"bands": config.dedup.bands,
+                                       "partitions": max(slots, -(-records * config.dedup.bands // _ROWS_PER_PARTITION))})
+        edges = ds.groupby("part").map_groups(_band_group_udf, batch_format="pyarrow").materialize()
+        edge_refs = [b for b in edges.to_arrow_refs()]
+        nodes = ray.remote(_nodes_of).remote(*edge_refs)
+        infos = _read_parts(paths, fs, _WHERE + ["minhash_bands"]) \
+            .map_batches(_node_rows_udf, batch_format="pyarrow", fn_kwargs={"nodes_ref": [nodes]}).materialize()
+        near = ray.get(ray.remote(_resolve_near_task).remote(config, out, edge_refs, infos.to_arrow_refs()))
+        stats["near"] = near["near"]
+        sizes.update(near["sizes"])
+    if not any(p.name.endswith(".parquet") for p in out.ls()):
+        write_parquet(DUPLICATES_SCHEMA.empty_table(), out.child("empty.parquet"))
+    stats["cluster_sizes"] = {int(k): int(v) for k, v in sorted(sizes.items())}
+    return stats
+
+
+def _resolve_near_task(config: AuditConfig, out: Location, edge_refs: list[Any], node_refs: list[Any]) -> dict[str, Any]:
+    import ray
+
+    return _resolve_near(config, out, ray.get(edge_refs), ray.get(node_refs))

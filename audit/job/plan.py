@@ -1,0 +1,258 @@
+"""The driver of the audit job: it plans three passes of Ray tasks and merges what they return.
+
+    pass 1  scan     a task per shard: read -> tag -> measurements/part-*.parquet + completion record
+    pass 2  global   exact and near duplicates, hash-partitioned on Ray Data -> duplicates/
+    pass 3  decide   a task per measurement part: judge -> lineage/ quarantine/ contamination/ pii/
+    driver           merges per-shard results into summary.json, writes report.html, swaps the run in
+
+No record passes through the driver: it receives counts, sketches and unreadable entries. A run
+into a folder holding measurements of the same shards and measuring settings reuses them (a
+killed run resumes); `audit decide` re-judges a finished run from its measurements alone.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from audit import __version__
+from audit.blocklist import Blocklist
+from audit.config import AuditConfig, ConfigError, parse_config
+from audit.io.shards import InputError, Shard, discover_shards
+from audit.io.storage import Location, location
+from audit.job.resume import (ShardState, changed_measuring_settings, drop_unused, load_done, measure_fingerprint,
+                              measuring_settings, shard_state)
+from audit.job.run_folder import MEASUREMENTS, check_output_folder, clean_leftovers, new_work_folder, replace_run
+from audit.progress import Progress
+from audit.report import write_report
+from audit.summary import SummaryBuilder
+
+
+class CanaryTripped(RuntimeError):
+    """fail_on_contamination: a record matched an eval item."""
+
+    def __init__(self, match: dict) -> None:
+        self.match = match
+        super().__init__(
+            f"contamination canary: record {match.get('record')} of shard {match.get('shard')} "
+            f"(doc_id {match.get('doc_id')}) contains eval item {match.get('eval_id')} of "
+            f"eval set '{match.get('eval_set')}' (overlap {match.get('overlap', 0):.2f})")
+
+
+@dataclass
+class RunResult:
+    """Where the run's outputs are and its summary."""
+
+    out: Path
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Measured:
+    """The run's shards with their measurement parts and per-shard results."""
+
+    shards: list[Shard]
+    states: list[ShardState]
+    results: dict[str, dict[str, Any]]  # by shard key
+    reused: int = 0
+    ray_seconds: float = 0.0
+    scan_seconds: float = 0.0
+
+
+def _shared_state(config: AuditConfig) -> dict[str, Any]:
+    """Heavy state built once on the driver and shipped to every Tagger: the eval-set index and
+    the tokenizer. A bad eval set or tokenizer file is a config error here, before any work."""
+    shared: dict[str, Any] = {}
+    if config.stats.tokenizer:
+        from audit.stages.tokens import load_token_counter
+
+        shared["tokens"] = {"counter": load_token_counter(config)}
+    if config.eval_sets:
+        from audit.stages.contamination import ContaminationIndex
+
+        shared["contamination"] = {"index": ContaminationIndex.build(config)}
+    return shared
+
+
+def _out_location(config: AuditConfig, out: Path | str | None) -> Location:
+    return location(out, Path.cwd()) if out is not None else location(config.output, config.base_dir)
+
+
+def run_audit(config: AuditConfig, out: Path | str | None = None, address: str | None = None,
+              progress: bool = True, fresh: bool = False) -> RunResult:
+    """Run the whole job; returns where the outputs are and the summary.
+
+    Shards measured by an earlier, unfinished or finished, run into the same folder with the same
+    measuring settings are reused; `fresh` measures everything again. Raises InputError for
+    unusable input or output paths and CanaryTripped when fail_on_contamination is set and a
+    match is found (the previous outputs are left untouched; the measurements made are kept).
+    """
+    if not config.input.paths:
+        raise ConfigError("input.paths: name at least one shard file, folder or glob for `audit run` "
+                          "(see configs/default.yaml)")
+    started = datetime.now(timezone.utc)
+    out_loc = _out_location(config, out)
+    shards, problems = discover_shards(config.input.paths, config.base_dir)
+    check_output_folder(out_loc, shards)
+    try:
+        out_loc.mkdir()
+    except OSError as e:
+        raise InputError(f"output {out_loc}: cannot create the folder: {e}") from None
+    clean_leftovers(out_loc)
+    measurements = out_loc.child(MEASUREMENTS)
+    if fresh:
+        measurements.delete()
+    measurements.mkdir()
+    shared = _shared_state(config)  # eval sets are read here: a bad one stops the run before Ray starts
+    t0 = time.perf_counter()
+    meter = Progress(enabled=progress, total_shards=len(shards))
+    measured = _measure(config, shards, measurements, shared, address, meter)
+    summary = _finish(config, out_loc, measured, problems, started, address, t0)
+    meter.close(summary)
+    return RunResult(out=Path(out_loc.path) if out_loc.is_local else Path(out_loc.uri), summary=summary)
+
+
+def _measure(config: AuditConfig, shards: list[Shard], measurements: Location, shared: dict[str, Any],
+             address: str | None, meter: Progress) -> _Measured:
+    """Pass 1: measure every shard without a matching completion record."""
+    from audit.job.ray_session import start_ray, task_slots
+    from audit.job.scan import scan
+
+    fingerprint = measure_fingerprint(config)
+    states = [shard_state(s, fingerprint) for s in shards]
+    done = load_done(measurements)
+    results = {st.key: done[st.key]["result"] for st in states if st.key in done}
+    measured = _Measured(shards, states, results, reused=len(results))
+    canary = config.fail_on_contamination and bool(config.eval_sets)
+    for st in states:  # a reused shard that matched an eval item trips the canary at once
+        match = results.get(st.key, {}).get("canary")
+        if canary and match:
+            raise CanaryTripped(match)
+    measured.ray_seconds = start_ray(config, address) if shards else 0.0
+    todo = [(s, st) for s, st in zip(shards, states) if st.key not in results]
+    t0 = time.perf_counter()
+    if todo:
+        for key, result in scan(config, todo, measurements, shared, task_slots(config), canary):
+            results[key] = result
+            meter.update(result["records"], result["bytes"])
+            if canary and result.get("canary"):
+                raise CanaryTripped(result["canary"])
+    missing = [st.shard for st in states if st.key not in results]
+    if missing:
+        raise InputError(f"shard {missing[0]}: was not measured ({len(missing)} shard(s) failed after retries)")
+    measured.scan_seconds = time.perf_counter() - t0
+    return measured
+
+
+def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: list[dict], started: datetime,
+            address: str | None, t0: float) -> dict[str, Any]:
+    """Passes 2 and 3 and the summary, into a fresh work folder swapped in at the end."""
+    from audit.job.decide_pass import decide_all, fill_empty_datasets
+    from audit.job.global_dedup import global_duplicates
+    from audit.job.ray_session import start_ray, task_slots
+
+    measurements = out.child(MEASUREMENTS)
+    if not measured.ray_seconds and measured.shards:
+        measured.ray_seconds = start_ray(config, address)
+    blocklist = Blocklist.load(Path(out.path)) if out.is_local else Blocklist({})
+    work = new_work_folder(out)
+    try:
+        timing: dict[str, float] = {}
+        for r in measured.results.values():
+            for k, v in r.get("seconds", {}).items():
+                timing[k] = timing.get(k, 0.0) + v
+        with_rows = [(measurements.child(st.part), st) for st in measured.states
+                     if measured.results[st.key]["rows"] > 0]
+        records = sum(measured.results[st.key]["records"] for st in measured.states)
+        slots = task_slots(config) if measured.shards else 1
+        t1 = time.perf_counter()
+        dup_stats = global_duplicates(config, [p for p, _ in with_rows], records, work.child("duplicates"), slots)
+        timing["dedup_global"] = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        summary = SummaryBuilder(config)
+        for p in problems:
+            summary.add_unreadable(p)
+        for partial in decide_all(config, [(p, st.shard, st.index) for p, st in with_rows], work, blocklist, slots):
+            summary.merge(partial)
+        fill_empty_datasets(config, work)
+        timing["decide_write"] = time.perf_counter() - t2
+        if with_rows and work.is_local:
+            t3 = time.perf_counter()
+            _build_index(work, [p for p, _ in with_rows] if config.lookup.passages else [])
+            timing["lookup_index"] = time.perf_counter() - t3
+        seconds = time.perf_counter() - t0
+        result = summary.finish(
+            seconds=seconds, scan_seconds=measured.scan_seconds, ray_start_seconds=measured.ray_seconds,
+            stages=timing, shards=len(measured.shards), duplicates=dup_stats, started=started, version=__version__,
+            extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused}})
+        for w in result["warnings"]:
+            print(f"audit: warning: {w}", file=sys.stderr)
+        work.child("unreadable.jsonl").write_text(
+            "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in summary.unreadable))
+        _write_run_manifest(work, config, measured, problems)
+        work.child("summary.json").write_json(result)
+        if work.is_local:
+            write_report(Path(work.path), result)
+        replace_run(out, work)
+    finally:
+        work.delete()
+    drop_unused(measurements, {st.key for st in measured.states})
+    return result
+
+
+def _build_index(work: Location, passage_parts: list[Location]) -> None:
+    """The lookup index, built by a task on the cluster from the run's lineage and passages."""
+    import ray
+
+    from audit.lookup_index import build_lookup_indexes
+
+    ray.get(ray.remote(build_lookup_indexes).remote(Path(work.path), [Path(p.path) for p in passage_parts]))
+
+
+def _write_run_manifest(work: Location, config: AuditConfig, measured: _Measured, problems: list[dict]) -> None:
+    """run.json: what was read and how, so lookup, takedown and `audit decide` find it again."""
+    work.child("run.json").write_json({
+        "version": __version__,
+        "started": datetime.now(timezone.utc).isoformat(),
+        "base_dir": str(config.base_dir.resolve()),
+        "config": json.loads(config.model_dump_json()),
+        "measuring_settings": measuring_settings(config),
+        "shards": [{"shard": st.shard, "location": st.location, "index": st.index, "size": st.size,
+                    "mtime_ns": st.mtime_ns, "fingerprint": st.fingerprint, "part": st.part}
+                   for st in measured.states],
+        "unreadable_inputs": problems,  # inputs that could not be opened at all, for `audit decide`
+    })
+
+
+def decide_run(run: Path | str, config: AuditConfig | None = None, address: str | None = None) -> RunResult:
+    """Re-judge a finished run from its kept measurements (`audit decide`), with `config`'s
+    thresholds when given; measuring settings must be the run's own."""
+    out = location(run, Path.cwd())
+    if not out.child("run.json").is_file() or not out.child(MEASUREMENTS).is_dir():
+        raise InputError(f"{out}: not a finished audit run with measurements (no run.json or measurements/): "
+                         "run `audit run` first")
+    manifest = out.child("run.json").read_json()
+    base_dir = Path(manifest.get("base_dir", "."))
+    if config is None:
+        config = parse_config(manifest["config"], base_dir=base_dir, source=f"{out.child('run.json')}")
+    changed = changed_measuring_settings(manifest.get("measuring_settings", {}), measuring_settings(config))
+    if changed:
+        raise ConfigError(f"{', '.join(changed[:3])}: changed since the run measured; `audit decide` only re-judges "
+                          "(thresholds), so measure again with `audit run`")
+    shards = [Shard(s["shard"], s["location"], s["index"]) for s in manifest["shards"]]
+    states = [ShardState(s["shard"], s["location"], s["index"], s["size"], s["mtime_ns"], s["fingerprint"])
+              for s in manifest["shards"]]
+    done = load_done(out.child(MEASUREMENTS))
+    missing = [st.shard for st in states if st.key not in done]
+    if missing:
+        raise InputError(f"{out}: the measurements of shard {missing[0]} are missing ({len(missing)} in all): "
+                         "run `audit run` to measure them")
+    measured = _Measured(shards, states, {st.key: done[st.key]["result"] for st in states}, reused=len(states))
+    started = datetime.now(timezone.utc)
+    summary = _finish(config, out, measured, manifest.get("unreadable_inputs", []), started, address,
+                      time.perf_counter())
+    return RunResult(out=Path(out.path) if out.is_local else Path(out.uri), summary=summary)
