@@ -42,7 +42,16 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--out", type=Path, help="output folder (default: the config's `output`)")
     r.add_argument("--address", help="join this Ray cluster instead of starting a local one")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.add_argument("--fresh", action="store_true",
+                   help="measure every shard again instead of reusing an earlier run's measurements in the folder")
     r.set_defaults(func=_cmd_run)
+
+    j = sub.add_parser("decide", help="re-judge a finished run from its kept measurements (new thresholds, "
+                       "no measuring)")
+    j.add_argument("run", help="the run folder")
+    j.add_argument("--config", type=Path, help="a config with new thresholds (default: the run's own)")
+    j.add_argument("--address", help="join this Ray cluster instead of starting a local one")
+    j.set_defaults(func=_cmd_decide)
 
     from audit.sidecar.service import add_subparser as add_sidecar
     from audit.takedown.cli_commands import add_subparsers as add_takedown
@@ -64,11 +73,22 @@ def _cmd_run(a: argparse.Namespace) -> int:
 
     cfg = load_config(a.config)
     try:
-        res = run_audit(cfg, out=a.out, address=a.address, progress=not a.quiet)
+        res = run_audit(cfg, out=a.out, address=a.address, progress=not a.quiet, fresh=a.fresh)
     except CanaryTripped as e:
         print(f"audit: {e}", file=sys.stderr)
         return 1
     print(f"audit: outputs in {res.out} (summary.json, report.html, lineage/, quarantine/, ...)")
+    return 0
+
+
+def _cmd_decide(a: argparse.Namespace) -> int:
+    from audit.config import load_config
+    from audit.job.plan import decide_run
+
+    res = decide_run(a.run, load_config(a.config) if a.config else None, address=a.address)
+    s = res.summary
+    print(f"audit: re-judged {s['documents']:,} documents: {s['kept']:,} kept, {s['quarantined']:,} quarantined "
+          f"({res.out}/summary.json)")
     return 0
 
 

@@ -70,9 +70,17 @@ def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: 
     except BaseException:
         writer.abort()
         raise
-    result = {"rows": rows, "records": records, "bytes": nbytes, "seconds": seconds, "canary": match}
+    result = {"rows": rows, "records": records, "bytes": nbytes, "seconds": seconds, "canary": match,
+              "node": _node_id()}
     write_done(measurements, state, result)
     return result
+
+
+def _node_id() -> str | None:
+    """The Ray node that measured the shard (kept in its completion record, for tracing)."""
+    import ray
+
+    return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
 
 
 def _scan_udf(items: pa.Table, run_id: str, config: AuditConfig, shared_ref: list[Any],

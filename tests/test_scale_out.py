@@ -1,0 +1,121 @@
+"""The job at cluster scale: a killed run resumes, `audit decide` re-judges from measurements."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as pads
+import pytest
+import yaml
+
+from audit.cli import main
+from audit.config import load_config
+from audit.demo_corpus import build_demo_corpus
+from audit.job.plan import decide_run, run_audit
+
+pytestmark = pytest.mark.ray
+
+OUTPUTS = ("lineage", "quarantine", "duplicates", "contamination", "pii")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return build_demo_corpus(tmp_path_factory.mktemp("scale") / "corpus", docs=600, seed=3)
+
+
+def dataset(run: Path, name: str) -> pa.Table:
+    """A run's dataset in a canonical row order."""
+    t = pads.dataset(run / name, format="parquet").to_table()
+    keys = [c for c in ("doc_id", "eval_set", "eval_id", "entity_type", "start") if c in t.column_names]
+    return t.sort_by([(k, "ascending") for k in keys])
+
+
+def assert_same_outputs(a: Path, b: Path) -> None:
+    for name in OUTPUTS:
+        ta, tb = dataset(a, name), dataset(b, name)
+        assert ta.num_rows == tb.num_rows, name
+        assert ta.equals(tb), name
+
+
+def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, ray_session):
+    out = tmp_path / "run"
+    done = out / "measurements" / "_done"
+    total = len(corpus.shards)
+    assert total >= 6
+    # The driver in its own session, so SIGKILL takes it and the local Ray it started, mid-scan.
+    proc = subprocess.Popen([sys.executable, "-m", "audit", "run", str(corpus.config_path), "--out", str(out),
+                             "--quiet"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 240
+    try:
+        while len(list(done.glob("*.json"))) < total // 2:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the run measured no shard in time"
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    # a task already running when the driver died may still commit its shard: wait for quiet
+    finished, quiet_since = -1, time.monotonic()
+    while time.monotonic() - quiet_since < 3 and time.monotonic() < deadline:
+        n = len(list(done.glob("*.json")))
+        if n != finished:
+            finished, quiet_since = n, time.monotonic()
+        time.sleep(0.1)
+    assert total // 2 <= finished < total
+    assert not (out / "summary.json").exists()  # nothing that looks whole
+
+    resumed = run_audit(load_config(corpus.config_path), out=out, progress=False)
+    assert resumed.summary["resume"] == {"shards_reused": finished, "shards_measured": total - finished}
+    whole = run_audit(load_config(corpus.config_path), out=tmp_path / "whole", progress=False)
+    assert whole.summary["resume"]["shards_reused"] == 0
+    assert_same_outputs(out, tmp_path / "whole")
+    # the resumed folder holds only this run's parts: the killed tasks' leftovers are gone
+    parts = sorted(p.name for p in (out / "measurements").iterdir() if p.name != "_done")
+    assert len(parts) == total and all(p.startswith("part-") for p in parts)
+
+
+def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus, ray_session):
+    first = run_audit(load_config(corpus.config_path), out=tmp_path / "a", progress=False)
+    data = yaml.safe_load(corpus.config_path.read_text())
+    data.setdefault("filters", {}).setdefault("length", {})["min_chars"] = 600
+    data.setdefault("dedup", {})["min_shared_bands"] = 6
+    data.setdefault("filters", {}).setdefault("junk", {})["max_markup_share"] = 0.05
+    strict = corpus.root / "strict.yaml"
+    strict.write_text(yaml.safe_dump(data))
+
+    assert main(["decide", str(tmp_path / "a"), "--config", str(strict)]) == 0
+    decided = yaml.safe_load((tmp_path / "a" / "summary.json").read_text())
+    full = run_audit(load_config(strict), out=tmp_path / "b", progress=False)
+    assert decided["resume"] == {"shards_reused": len(corpus.shards), "shards_measured": 0}
+    assert decided["scan_seconds"] == 0
+    assert decided["quarantined"] > first.summary["quarantined"]  # the new thresholds act
+    assert decided["quarantined"] == full.summary["quarantined"]
+    assert_same_outputs(tmp_path / "a", tmp_path / "b")
+    # measuring settings cannot change without measuring: one line, exit 2
+    data["contamination"] = {"ngram": 9}
+    strict.write_text(yaml.safe_dump(data))
+    assert main(["decide", str(tmp_path / "a"), "--config", str(strict)]) == 2
+
+
+def test_decide_refuses_a_folder_that_is_not_a_run(tmp_path, capsys):
+    assert main(["decide", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "audit run" in err[0]
+
+
+def test_fresh_measures_every_shard_again(tmp_path, corpus, ray_session):
+    cfg = load_config(corpus.config_path)
+    run_audit(cfg, out=tmp_path / "r", progress=False)
+    again = run_audit(cfg, out=tmp_path / "r", progress=False)
+    assert again.summary["resume"]["shards_reused"] == len(corpus.shards)
+    fresh = run_audit(cfg, out=tmp_path / "r", progress=False, fresh=True)
+    assert fresh.summary["resume"] == {"shards_reused": 0, "shards_measured": len(corpus.shards)}
+    # a shard that changes is measured again, the others are reused
+    os.utime(corpus.shards[0], ns=(time.time_ns(), time.time_ns()))
+    changed = run_audit(cfg, out=tmp_path / "r", progress=False)
+    assert changed.summary["resume"] == {"shards_reused": len(corpus.shards) - 1, "shards_measured": 1}
