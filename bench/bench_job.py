@@ -90,7 +90,7 @@ def bench(docs: int, shards: int, profile: str) -> dict:
     start_ray(cfg, None)
     sampler = MemorySampler()
     sampler.start()
-    res = run_audit(cfg, progress=False)
+    res = run_audit(cfg, progress=False, fresh=True)  # measure everything: no reuse of an earlier bench run
     sampler.stop.set()
     s = res.summary
     mb = s["bytes"] / 1e6
