@@ -51,8 +51,11 @@ DUPLICATES_SCHEMA = pa.schema([("doc_id", pa.string()), ("source_id", pa.string(
 
 
 def make_doc_id(shard: str, record: int) -> str:
-    """A stable id for (shard, record): the same path and index always give the same id."""
-    h = hashlib.blake2b(f"{shard}\x00{record}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    """A stable id for (shard, record): the same path and index always give the same id.
+
+    128 bits: among 10^10 records the chance of any two ids colliding is about 10^-19 (64 bits
+    would give 3 in 1,000 at that size)."""
+    h = hashlib.blake2b(f"{shard}\x00{record}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     return f"d{h}"
 
 

@@ -54,3 +54,18 @@ def test_earliest_record_is_kept_across_shards() -> None:
     assert set(dups) == {"a", "b"}
     assert {r["kept_doc_id"] for r in dups.values()} == {"e"}
     assert {r["cluster_id"] for r in dups.values()} == {"exact-e"} and {r["kind"] for r in dups.values()} == {"exact"}
+
+
+def test_order_keys_hold_past_ten_billion_records():
+    """A million shards of 10^10 records' positions map to distinct, ordered int64 keys."""
+    import numpy as np
+    import pyarrow as pa
+
+    from audit.records import make_doc_id
+    from audit.stages.exact_dup import global_order
+
+    shard = np.array([0, 0, 999_999, 999_999, 1_000_000], dtype=np.int32)
+    record = np.array([0, 10**10, 0, 10**10, 5], dtype=np.int64)
+    order = global_order(pa.table({"shard_index": shard, "record": record}))
+    assert order.dtype == np.int64 and (order >= 0).all() and (np.diff(order) > 0).all()
+    assert len(make_doc_id("s", 1)) == 33  # "d" + 128 bits in hex

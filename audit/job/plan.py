@@ -22,6 +22,7 @@ from typing import Any
 from audit import __version__
 from audit.blocklist import Blocklist
 from audit.config import AuditConfig, ConfigError, parse_config
+from audit.io.run_lock import hold_run_folder
 from audit.io.shards import InputError, Shard, discover_shards
 from audit.io.storage import Location, location
 from audit.job.resume import (ShardState, changed_measuring_settings, drop_unused, load_done, measure_fingerprint,
@@ -102,17 +103,18 @@ def run_audit(config: AuditConfig, out: Path | str | None = None, address: str |
         out_loc.mkdir()
     except OSError as e:
         raise InputError(f"output {out_loc}: cannot create the folder: {e}") from None
-    clean_leftovers(out_loc)
-    measurements = out_loc.child(MEASUREMENTS)
-    if fresh:
-        measurements.delete()
-    measurements.mkdir()
-    shared = _shared_state(config)  # eval sets are read here: a bad one stops the run before Ray starts
-    t0 = time.perf_counter()
-    meter = Progress(enabled=progress, total_shards=len(shards))
-    measured = _measure(config, shards, measurements, shared, address, meter)
-    summary = _finish(config, out_loc, measured, problems, started, address, t0)
-    meter.close(summary)
+    with hold_run_folder(out_loc):  # a second run into this folder stops here, before touching it
+        clean_leftovers(out_loc)
+        measurements = out_loc.child(MEASUREMENTS)
+        if fresh:
+            measurements.delete()
+        measurements.mkdir()
+        shared = _shared_state(config)  # eval sets are read here: a bad one stops the run before Ray starts
+        t0 = time.perf_counter()
+        meter = Progress(enabled=progress, total_shards=len(shards))
+        measured = _measure(config, shards, measurements, shared, address, meter)
+        summary = _finish(config, out_loc, measured, problems, started, address, t0)
+        meter.close(summary)
     return RunResult(out=Path(out_loc.path) if out_loc.is_local else Path(out_loc.uri), summary=summary)
 
 
@@ -253,6 +255,7 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
                          "run `audit run` to measure them")
     measured = _Measured(shards, states, {st.key: done[st.key]["result"] for st in states}, reused=len(states))
     started = datetime.now(timezone.utc)
-    summary = _finish(config, out, measured, manifest.get("unreadable_inputs", []), started, address,
-                      time.perf_counter())
+    with hold_run_folder(out, "audit decide"):
+        summary = _finish(config, out, measured, manifest.get("unreadable_inputs", []), started, address,
+                          time.perf_counter())
     return RunResult(out=Path(out.path) if out.is_local else Path(out.uri), summary=summary)

@@ -38,12 +38,17 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
         logging.getLogger("ray").setLevel(logging.ERROR)
         kwargs: dict[str, Any] = {"include_dashboard": False, "configure_logging": True, "logging_level": "error"}
         if address:
+            probe_address(address)
             try:
                 ray.init(address=address, **kwargs)
             except (ConnectionError, TimeoutError, ValueError, RuntimeError) as e:
-                raise InputError(f"--address {address}: cannot join the Ray cluster: {e}") from None
+                raise InputError(f"--address {address}: cannot join the Ray cluster: {e} (a cluster started by "
+                                 f"`ray start` checks a token: set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH as on its "
+                                 "nodes)") from None
         else:
-            ray.init(num_cpus=config.ray.num_cpus or os.cpu_count() or 1,
+            # "local": a new Ray of our own, whatever RAY_ADDRESS, a running `ray start` or a stale
+            # /tmp/ray/ray_current_cluster say (joining one by accident failed the run)
+            ray.init(address="local", num_cpus=config.ray.num_cpus or os.cpu_count() or 1,
                      object_store_memory=config.ray.object_store_memory, **kwargs)
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
@@ -59,6 +64,22 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
     ray.get([warm.remote(config, time.time() + 0.5) for _ in range(n)])
     ray.data.from_items([{"i": 0}]).map_batches(lambda b: b, batch_format="pyarrow").take_all()
     return time.perf_counter() - t0
+
+
+def probe_address(address: str, timeout: float = 5.0) -> None:
+    """Fail within `timeout` seconds, naming the address, when nothing listens there (Ray itself
+    retries a dead address for a minute or more)."""
+    import socket
+
+    rest = address.split("://", 1)[-1]
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        raise InputError(f"--address {address}: expected HOST:PORT (the head node's GCS port, 6379 by default)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise InputError(f"--address {address}: nothing answers at {host}:{port} ({e.strerror or e}): start the "
+                         "cluster with `ray start --head` or check the address") from None
 
 
 def task_slots(config: AuditConfig) -> int:

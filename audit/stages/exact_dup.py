@@ -51,9 +51,14 @@ def _key(text: str) -> bytes:
 
 
 def global_order(table: pa.Table) -> np.ndarray:
-    """Position of each record in the input: shard index, then record index (earlier is smaller)."""
+    """Position of each record in the input: shard index, then record index (earlier is smaller).
+
+    int64 with the record in the low 40 bits: up to 2^23 (8 million) shards of up to 2^40
+    (10^12) records each, far past 10^10 records in all; a larger input is refused."""
     shard = table.column("shard_index").to_numpy(zero_copy_only=False).astype(np.int64)
     record = table.column("record").to_numpy(zero_copy_only=False).astype(np.int64)
+    if len(shard) and (shard.max() >= 1 << 23 or record.max() >= 1 << 40):
+        raise ValueError(f"input positions past the int64 order key: shard index {shard.max()}, record {record.max()}")
     return (shard << 40) | record
 
 

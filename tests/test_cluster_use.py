@@ -1,0 +1,130 @@
+"""Cluster use as documented: a local run stays local, a bad --address is one line within a
+bounded time, and one output folder holds one run at a time."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from audit.cli import main
+from audit.io.run_lock import hold_run_folder
+from audit.io.storage import location
+
+pytestmark = pytest.mark.ray
+
+CLUSTER_FILE = Path("/tmp/ray/ray_current_cluster")
+
+
+def _corpus(root: Path, records: int = 40, shards: int = 2) -> Path:
+    (root / "shards").mkdir(parents=True)
+    for s in range(shards):
+        with open(root / "shards" / f"s{s}.jsonl", "w") as f:
+            for i in range(records):
+                f.write(json.dumps({"id": f"{s}-{i}", "text": f"Record {i} of shard {s} says something about "
+                                    f"the weather, the harvest and the market in town number {i * 7 + s}."}) + "\n")
+    cfg = root / "audit.yaml"
+    cfg.write_text(json.dumps({"input": {"paths": ["shards/"]}, "output": "run", "ray": {"num_cpus": 1},
+                               "pii": {"enabled": False}}))
+    return cfg
+
+
+def _audit(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "audit", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_dead_address_is_one_line_and_exit_2_within_seconds(tmp_path):
+    cfg = _corpus(tmp_path)
+    address = f"127.0.0.1:{_free_port()}"
+    t0 = time.monotonic()
+    res = _audit("run", str(cfg), "--address", address, "--quiet", timeout=60)
+    took = time.monotonic() - t0
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and address in lines[0] and "nothing answers" in lines[0]
+    assert took < 30  # Ray alone retries a dead address for over a minute
+
+
+def test_a_stale_cluster_file_or_ray_address_does_not_capture_a_local_run(tmp_path):
+    cfg = _corpus(tmp_path)
+    saved = CLUSTER_FILE.read_text() if CLUSTER_FILE.exists() else None
+    CLUSTER_FILE.parent.mkdir(parents=True, exist_ok=True)
+    CLUSTER_FILE.write_text(f"127.0.0.1:{_free_port()}")
+    try:
+        env = dict(os.environ, RAY_ADDRESS=f"127.0.0.1:{_free_port()}")
+        res = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"], capture_output=True,
+                             text=True, timeout=240, env=env)
+    finally:
+        if saved is None:
+            CLUSTER_FILE.unlink(missing_ok=True)
+        else:
+            CLUSTER_FILE.write_text(saved)
+    assert res.returncode == 0, res.stderr
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
+
+
+def test_a_running_ray_start_cluster_does_not_capture_a_local_run(tmp_path):
+    cfg = _corpus(tmp_path)
+    port = _free_port()
+    saved = CLUSTER_FILE.read_text() if CLUSTER_FILE.exists() else None
+    head = subprocess.Popen(["ray", "start", "--head", "--block", f"--port={port}", "--num-cpus=1",
+                             "--object-store-memory=80000000", "--disable-usage-stats", "--include-dashboard=false"],
+                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while True:  # the head is up once its GCS port answers
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and head.poll() is None, "ray start did not come up"
+                time.sleep(0.5)
+        res = _audit("run", str(cfg), "--quiet")
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)
+        head.wait(timeout=60)
+        if saved is None:
+            CLUSTER_FILE.unlink(missing_ok=True)
+        else:
+            CLUSTER_FILE.write_text(saved)
+    assert res.returncode == 0, res.stderr
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
+
+
+def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, capsys):
+    cfg = _corpus(tmp_path)
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "summary.json").write_text("{}")  # what the first run's folder holds stays as it is
+    with hold_run_folder(location(out)):
+        assert main(["run", str(cfg), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "in use by another run" in err[0] and f"pid {os.getpid()}" in err[0]
+    assert (out / "summary.json").read_text() == "{}"
+
+
+def test_the_first_run_finishes_while_a_second_is_refused(tmp_path):
+    cfg = _corpus(tmp_path, records=200, shards=6)
+    first = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lock = tmp_path / "run" / ".lock"
+    deadline = time.monotonic() + 120
+    while not (lock.exists() and lock.read_text()):
+        assert first.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    second = _audit("run", str(cfg), "--quiet")
+    assert second.returncode == 2 and "in use by another run" in second.stderr
+    assert first.wait(timeout=240) == 0, first.stderr.read()
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 1200
