@@ -39,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="the pre-training audit job over the shards CONFIG names")
     r.add_argument("config", type=Path)
-    r.add_argument("--out", type=Path, help="output folder (default: the config's `output`)")
+    r.add_argument("--out", help="output folder or object-store URI (default: the config's `output`)")
     r.add_argument("--address", help="join this Ray cluster instead of starting a local one")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
     r.add_argument("--fresh", action="store_true",

@@ -14,8 +14,40 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda it: it.get_closest_marker("cluster") is not None)
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+S3_PORT = _free_port()
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "cluster: starts its own multi-node Ray cluster (runs last)")
+    # The S3 test server's address and credentials, set before any Ray starts so its workers
+    # inherit them (as a cluster's nodes would have theirs); nothing may reach a real endpoint.
+    os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
+                      AWS_ENDPOINT_URL=f"http://127.0.0.1:{S3_PORT}", AWS_EC2_METADATA_DISABLED="true")
+    for var in ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL_S3"):
+        os.environ.pop(var, None)
+
+
+@pytest.fixture(scope="session")
+def s3_bucket():
+    """A real S3-protocol server (moto's server mode) on 127.0.0.1 with one bucket; its URI."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=S3_PORT, verbose=False)
+    server.start()
+    try:
+        boto3.client("s3").create_bucket(Bucket="audit-test")
+        yield "s3://audit-test"
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ unreadable.jsonl, and it is not a document.
 """
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 import re
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+from urllib.parse import urlsplit
 
 import orjson
 import pyarrow as pa
@@ -23,6 +25,8 @@ import pyarrow.parquet as pq
 import zstandard
 
 from audit.config import InputConfig
+from audit.io.storage import is_uri
+from audit.io.storage import location as storage_location
 from audit.records import RECORD_SCHEMA, make_doc_id, text_sha256
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.zstd", ".ndjson", ".ndjson.gz", ".ndjson.zst")
@@ -59,6 +63,9 @@ def discover_shards(paths: list[str], base_dir: Path) -> tuple[list[Shard], list
     found: dict[str, str] = {}
     problems: list[dict] = []
     for given in paths:
+        if is_uri(given):
+            _discover_uri(given, found, problems)
+            continue
         loc = Path(given).expanduser()
         loc = loc if loc.is_absolute() else base_dir / loc
         if glob.has_magic(given):
@@ -83,11 +90,43 @@ def discover_shards(paths: list[str], base_dir: Path) -> tuple[list[Shard], list
     seen: set[str] = set()  # one file named two ways (a folder and a glob) is read once
     unique = {}
     for p in sorted(found):
-        real = os.path.realpath(found[p])
+        real = found[p] if is_uri(found[p]) else os.path.realpath(found[p])
         if real not in seen:
             seen.add(real)
             unique[p] = found[p]
     return [Shard(p, unique[p], i) for i, p in enumerate(unique)], problems
+
+
+def _discover_uri(given: str, found: dict[str, str], problems: list[dict]) -> None:
+    """Shards under a URI: a file, a folder (searched recursively) or a glob in the last part."""
+    parts = urlsplit(given)
+    if glob.has_magic(parts.path):
+        folder, _, pattern = parts.path.rpartition("/")
+        root = storage_location(parts._replace(path=folder).geturl())
+        hits = [f for f in root.ls() if f.is_file() and fnmatch.fnmatchcase(f.name, pattern) and is_shard(f.name)]
+        if not hits:
+            problems.append({"shard": given, "error": "no shard matches this pattern"})
+        for h in hits:
+            found.setdefault(_uri_shown(h.uri), h.uri)
+        return
+    loc = storage_location(given)
+    if loc.is_dir():
+        hits = [f for f in loc.walk() if is_shard(f.name)]
+        if not hits:
+            problems.append({"shard": given, "error": f"folder holds no shards ({', '.join(SHARD_SUFFIXES)})"})
+        for h in hits:
+            found.setdefault(_uri_shown(h.uri), h.uri)
+    elif loc.is_file():
+        if not is_shard(loc.name):
+            raise InputError(f"input.paths: {given}: not a shard (expected one of {', '.join(SHARD_SUFFIXES)})")
+        found.setdefault(_uri_shown(given), given)
+    else:
+        raise InputError(f"input.paths: {given}: no such file or folder")
+
+
+def _uri_shown(uri: str) -> str:
+    """A shard URI as lineage names it: without query options (endpoints are not part of its name)."""
+    return urlsplit(uri)._replace(query="").geturl()
 
 
 def _as_given(given: str, loc: Path, hit: Path) -> str:
@@ -155,7 +194,8 @@ class _Block:
 def read_shard(shard: Shard, cfg: InputConfig) -> Iterator[pa.Table]:
     """Yield the records of one shard as RECORD_SCHEMA tables of about cfg.block_bytes of text."""
     block = _Block(shard, cfg.block_bytes)
-    reader = _read_parquet if shard.location.lower().endswith(PARQUET_SUFFIXES) else _read_jsonl
+    name = urlsplit(shard.location).path if is_uri(shard.location) else shard.location
+    reader = _read_parquet if name.lower().endswith(PARQUET_SUFFIXES) else _read_jsonl
     try:
         for _ in reader(shard, cfg, block):
             t = block.take()
@@ -170,17 +210,24 @@ def read_shard(shard: Shard, cfg: InputConfig) -> Iterator[pa.Table]:
 
 # ---- JSON lines -------------------------------------------------------------------------------
 
+def _open_binary(location: str) -> BinaryIO:
+    """A local path with open(), a URI through its filesystem (audit.io.storage)."""
+    if is_uri(location):
+        return storage_location(location).open_input()
+    return open(location, "rb")
+
+
 def open_stream(location: str) -> Iterator[bytes]:
     """Decompressed chunks of a JSON-lines file; raises DamagedStream when a compressed stream ends early."""
-    low = location.lower()
+    low = urlsplit(location).path.lower() if is_uri(location) else location.lower()
     if low.endswith(".gz"):
-        with open(location, "rb") as raw:
+        with _open_binary(location) as raw:
             yield from _gzip_chunks(raw)
     elif low.endswith((".zst", ".zstd")):
-        with open(location, "rb") as raw:
+        with _open_binary(location) as raw:
             yield from _zstd_chunks(raw)
     else:
-        with open(location, "rb") as f:
+        with _open_binary(location) as f:
             while chunk := f.read(_CHUNK):
                 yield chunk
 
@@ -323,7 +370,7 @@ def _opt_str(obj: dict, field: str | None) -> str | None:
 def _read_parquet(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[None]:
     """Fill `block` from a Parquet shard, a record batch at a time."""
     try:
-        pf = pq.ParquetFile(shard.location)
+        pf = pq.ParquetFile(_open_binary(shard.location) if is_uri(shard.location) else shard.location)
     except (pa.ArrowInvalid, pa.ArrowException) as e:
         block.add(None, None, error=f"not a readable Parquet file: {e}")
         yield None

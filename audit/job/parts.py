@@ -29,7 +29,7 @@ class PartWriter:
         if self._writer is None:
             self.schema = table.schema
             self.dest.parent.mkdir()
-            self._sink = self.tmp.fs.open_output_stream(self.tmp.path)
+            self._sink = self.tmp.fs.open_output_stream(self.tmp.path, compression=None)
             self._writer = pq.ParquetWriter(self._sink, self.schema, compression="zstd")
         else:
             table = table.select(self.schema.names).cast(self.schema)  # type: ignore[union-attr]
@@ -43,7 +43,7 @@ class PartWriter:
                 return
             self.schema = empty
             self.dest.parent.mkdir()
-            self._sink = self.tmp.fs.open_output_stream(self.tmp.path)
+            self._sink = self.tmp.fs.open_output_stream(self.tmp.path, compression=None)
             self._writer = pq.ParquetWriter(self._sink, empty, compression="zstd")
         self._writer.close()
         self._sink.close()

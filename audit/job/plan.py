@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -48,7 +49,7 @@ class CanaryTripped(RuntimeError):
 class RunResult:
     """Where the run's outputs are and its summary."""
 
-    out: Path
+    out: Path | str  # a local folder, or an object-store URI
     summary: dict[str, Any] = field(default_factory=dict)
 
 
@@ -80,6 +81,7 @@ def _shared_state(config: AuditConfig) -> dict[str, Any]:
 
 
 def _out_location(config: AuditConfig, out: Path | str | None) -> Location:
+    """--out (relative to the working folder) or the config's `output` (relative to the config)."""
     return location(out, Path.cwd()) if out is not None else location(config.output, config.base_dir)
 
 
@@ -115,7 +117,7 @@ def run_audit(config: AuditConfig, out: Path | str | None = None, address: str |
         measured = _measure(config, shards, measurements, shared, address, meter)
         summary = _finish(config, out_loc, measured, problems, started, address, t0)
         meter.close(summary)
-    return RunResult(out=Path(out_loc.path) if out_loc.is_local else Path(out_loc.uri), summary=summary)
+    return RunResult(out=Path(out_loc.path) if out_loc.is_local else out_loc.uri, summary=summary)
 
 
 def _measure(config: AuditConfig, shards: list[Shard], measurements: Location, shared: dict[str, Any],
@@ -160,7 +162,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
     measurements = out.child(MEASUREMENTS)
     if not measured.ray_seconds and measured.shards:
         measured.ray_seconds = start_ray(config, address)
-    blocklist = Blocklist.load(Path(out.path)) if out.is_local else Blocklist({})
+    blocklist = _load_blocklist(out)
     work = new_work_folder(out)
     try:
         timing: dict[str, float] = {}
@@ -182,7 +184,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
             summary.merge(partial)
         fill_empty_datasets(config, work)
         timing["decide_write"] = time.perf_counter() - t2
-        if with_rows and work.is_local:
+        if with_rows:
             t3 = time.perf_counter()
             _build_index(work, [p for p, _ in with_rows] if config.lookup.passages else [])
             timing["lookup_index"] = time.perf_counter() - t3
@@ -196,9 +198,8 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         work.child("unreadable.jsonl").write_text(
             "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in summary.unreadable))
         _write_run_manifest(work, config, measured, problems)
+        _write_report(work, result)
         work.child("summary.json").write_json(result)
-        if work.is_local:
-            write_report(Path(work.path), result)
         replace_run(out, work)
     finally:
         work.delete()
@@ -206,13 +207,50 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
     return result
 
 
+def _load_blocklist(out: Location) -> Blocklist:
+    """The run folder's blocklist (an object-store folder's is read through a local copy)."""
+    if out.is_local:
+        return Blocklist.load(Path(out.path))
+    with tempfile.TemporaryDirectory() as tmp:
+        out.child("blocklist").download(Path(tmp) / "blocklist")
+        return Blocklist.load(Path(tmp))
+
+
 def _build_index(work: Location, passage_parts: list[Location]) -> None:
     """The lookup index, built by a task on the cluster from the run's lineage and passages."""
     import ray
 
+    ray.get(ray.remote(_index_task).remote(work, passage_parts))
+
+
+def _index_task(work: Location, passage_parts: list[Location]) -> None:
+    """Build index/ (object stores: in a local copy of lineage and passages, then uploaded)."""
     from audit.lookup_index import build_lookup_indexes
 
-    ray.get(ray.remote(build_lookup_indexes).remote(Path(work.path), [Path(p.path) for p in passage_parts]))
+    if work.is_local:
+        build_lookup_indexes(Path(work.path), [Path(p.path) for p in passage_parts])
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        local = Path(tmp)
+        work.child("lineage").download(local / "lineage")
+        files = []
+        for i, p in enumerate(passage_parts):
+            files.append(local / "passages" / f"{i:06d}.parquet")
+            p.download(files[-1])
+        build_lookup_indexes(local, files)
+        work.child("index").upload(local / "index")
+
+
+def _write_report(work: Location, result: dict[str, Any]) -> None:
+    """report.html (object stores: rendered from a local copy of what it shows, then uploaded)."""
+    if work.is_local:
+        write_report(Path(work.path), result)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        local = Path(tmp)
+        work.child("quarantine").download(local / "quarantine")
+        work.child("unreadable.jsonl").download(local / "unreadable.jsonl")
+        work.child("report.html").upload(write_report(local, result))
 
 
 def _write_run_manifest(work: Location, config: AuditConfig, measured: _Measured, problems: list[dict]) -> None:
@@ -258,4 +296,4 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
     with hold_run_folder(out, "audit decide"):
         summary = _finish(config, out, measured, manifest.get("unreadable_inputs", []), started, address,
                           time.perf_counter())
-    return RunResult(out=Path(out.path) if out.is_local else Path(out.uri), summary=summary)
+    return RunResult(out=Path(out.path) if out.is_local else out.uri, summary=summary)
