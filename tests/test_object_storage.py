@@ -62,7 +62,8 @@ def test_shards_are_found_and_read_under_a_uri(s3_bucket, tmp_path):
 
 
 @pytest.mark.ray
-def test_a_run_from_and_to_s3_matches_a_local_run_and_can_be_rejudged(s3_bucket, tmp_path, ray_session):
+def test_a_run_on_s3_matches_a_local_run_and_serves_decide_lookup_and_takedown(s3_bucket, tmp_path, ray_session,
+                                                                             capsys):
     cfg_path, remote = _upload_corpus(s3_bucket, tmp_path)
     data = json.loads(json.dumps(load_config(cfg_path).model_dump(mode="json")))
     local = run_audit(load_config(cfg_path), out=tmp_path / "local", progress=False)
@@ -90,3 +91,19 @@ def test_a_run_from_and_to_s3_matches_a_local_run_and_can_be_rejudged(s3_bucket,
     decided = location(out).child("summary.json").read_json()
     assert decided["quarantined"] > summary["quarantined"]
     assert decided["resume"]["shards_measured"] == 0
+
+    # lookup and takedown on the object-store run
+    row = lineage.filter(pc.is_valid(lineage.column("url"))).slice(0, 1).to_pylist()[0]
+    capsys.readouterr()
+    assert main(["lookup", "--run", out, "--url", row["url"], "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert row["doc_id"] in [m["doc_id"] for m in found["matches"]]
+    request = tmp_path / "request.yaml"
+    request.write_text(json.dumps({"request_id": "TR-S3-1", "received": "2026-11-20T10:00:00Z", "requester": "x",
+                                   "basis": "copyright", "match": {"sha256": [row["sha256"]]}}))
+    assert main(["takedown", "--run", out, "--request", str(request), "--execute"]) == 0
+    assert location(out).child("ledger.jsonl").is_file() and location(out).child("blocklist").is_dir()
+    assert main(["ledger", "verify", "--run", out]) == 0
+    assert main(["takedown", "--run", out, "--request", str(request), "--execute", "--physical"]) == 2
+    rerun = run_audit(cfg, out=out, progress=False)
+    assert rerun.summary["reasons"].get("takedown", 0) >= 1

@@ -16,7 +16,7 @@ import yaml
 from audit.cli import main
 from audit.config import load_config
 from audit.demo_corpus import build_demo_corpus
-from audit.job.plan import decide_run, run_audit
+from audit.job.plan import run_audit
 
 pytestmark = pytest.mark.ray
 

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from audit.config import ConfigError
+from audit.io.run_copy import local_run
 from audit.io.shards import InputError
+from audit.io.storage import is_uri
 from audit.takedown.lookup import DEFAULT_MIN_SCORE, LookupUsageError, Match, RunError, RunLookup
 
 _USAGE_ERRORS: tuple[type[Exception], ...] = (RunError, LookupUsageError, ConfigError, InputError)
@@ -73,6 +75,11 @@ def cmd_lookup(args: argparse.Namespace) -> int:
 
 
 def _lookup(args: argparse.Namespace) -> int:
+    with local_run(args.run, write_back=()) as run:  # an object-store run: a local copy of what lookups read
+        return _lookup_in(args, run)
+
+
+def _lookup_in(args: argparse.Namespace, run: Path) -> int:
     modes = {k: getattr(args, k, None) for k in ("url", "sha256", "id", "doc_id", "text_file")}
     given = {k: v for k, v in modes.items() if v is not None}
     shard = getattr(args, "shard", None)
@@ -83,7 +90,7 @@ def _lookup(args: argparse.Namespace) -> int:
         return _fail("lookup: give one of --url, --sha256, --id, --doc-id, --text-file, or --shard S [--records I:J]")
     if records is not None and shard is None:
         return _fail("lookup: --records needs --shard")
-    lookup = RunLookup(Path(args.run))
+    lookup = RunLookup(run)
     start, stop = _parse_records(records)
     min_score = DEFAULT_MIN_SCORE if getattr(args, "min_score", None) is None else args.min_score
     if not 0 <= min_score <= 1:
@@ -134,9 +141,15 @@ def cmd_takedown(args: argparse.Namespace) -> int:
     from audit.takedown.actions import TakedownUsageError, run_takedown
     from audit.takedown.request import RequestError
 
+    physical = bool(getattr(args, "physical", False))
+    if physical and is_uri(args.run):
+        return _fail(f"--run {args.run}: --physical rewrites shards in place, which is not built for object "
+                     "storage; block the records with --execute and rewrite the shards where they are written")
     try:
-        out = run_takedown(Path(args.run), Path(args.request), execute=bool(getattr(args, "execute", False)),
-                           physical=bool(getattr(args, "physical", False)))
+        # an object-store run is worked on in a local copy; what the takedown writes goes back
+        with local_run(args.run, write_back=("blocklist", "takedowns", "ledger.jsonl")) as run:
+            out = run_takedown(run, Path(args.request), execute=bool(getattr(args, "execute", False)),
+                               physical=physical)
     except (*_USAGE_ERRORS, RequestError, TakedownUsageError) as e:
         return _fail(str(e))
     what = {"dry_run": "would block", "execute": "blocked", "physical": "blocked and removed"}[out.mode]
@@ -156,14 +169,14 @@ def cmd_ledger_verify(args: argparse.Namespace) -> int:
     """`audit ledger verify --run DIR`: 0 when the chain holds, 1 naming the first bad entry."""
     from audit.takedown.ledger import LEDGER, verify_ledger
 
-    run = Path(args.run)
-    if not run.is_dir():
-        return _fail(f"--run {run}: no such folder")
-    report = verify_ledger(run)
+    with local_run(args.run) as run:
+        if not run.is_dir():
+            return _fail(f"--run {args.run}: no such folder")
+        report = verify_ledger(run)
     if report.ok:
-        print(f"ledger intact: {report.entries} entr{'y' if report.entries == 1 else 'ies'} in {run / LEDGER}")
+        print(f"ledger intact: {report.entries} entr{'y' if report.entries == 1 else 'ies'} in {args.run}/{LEDGER}")
         return 0
-    print(f"audit: ledger {run / LEDGER} is broken: {report.problem}", file=sys.stderr)
+    print(f"audit: ledger {args.run}/{LEDGER} is broken: {report.problem}", file=sys.stderr)
     return 1
 
 
@@ -172,7 +185,7 @@ def add_subparsers(sub: Any) -> None:
     lk = sub.add_parser("lookup", help="where a document or a text passage sits (shard, record, byte offset)",
                         description="Lineage lookup over a run folder. Give one key; --shard narrows it, or "
                                     "alone replays a shard's records (--records I:J).")
-    lk.add_argument("--run", type=Path, required=True, help="the run's output folder")
+    lk.add_argument("--run", required=True, help="the run's output folder (or object-store URI)")
     lk.add_argument("--url", help="records with this URL")
     lk.add_argument("--sha256", help="records whose text has this SHA-256 (every copy)")
     lk.add_argument("--id", metavar="SOURCE_ID", help="records with this source id")
@@ -190,7 +203,7 @@ def add_subparsers(sub: Any) -> None:
     lk.set_defaults(func=cmd_lookup)
 
     td = sub.add_parser("takedown", help="answer a takedown request: locate, block (--execute), verify; evidence")
-    td.add_argument("--run", type=Path, required=True, help="the run's output folder")
+    td.add_argument("--run", required=True, help="the run's output folder (or object-store URI)")
     td.add_argument("--request", type=Path, required=True, metavar="REQUEST.yaml")
     td.add_argument("--execute", action="store_true", help="add the located records and their copies to the "
                     "run's blocklist (without it: a dry run that only writes evidence)")
@@ -200,5 +213,5 @@ def add_subparsers(sub: Any) -> None:
     lg = sub.add_parser("ledger", help="the takedown ledger")
     lsub = lg.add_subparsers(dest="ledger_command", required=True, metavar="ACTION")
     v = lsub.add_parser("verify", help="exit 0 when the ledger's hash chain is intact; else name the first bad entry")
-    v.add_argument("--run", type=Path, required=True, help="the run's output folder")
+    v.add_argument("--run", required=True, help="the run's output folder (or object-store URI)")
     v.set_defaults(func=cmd_ledger_verify)
