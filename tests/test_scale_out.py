@@ -119,3 +119,39 @@ def test_fresh_measures_every_shard_again(tmp_path, corpus, ray_session):
     os.utime(corpus.shards[0], ns=(time.time_ns(), time.time_ns()))
     changed = run_audit(cfg, out=tmp_path / "r", progress=False)
     assert changed.summary["resume"] == {"shards_reused": len(corpus.shards) - 1, "shards_measured": 1}
+
+
+def _kill_first_scan_worker(stop, killed: list) -> None:
+    """SIGKILL the first Ray worker seen running a scan task (its title names the UDF)."""
+    while not stop.is_set() and not killed:
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"_scan_udf" in cmd:
+                os.kill(int(pid), signal.SIGKILL)
+                killed.append(int(pid))
+                return
+        time.sleep(0.01)
+
+
+def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_path, corpus, ray_session):
+    import threading
+
+    stop, killed = threading.Event(), []
+    killer = threading.Thread(target=_kill_first_scan_worker, args=(stop, killed), daemon=True)
+    killer.start()
+    try:
+        res = run_audit(load_config(corpus.config_path), out=tmp_path / "killed", progress=False)
+    finally:
+        stop.set()
+        killer.join()
+    assert killed, "no scan worker was seen to kill"
+    clean = run_audit(load_config(corpus.config_path), out=tmp_path / "clean", progress=False)
+    assert res.summary["documents"] == clean.summary["documents"]
+    assert_same_outputs(tmp_path / "killed", tmp_path / "clean")
+    parts = [p.name for p in (tmp_path / "killed" / "measurements").iterdir() if p.name != "_done"]
+    assert len(parts) == len(corpus.shards)  # the retried shard's part once, no leftover

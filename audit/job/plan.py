@@ -139,17 +139,44 @@ def _measure(config: AuditConfig, shards: list[Shard], measurements: Location, s
     measured.ray_seconds = start_ray(config, address) if shards else 0.0
     todo = [(s, st) for s, st in zip(shards, states) if st.key not in results]
     t0 = time.perf_counter()
+    failure = ""
     if todo:
-        for key, result in scan(config, todo, measurements, shared, task_slots(config), canary):
-            results[key] = result
-            meter.update(result["records"], result["bytes"])
-            if canary and result.get("canary"):
-                raise CanaryTripped(result["canary"])
+        try:
+            for key, result in scan(config, todo, measurements, shared, task_slots(config), canary):
+                results[key] = result
+                meter.update(result["records"], result["bytes"])
+                if canary and result.get("canary"):
+                    raise CanaryTripped(result["canary"])
+        except CanaryTripped:
+            raise
+        except Exception as e:  # noqa: BLE001 - a task lost past its retries: name its shard(s)
+            if not _lost_worker(e):
+                raise  # an error in our own code: an internal error, not a lost shard
+            failure = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}"
+            done = load_done(measurements)
+            results.update({st.key: done[st.key]["result"] for st in states if st.key in done})
     missing = [st.shard for st in states if st.key not in results]
     if missing:
-        raise InputError(f"shard {missing[0]}: was not measured ({len(missing)} shard(s) failed after retries)")
+        raise InputError(f"shard {missing[0]}: not measured ({len(missing)} shard(s) failed after 3 retries"
+                         f"{': ' + failure if failure else ''}); the shards measured are kept: run again to "
+                         "resume")
     measured.scan_seconds = time.perf_counter() - t0
     return measured
+
+
+def _lost_worker(e: BaseException) -> bool:
+    """Whether an error is Ray losing a worker, node or object (after its retries), not a bug."""
+    from ray import exceptions as rex
+
+    lost = (rex.WorkerCrashedError, rex.NodeDiedError, rex.ObjectLostError, rex.OwnerDiedError,
+            rex.LocalRayletDiedError, rex.RaySystemError)
+    seen: set[int] = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, lost):
+            return True
+        e = getattr(e, "cause", None) or e.__cause__  # type: ignore[assignment]
+    return False
 
 
 def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: list[dict], started: datetime,
