@@ -3,8 +3,8 @@
 Prints, per size: the driver's peak RSS, its CPU seconds per record, the job's wall time, and the
 share of the wall time when only the driver works (wall time minus the passes that run on Ray
 workers: scan, global dedup, decide, lookup index). Each size runs in a fresh process with Ray
-started first (start-up not counted). Records are sentences of the shared prose data, shuffled
-into ~200-byte documents, with one in 50 an exact and one in 50 a near copy of an earlier one.
+started first (start-up not counted). Records are ~200-byte runs of words of the shared prose data
+from random places, with one in 50 an exact and one in 50 a near copy of an earlier one.
 
     python bench/bench_scale.py --records 1000000 4000000 --cpus 2
 """
@@ -30,13 +30,11 @@ def build_corpus(records: int, shards: int) -> Path:
     if marker.exists():
         return root
     (root / "shards").mkdir(parents=True, exist_ok=True)
-    sentences: list[str] = []
+    words: list[str] = []
     for name in ("nltk_abc_news_paragraphs.jsonl", "gutenberg_books.jsonl"):
         for line in (SHARED / "data" / "prose" / name).read_text(encoding="utf-8").split("\n"):
-            if not line.strip():
-                continue
-            text = json.loads(line)["text"]
-            sentences.extend(s.strip() + "." for s in text.replace("\n", " ").split(". ") if 20 < len(s) < 200)
+            if line.strip():
+                words.extend(json.loads(line)["text"].split())
     rng = random.Random(0)
     per = -(-records // shards)
     recent: list[str] = []
@@ -48,14 +46,12 @@ def build_corpus(records: int, shards: int) -> Path:
                 if recent and roll < 0.02:
                     text = rng.choice(recent)
                 elif recent and roll < 0.04:
-                    words = rng.choice(recent).split()
-                    words[rng.randrange(len(words))] = "changed"
-                    text = " ".join(words)
-                else:
-                    text = ""
-                    while len(text) < 200:
-                        text += " " + rng.choice(sentences)
-                    text = text.strip()
+                    copy = rng.choice(recent).split()
+                    copy[rng.randrange(len(copy))] = "changed"
+                    text = " ".join(copy)
+                else:  # a run of real text from a random place: distinct documents, real word statistics
+                    start = rng.randrange(len(words) - 60)
+                    text = " ".join(words[start:start + rng.randint(28, 40)])
                     recent = (recent + [text])[-1000:]
                 f.write(json.dumps({"id": f"r{i}", "text": text, "url": f"https://example.org/{i}"}) + "\n")
                 i += 1
