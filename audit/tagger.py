@@ -14,9 +14,6 @@ from audit.config import AuditConfig
 from audit.normalize import WORD_COLUMNS, with_tokens
 from audit.stages import Stage
 
-_TIMING_PREFIX = "_t_"
-
-
 def stage_classes(config: AuditConfig) -> list[type[Stage]]:
     """The measurement stages of the job, in the order they run.
 
@@ -60,7 +57,11 @@ def stage_classes(config: AuditConfig) -> list[type[Stage]]:
 
 
 class Tagger:
-    """Every stage applied to a block of records (one per Ray worker process, or a plain object)."""
+    """Every stage applied to a block of records (one per Ray worker process, or a plain object).
+
+    It keeps, until `take_stats`, the seconds each step took (one figure per block, not per
+    record) and how many blocks each stage failed on and had re-measured a record at a time.
+    """
 
     def __init__(self, config: AuditConfig, shared: dict[str, Any] | None = None,
                  stages: list[Stage] | None = None) -> None:
@@ -72,16 +73,25 @@ class Tagger:
         # Stages that read words share one tokenisation of the block (audit.normalize.block_tokens).
         self.words = any("words" in s.reads for s in self.stages)
         self._culprit = ""  # the step in progress, named when a record cannot be measured
+        self.seconds: dict[str, float] = {}
+        self.retried_blocks: dict[str, int] = {}
+
+    def take_stats(self) -> dict[str, dict[str, Any]]:
+        """{"seconds": {step: s}, "retried_blocks": {stage: n}} since the last call (then reset)."""
+        stats = {"seconds": self.seconds, "retried_blocks": self.retried_blocks}
+        self.seconds, self.retried_blocks = {}, {}
+        return stats
 
     def __call__(self, block: pa.Table) -> pa.Table:
         """The block measured, without its text. A stage that fails on the block is retried a
-        record at a time, so one record it cannot measure is named and quarantined (its text
-        dropped, `error` saying which stage failed and how) instead of failing the job."""
+        record at a time (and counted), so a record it cannot measure, even one alone in its
+        block, is named and quarantined (its text dropped, `error` saying which stage failed and
+        how) instead of failing the job."""
         try:
             return self._measure(block)
         except Exception:  # noqa: BLE001 - any stage failure: find the record(s) behind it
-            if block.num_rows <= 1:
-                raise
+            culprit = self._culprit
+        self.retried_blocks[culprit] = self.retried_blocks.get(culprit, 0) + 1
         parts = []
         for i in range(block.num_rows):
             row = block.slice(i, 1)
@@ -95,19 +105,18 @@ class Tagger:
                 parts.append(self._measure(failed))
         return pa.concat_tables(parts, promote_options="permissive")
 
+    def _timed(self, name: str, t0: float) -> None:
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+
     def _measure(self, block: pa.Table) -> pa.Table:
         self._culprit = "tokenising"
         if self.words:
             t0 = time.perf_counter()
-            block = _with_time(with_tokens(block), "words", t0)
+            block = with_tokens(block)
+            self._timed("words", t0)
         for stage in self.stages:
             self._culprit = f"stage {stage.name}"
             t0 = time.perf_counter()
-            block = _with_time(stage(block), stage.name, t0)
+            block = stage(block)
+            self._timed(stage.name, t0)
         return block.drop_columns(["text"] + [c for c in WORD_COLUMNS if c in block.column_names])
-
-
-def _with_time(block: pa.Table, name: str, t0: float) -> pa.Table:
-    """Each row's share of the seconds since t0: the driver sums them into seconds per stage."""
-    share = (time.perf_counter() - t0) / max(block.num_rows, 1)
-    return block.append_column(f"{_TIMING_PREFIX}{name}", pa.array([share] * block.num_rows, pa.float32()))

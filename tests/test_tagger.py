@@ -48,3 +48,21 @@ def test_a_block_that_measures_cleanly_is_one_pass() -> None:
     out = Tagger(CFG, stages=[LengthStage(CFG)])(records(["a b c d e f", "g h"]))
     assert out.column("length_words").to_pylist() == [6, 2]
     assert pc.all(pc.is_null(out.column("error"))).as_py()
+
+
+def test_retried_blocks_are_counted_and_timing_is_one_figure_per_block() -> None:
+    tagger = Tagger(CFG, stages=[LengthStage(CFG), RejectsMarkedText(CFG)])
+    out = tagger(records(["fine text", "bad \u2063BOOM", "more text"]))
+    assert not [c for c in out.column_names if c.startswith("_")]  # no per-row timing column
+    stats = tagger.take_stats()
+    assert stats["retried_blocks"] == {"stage picky": 1}
+    assert set(stats["seconds"]) == {"length", "picky"} | ({"words"} if tagger.words else set())
+    assert tagger.take_stats() == {"seconds": {}, "retried_blocks": {}}  # taken, then reset
+
+
+def test_a_record_alone_in_its_block_is_quarantined_not_fatal() -> None:
+    tagger = Tagger(CFG, stages=[LengthStage(CFG), RejectsMarkedText(CFG)])
+    out = tagger(records(["x \u2063BOOM " * 1000]))  # a huge record fills a block by itself
+    assert out.num_rows == 1
+    assert out.column("error").to_pylist()[0].startswith("could not be measured: stage picky")
+    assert tagger.take_stats()["retried_blocks"] == {"stage picky": 1}

@@ -193,9 +193,12 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
     work = new_work_folder(out)
     try:
         timing: dict[str, float] = {}
+        retried: dict[str, int] = {}
         for r in measured.results.values():
             for k, v in r.get("seconds", {}).items():
                 timing[k] = timing.get(k, 0.0) + v
+            for k, v in r.get("retried_blocks", {}).items():
+                retried[k] = retried.get(k, 0) + v
         with_rows = [(measurements.child(st.part), st) for st in measured.states
                      if measured.results[st.key]["rows"] > 0]
         records = sum(measured.results[st.key]["records"] for st in measured.states)
@@ -219,7 +222,10 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         result = summary.finish(
             seconds=seconds, scan_seconds=measured.scan_seconds, ray_start_seconds=measured.ray_seconds,
             stages=timing, shards=len(measured.shards), duplicates=dup_stats, started=started, version=__version__,
-            extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused}})
+            extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused},
+                   "retried_blocks": dict(sorted(retried.items()))})
+        result["warnings"] += [f"{step} failed on {n} block(s); they were re-measured a record at a time, "
+                               "which is slow: check that step's library build" for step, n in sorted(retried.items())]
         for w in result["warnings"]:
             print(f"audit: warning: {w}", file=sys.stderr)
         work.child("unreadable.jsonl").write_text(

@@ -21,7 +21,7 @@ from audit.io.storage import Location
 from audit.job.parts import PartWriter
 from audit.job.resume import ShardState, write_done
 from audit.records import RECORD_SCHEMA
-from audit.tagger import _TIMING_PREFIX, Tagger, _with_time
+from audit.tagger import Tagger
 
 # Per worker process: the Tagger of the run in progress, built on the worker's first shard of
 # that run. Ray reuses worker processes across tasks, so models and indexes load once per
@@ -45,19 +45,16 @@ def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: 
     first_match = None
     if canary:
         from audit.stages.contamination import first_match
-    seconds: dict[str, float] = {}
+    seconds: dict[str, float] = {"read": 0.0}
     rows = records = nbytes = 0
     match = None
     writer = PartWriter(measurements.child(state.part))
     try:
+        tagger.take_stats()  # what an earlier shard's failed task left is not this shard's
         t0 = time.perf_counter()
         for block in read_shard(shard, config.input):
-            block = tagger(_with_time(block, "read", t0))
-            timing = [c for c in block.column_names if c.startswith(_TIMING_PREFIX)]
-            for name in timing:
-                key = name[len(_TIMING_PREFIX):]
-                seconds[key] = seconds.get(key, 0.0) + float(pc.sum(block.column(name)).as_py() or 0.0)
-            block = block.drop_columns(timing)
+            seconds["read"] += time.perf_counter() - t0
+            block = tagger(block)
             if first_match is not None and match is None:
                 match = first_match(block)
             rows += block.num_rows
@@ -70,8 +67,11 @@ def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: 
     except BaseException:
         writer.abort()
         raise
-    result = {"rows": rows, "records": records, "bytes": nbytes, "seconds": seconds, "canary": match,
-              "node": _node_id()}
+    stats = tagger.take_stats()
+    for k, v in stats["seconds"].items():
+        seconds[k] = seconds.get(k, 0.0) + v
+    result = {"rows": rows, "records": records, "bytes": nbytes, "seconds": seconds,
+              "retried_blocks": stats["retried_blocks"], "canary": match, "node": _node_id()}
     write_done(measurements, state, result)
     return result
 

@@ -372,6 +372,10 @@ def _stages(s: Mapping[str, Any]) -> Html:
     chart = bar_chart(items[:12], title="Seconds per stage", unit="s", value_format="{:,.2f}", color="#7d5ba6")
     note = ('<p class="note">Stage seconds are summed over all workers (they can exceed the wall-clock time '
             f'of {esc(_num(s.get("seconds"), 1))} s).</p>')
+    retried = _mapping(s.get("retried_blocks"))
+    if retried:  # a stage that fails on whole blocks makes the run much slower: say which
+        note += ("<p>Blocks a stage failed on, re-measured a record at a time:</p>"
+                 + _table(["stage", "blocks"], sorted(retried.items()), numeric=[1]))
     return _section("stages", "Slowest stages", _figure(chart) + note)
 
 
