@@ -42,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="output folder or object-store URI (default: the config's `output`)")
     r.add_argument("--address", help="join this Ray cluster instead of starting a local one")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.add_argument("--accept-blocklist-changes", action="store_true",
+                   help="run even though blocklist/ differs from the takedown ledger, recording the change there")
     r.add_argument("--fresh", action="store_true",
                    help="measure every shard again instead of reusing an earlier run's measurements in the folder")
     r.set_defaults(func=_cmd_run)
@@ -71,7 +73,12 @@ def _cmd_run(a: argparse.Namespace) -> int:
     from audit.config import load_config
     from audit.job.plan import CanaryTripped, run_audit
 
+    from audit.takedown.ledger import check_blocklist
+
     cfg = load_config(a.config)
+    out = a.out if a.out is not None else str(cfg.resolve(cfg.output)) if "://" not in cfg.output else cfg.output
+    for change in check_blocklist(out, accept=a.accept_blocklist_changes):
+        print(f"audit: blocklist change accepted and recorded in the ledger: {change}", file=sys.stderr)
     try:
         res = run_audit(cfg, out=a.out, address=a.address, progress=not a.quiet, fresh=a.fresh)
     except CanaryTripped as e:

@@ -189,3 +189,70 @@ def test_an_archive_that_lost_its_place_is_not_called_a_removal(run: Path) -> No
     other.parent.mkdir(parents=True)
     other.write_text(json.dumps(ev), encoding="utf-8")
     assert verify_ledger(run).ok
+
+
+def _blocklist_files(run: Path) -> list[Path]:
+    return sorted((run / "blocklist").glob("*.parquet"))
+
+
+@pytest.mark.parametrize("damage", ["delete", "edit"])
+def test_a_deleted_or_edited_blocklist_fails_verify_and_blocks_the_next_run(run: Path, damage: str, capsys) -> None:
+    from audit.io.shards import InputError
+    from audit.takedown.ledger import check_blocklist
+
+    victim = _blocklist_files(run)[0]
+    assert json.loads(lines(run)[1])["blocklist_file"] == victim.relative_to(run).as_posix()
+    if damage == "delete":
+        victim.unlink()
+    else:
+        victim.write_bytes(victim.read_bytes() + b"\0")
+    report = verify_ledger(run)
+    assert not report.ok and victim.name in report.problem and "blocklist" in report.problem
+    assert audit("ledger", "verify", "--run", str(run)) == 1
+    with pytest.raises(InputError, match="--accept-blocklist-changes"):
+        check_blocklist(run)
+    # accepting the change records it, and the ledger holds again
+    assert check_blocklist(run, accept=True)
+    assert verify_ledger(run).ok
+    assert json.loads(lines(run)[-1])["kind"] == "blocklist_accept"
+    capsys.readouterr()
+
+
+def test_the_next_audit_run_stops_on_a_changed_blocklist(run: Path, tmp_path: Path, capsys) -> None:
+    _blocklist_files(run)[0].unlink()
+    cfg = tmp_path / "job.yaml"
+    cfg.write_text(json.dumps({"input": {"paths": [str(run.parent / "shards")]}, "output": str(run)}))
+    assert audit("run", str(cfg), "--quiet") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "does not match the takedown ledger" in err[0] and "was deleted" in err[0]
+
+
+def test_an_edited_latest_evidence_fails_verify(run: Path) -> None:
+    latest = run / "takedowns" / "TR-1" / "evidence.json"
+    latest.write_text(latest.read_text().replace('"mode"', '"mode" ', 1))
+    report = verify_ledger(run)
+    assert not report.ok and "takedowns/TR-1/evidence.json" in report.problem
+
+
+def test_a_consistent_rewrite_fails_against_the_exported_head(run: Path, tmp_path: Path, capsys) -> None:
+    anchor = tmp_path / "anchor.json"
+    assert audit("ledger", "export", "--run", str(run), "--out", str(anchor)) == 0
+    head = json.loads(anchor.read_text())["head_sha256"]
+    assert json.loads(anchor.read_text())["entries"] == ENTRIES
+    assert audit("ledger", "verify", "--run", str(run), "--expect-head", head) == 0
+    assert head in capsys.readouterr().out
+    # a takedown later: the chain grows and still contains the anchored head
+    req = tmp_path / "later.yaml"
+    req.write_text("request_id: TR-9\nreceived: 2026-11-21T10:00:00Z\nrequester: x\nbasis: privacy\n"
+                   "match: {source_ids: [a-9]}\n", encoding="utf-8")
+    run_takedown(run, req)
+    assert audit("ledger", "verify", "--run", str(run), "--expect-head", head) == 0
+    # everything deleted together and the chain written anew, consistently: intact on its own ...
+    for p in ("ledger.jsonl", "takedowns", "blocklist"):
+        shutil.rmtree(run / p) if (run / p).is_dir() else (run / p).unlink()
+    run_takedown(run, req)
+    assert verify_ledger(run).ok
+    # ... but not the chain that was anchored
+    capsys.readouterr()
+    assert audit("ledger", "verify", "--run", str(run), "--expect-head", head) == 1
+    assert "does not contain the expected head" in capsys.readouterr().err

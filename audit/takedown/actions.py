@@ -21,7 +21,8 @@ from audit.io.shards import DamagedStream, Shard, read_shard
 from audit.records import text_sha256
 from audit.takedown.blocklist import BLOCKLIST_SCHEMA, append_blocklist
 from audit.takedown.evidence import evidence_html, evidence_json, mask_excerpt
-from audit.takedown.ledger import append_entry, entry_from_evidence, head, ledger_lock, recover_lost_entries, sha256_bytes
+from audit.takedown.ledger import (append_entry, blocklist_fields, canonical, entry_from_evidence, head, ledger_lock, recover_lost_entries,
+                                   sha256_bytes)
 from audit.takedown.lookup import Match, RunLookup
 from audit.takedown.request import TakedownRequest, load_request
 from audit.takedown.shard_rewrite import RewriteError, ShardRewrite, rewrite_shard
@@ -66,6 +67,7 @@ class TakedownOutcome:
     evidence_page: Path
     seq: int
     problems: list[str]
+    ledger_head: str = ""  # SHA-256 of the ledger's last line once this takedown's entry is in
 
     @property
     def exit_code(self) -> int:
@@ -287,15 +289,17 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
         body, page = evidence_json(evidence).decode("utf-8"), evidence_html(evidence)
         for target, content in ((ev_json, body), (ev_html, page)):
             write_text_atomic(target, content)
-        append_entry(run_dir, {
+        entry = append_entry(run_dir, {
             **entry_from_evidence(json.loads(body)),  # what the ledger verification will read back
             "evidence": ev_json.relative_to(run_dir).as_posix(), "evidence_sha256": sha256_bytes(body.encode("utf-8")),
             "evidence_html": ev_html.relative_to(run_dir).as_posix(),
             "evidence_html_sha256": sha256_bytes(page.encode("utf-8")),
+            # the blocklist file this takedown added, so deleting or editing it shows in verify
+            **blocklist_fields(run_dir, evidence),
         })
         # The latest copies only once the ledger holds the entry they belong to.
         for target, content in ((folder / "evidence.json", body), (folder / "evidence.html", page)):
             write_text_atomic(target, content)
     return TakedownOutcome(rid, mode, len(located), len(shas), len({loc.match.shard for loc in located}),
                            verification.get("ok"), folder / "evidence.json", folder / "evidence.html", seq,
-                           problems)
+                           problems, sha256_bytes(canonical(entry).encode("utf-8")))

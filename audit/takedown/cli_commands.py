@@ -162,6 +162,7 @@ def cmd_takedown(args: argparse.Namespace) -> int:
     elif out.verification_ok is False:
         print(f"audit: takedown {out.request_id}: verification FAILED, see {out.evidence}", file=sys.stderr)
     print(f"evidence: {out.evidence} and {out.evidence_page} (ledger entry {out.seq})")
+    print(f"ledger head: {out.ledger_head} (keep it outside the run folder: `audit ledger export`)")
     return out.exit_code
 
 
@@ -173,11 +174,38 @@ def cmd_ledger_verify(args: argparse.Namespace) -> int:
         if not run.is_dir():
             return _fail(f"--run {args.run}: no such folder")
         report = verify_ledger(run)
+    expect = getattr(args, "expect_head", None)
+    if report.ok and expect and expect not in report.line_hashes and not (expect == report.head):
+        print(f"audit: ledger {args.run}/{LEDGER} does not contain the expected head {expect}: the chain was "
+              f"rewritten or cut (its head is now {report.head})", file=sys.stderr)
+        return 1
     if report.ok:
-        print(f"ledger intact: {report.entries} entr{'y' if report.entries == 1 else 'ies'} in {args.run}/{LEDGER}")
+        print(f"ledger intact: {report.entries} entr{'y' if report.entries == 1 else 'ies'} in {args.run}/{LEDGER}; "
+              f"head {report.head}")
         return 0
-    print(f"audit: ledger {args.run}/{LEDGER} is broken: {report.problem}", file=sys.stderr)
+    print(f"audit: ledger {args.run}/{LEDGER} is broken: {report.problem} (head {report.head})", file=sys.stderr)
     return 1
+
+
+def cmd_ledger_export(args: argparse.Namespace) -> int:
+    """`audit ledger export --run DIR [--out FILE]`: the chain's head, to keep outside the run folder."""
+    from datetime import datetime, timezone
+
+    from audit.takedown.ledger import verify_ledger
+
+    with local_run(args.run) as run:
+        report = verify_ledger(run)
+    if not report.ok:
+        print(f"audit: ledger of {args.run} is broken, nothing exported: {report.problem}", file=sys.stderr)
+        return 1
+    record = {"format": "audit.ledger.anchor/1", "run": str(args.run), "head_sha256": report.head,
+              "entries": report.entries, "exported": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    text = json.dumps(record, indent=2) + "\n"
+    if getattr(args, "out", None):
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def add_subparsers(sub: Any) -> None:
@@ -214,4 +242,10 @@ def add_subparsers(sub: Any) -> None:
     lsub = lg.add_subparsers(dest="ledger_command", required=True, metavar="ACTION")
     v = lsub.add_parser("verify", help="exit 0 when the ledger's hash chain is intact; else name the first bad entry")
     v.add_argument("--run", required=True, help="the run's output folder (or object-store URI)")
+    v.add_argument("--expect-head", metavar="H",
+                   help="also fail unless the chain contains H, a head exported earlier (`audit ledger export`)")
     v.set_defaults(func=cmd_ledger_verify)
+    x = lsub.add_parser("export", help="write the ledger's head hash, entry count and time, to keep elsewhere")
+    x.add_argument("--run", required=True, help="the run's output folder (or object-store URI)")
+    x.add_argument("--out", help="file to write (default: standard output)")
+    x.set_defaults(func=cmd_ledger_export)

@@ -15,6 +15,7 @@ appends the entry it was owed, built from the evidence alone, before anything el
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime, timezone
 import json
 import os
 import re
@@ -102,6 +103,18 @@ def entry_from_evidence(ev: dict[str, Any]) -> dict[str, Any]:
             "tool_version": (ev.get("tool") or {}).get("version")}
 
 
+def blocklist_fields(run_dir: Path, ev: dict[str, Any]) -> dict[str, Any]:
+    """The ledger fields vouching for the blocklist file a takedown's evidence says it added."""
+    import pyarrow.parquet as pq
+
+    rel = (ev.get("action") or {}).get("blocklist_file")
+    if not isinstance(rel, str) or not (Path(run_dir) / rel).is_file():
+        return {}
+    path = Path(run_dir) / rel
+    return {"blocklist_file": rel, "blocklist_sha256": sha256_file(path),
+            "blocklist_rows": pq.ParquetFile(path).metadata.num_rows}
+
+
 def _read_evidence(path: Path) -> dict[str, Any] | None:
     try:
         ev = json.loads(path.read_text(encoding="utf-8"))
@@ -148,6 +161,7 @@ def recover_lost_entries(run_dir: Path) -> list[dict[str, Any]]:
             "evidence": path.relative_to(run_dir).as_posix(), "evidence_sha256": sha256_bytes(body.encode("utf-8")),
             "evidence_html": page_path.relative_to(run_dir).as_posix(),
             "evidence_html_sha256": sha256_bytes(page.encode("utf-8")),
+            **blocklist_fields(run_dir, ev),
         }))
         # It is the newest takedown of its request: the latest copies were never written either.
         for name, content in (("evidence.json", body), ("evidence.html", page)):
@@ -171,12 +185,71 @@ def _against_evidence(e: dict[str, Any], path: Path, n: int, prev: str) -> str |
 
 @dataclass
 class LedgerReport:
-    """The outcome of verifying a ledger: ok, or the first bad entry and why."""
+    """The outcome of verifying a ledger: ok, or the first bad entry and why; the chain's head
+    (SHA-256 of its last line) and every line's hash, to hold it to an anchor kept elsewhere."""
 
     ok: bool
     entries: int
     bad_entry: int | None = None
     problem: str | None = None
+    head: str = GENESIS
+    line_hashes: tuple[str, ...] = ()
+
+
+ACCEPT = "blocklist_accept"  # an entry recording blocklist files as they are, on --accept-blocklist-changes
+
+
+def blocklist_state(run_dir: Path) -> dict[str, str]:
+    """{blocklist file (run-relative): SHA-256} of the files in blocklist/ now."""
+    from audit.blocklist import BLOCKLIST_DIR
+
+    folder = Path(run_dir) / BLOCKLIST_DIR
+    if not folder.is_dir():
+        return {}
+    return {p.relative_to(run_dir).as_posix(): sha256_file(p) for p in sorted(folder.glob("*.parquet"))}
+
+
+def expected_blocklist(entries: list[dict[str, Any]]) -> dict[str, str]:
+    """The blocklist files the ledger vouches for: each takedown adds its file; an accept entry
+    restates the whole set as it was accepted."""
+    expected: dict[str, str] = {}
+    for e in entries:
+        if e.get("kind") == ACCEPT:
+            expected = dict(e.get("blocklist") or {})
+        elif isinstance(e.get("blocklist_file"), str):
+            expected[e["blocklist_file"]] = e.get("blocklist_sha256")
+    return expected
+
+
+def blocklist_differences(run_dir: Path, entries: list[dict[str, Any]]) -> list[str]:
+    """How blocklist/ differs from what the ledger vouches for (empty when it matches)."""
+    want, have = expected_blocklist(entries), blocklist_state(run_dir)
+    out = [f"{f} was deleted" for f in sorted(set(want) - set(have))]
+    out += [f"{f} was changed (SHA-256 differs)" for f in sorted(set(want) & set(have)) if want[f] != have[f]]
+    out += [f"{f} is in no ledger entry" for f in sorted(set(have) - set(want))]
+    return out
+
+
+def read_entries(run_dir: Path) -> list[dict[str, Any]]:
+    """The ledger's entries as far as they parse (verify_ledger says whether they hold)."""
+    out = []
+    for line in _lines(run_dir):
+        try:
+            e = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            break
+        if isinstance(e, dict):
+            out.append(e)
+    return out
+
+
+def accept_blocklist(run_dir: Path, reason: str = "audit run --accept-blocklist-changes") -> dict[str, Any]:
+    """Record the blocklist as it is now, and what changed, as a ledger entry (under the lock)."""
+    with ledger_lock(run_dir):
+        changes = blocklist_differences(run_dir, read_entries(run_dir))
+        return append_entry(run_dir, {"kind": ACCEPT, "reason": reason, "changes": changes,
+                                      "blocklist": blocklist_state(run_dir),
+                                      "time": datetime.now(timezone.utc).isoformat(timespec="seconds")})
 
 
 def verify_ledger(run_dir: Path) -> LedgerReport:
@@ -185,9 +258,13 @@ def verify_ledger(run_dir: Path) -> LedgerReport:
     lines = _lines(run_dir)
     prev = GENESIS
     seen_evidence: set[str] = set()
+    entries: list[dict[str, Any]] = []
+    latest: dict[str, dict[str, Any]] = {}  # request id -> its last entry
+    hashes = tuple(sha256_bytes(line) for line in lines)
     for n, line in enumerate(lines, start=1):
         def bad(why: str, entry: int = n) -> LedgerReport:
-            return LedgerReport(False, len(lines), entry, f"entry {entry} (line {n} of {LEDGER}): {why}")
+            return LedgerReport(False, len(lines), entry, f"entry {entry} (line {n} of {LEDGER}): {why}",
+                                hashes[-1] if hashes else GENESIS, hashes)
 
         try:
             e = json.loads(line.decode("utf-8"))
@@ -212,6 +289,10 @@ def verify_ledger(run_dir: Path) -> LedgerReport:
                                     f"rewritten after entry {n} chained onto it (entry {n}'s prev_sha256 no "
                                     "longer matches it)")
             return bad("prev_sha256 of the first entry must be 64 zeros: the entry was edited")
+        entries.append(e)
+        if e.get("kind") == ACCEPT:  # a recorded blocklist change carries no evidence of its own
+            prev = sha256_bytes(line)
+            continue
         ev, ev_html = e.get("evidence"), e.get("evidence_html")
         if not isinstance(ev, str) or not isinstance(ev_html, str):
             return bad("it names no evidence file: the entry was edited")
@@ -227,7 +308,10 @@ def verify_ledger(run_dir: Path) -> LedgerReport:
         page = run_dir / ev_html
         if not page.is_file() or sha256_file(page) != e.get("evidence_html_sha256"):
             return bad(f"its evidence page {ev_html} is missing or was changed")
+        if isinstance(e.get("request_id"), str):
+            latest[e["request_id"]] = e
         prev = sha256_bytes(line)
+    end = (hashes[-1] if hashes else GENESIS, hashes)
     # Evidence archived under takedowns/ as an entry past the ledger's end, named by no entry: the
     # tail was cut off, or the last takedown was killed before its append (the next one appends it).
     # An unnamed archive at or below the end lost its place to a later takedown: not a removal.
@@ -238,5 +322,39 @@ def verify_ledger(run_dir: Path) -> LedgerReport:
         return LedgerReport(False, len(lines), seq,
                             f"entry {seq} is missing: {rel} was recorded as entry {seq} but the ledger has "
                             f"{len(lines)} entries (entries were removed from its end, or the takedown was "
-                            "killed before its entry was appended: the next takedown appends it)")
-    return LedgerReport(True, len(lines))
+                            "killed before its entry was appended: the next takedown appends it)", *end)
+    # The latest copies (takedowns/<id>/evidence.*, the files CONTRACT.md names) are the last
+    # entry's of their request: an edited one no longer matches the hash the ledger holds.
+    for rid, e in sorted(latest.items()):
+        for name, key in (("evidence.json", "evidence_sha256"), ("evidence.html", "evidence_html_sha256")):
+            copy = run_dir / "takedowns" / rid / name
+            if copy.is_file() and sha256_file(copy) != e.get(key):
+                return LedgerReport(False, len(lines), e.get("seq"), f"takedowns/{rid}/{name} differs from the "
+                                    f"evidence of its last ledger entry ({e.get('seq')}): the file was edited", *end)
+    drift = blocklist_differences(run_dir, entries)
+    if drift:
+        return LedgerReport(False, len(lines), None, f"the blocklist does not match the ledger: {'; '.join(drift)}",
+                            *end)
+    return LedgerReport(True, len(lines), None, None, *end)
+
+
+def check_blocklist(run: str | Path, accept: bool = False) -> list[str]:
+    """Before `audit run` into `run`: the blocklist must be what the ledger vouches for. A
+    difference stops the run (InputError naming it) unless `accept`, which records the blocklist
+    as it is in a ledger entry; returns the differences accepted."""
+    from audit.io.run_copy import local_run
+    from audit.io.shards import InputError
+    from audit.io.storage import location
+
+    if not location(run, Path.cwd()).exists():
+        return []
+    with local_run(run, write_back=("ledger.jsonl",) if accept else (),
+                   read=("blocklist", "ledger.jsonl", "takedowns")) as local:
+        diffs = blocklist_differences(local, read_entries(local))
+        if diffs and not accept:
+            raise InputError(f"output {run}: the blocklist does not match the takedown ledger ({diffs[0]}"
+                             f"{f', and {len(diffs) - 1} more' if len(diffs) > 1 else ''}): restore it, or run with "
+                             "--accept-blocklist-changes to record the change in the ledger")
+        if diffs:
+            accept_blocklist(local)
+    return diffs
