@@ -21,9 +21,11 @@ from audit.io.shards import DamagedStream, Shard, read_shard
 from audit.records import text_sha256
 from audit.takedown.blocklist import BLOCKLIST_SCHEMA, append_blocklist
 from audit.takedown.evidence import evidence_html, evidence_json, mask_excerpt
-from audit.takedown.ledger import (append_entry, blocklist_fields, canonical, entry_from_evidence, head, ledger_lock, recover_lost_entries,
+from audit.takedown.ledger import (append_entry, blocklist_fields, canonical, entry_from_evidence, head, ledger_lock,
+                                   recover_lost_entries,
                                    sha256_bytes)
 from audit.takedown.lookup import Match, RunLookup
+from audit.takedown.privacy import private_evidence, scrub_run
 from audit.takedown.request import TakedownRequest, load_request
 from audit.takedown.shard_rewrite import RewriteError, ShardRewrite, rewrite_shard
 
@@ -257,6 +259,8 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
                                   "stale until the next audit run; the blocklist keeps the content out meanwhile")
                 if problems:
                     action["problems"] = problems
+                if request.basis == "privacy":  # no personal identifier of theirs stays in the run
+                    action["identifiers_hashed"] = scrub_run(run_dir, {loc.match.doc_id for loc in located})
             times["acted"] = _now()
             try:
                 verification = verify(run_dir, request, located, rewrites, problems)
@@ -283,6 +287,8 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
             "action": action, "verification": verification, "timestamps": times,
             "ledger": {"seq": seq, "prev_sha256": prev}, "warnings": warnings,
         }
+        if physical and request.basis == "privacy":
+            evidence = private_evidence(evidence)
         folder = run_dir / "takedowns" / rid
         stem = f"{seq:06d}-{mode}.evidence"  # archived per ledger entry: never overwritten
         ev_json, ev_html = folder / "history" / f"{stem}.json", folder / "history" / f"{stem}.html"

@@ -28,6 +28,7 @@ from audit.io.shards import PARQUET_SUFFIXES, Shard, read_record_texts, read_sha
 from audit.lookup_index import RECORD_COLUMNS, RECORDS_SCHEMA, LookupIndex
 from audit.records import text_sha256
 from audit.takedown.blocklist import Blocklist
+from audit.takedown.privacy import hashed
 from audit.takedown.passage_match import PassagePattern
 from audit.stages.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PassageQuery, passage_fingerprints,
                                      passage_query, passage_scheme)
@@ -129,16 +130,16 @@ class RunLookup:
         return self._matches(rows, method, value)
 
     def by_url(self, url: str) -> list[Match]:
-        """Every record with this URL."""
-        return self._by("url", url, "url")
+        """Every record with this URL (a privacy takedown keeps it only as its hash: found through that too)."""
+        return self._by("url", url, "url") + self._by("url", hashed(url), "url")
 
     def by_sha256(self, sha256: str) -> list[Match]:
         """Every record whose text has this SHA-256 (every copy of the content)."""
         return self._by("sha256", sha256.lower(), "sha256")
 
     def by_source_id(self, source_id: str) -> list[Match]:
-        """Every record carrying this source id (the record's own id field)."""
-        return self._by("source_id", source_id, "source_id")
+        """Every record carrying this source id (the record's own id field), or its hash after a privacy takedown."""
+        return self._by("source_id", source_id, "source_id") + self._by("source_id", hashed(source_id), "source_id")
 
     def by_doc_id(self, doc_id: str) -> list[Match]:
         """The record with this doc_id."""
