@@ -221,6 +221,11 @@ def test_concurrent_takedowns_keep_the_ledger_whole(run: Path, corpus: Corpus, t
     entries = [json.loads(x) for x in (run / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted(e["request_id"] for e in entries) == ["TR-0", "TR-1", "TR-2", "TR-3"]
     assert len(Blocklist.load(run)) == 8
+    # each concurrent takedown vouches for its own blocklist file, and the next run may start
+    from audit.takedown.ledger import check_blocklist
+
+    assert len({e["blocklist_file"] for e in entries}) == 4 and all(e["blocklist_rows"] == 2 for e in entries)
+    assert check_blocklist(run) == []
 
 
 def test_a_shard_damaged_since_the_run_still_leaves_evidence_and_a_ledger_entry(run: Path, corpus: Corpus,
