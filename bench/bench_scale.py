@@ -3,8 +3,8 @@
 Prints, per size: the driver's peak RSS, its CPU seconds per record, the job's wall time, and the
 share of the wall time when only the driver works (wall time minus the passes that run on Ray
 workers: scan, global dedup, decide, lookup index). Each size runs in a fresh process with Ray
-started first (start-up not counted). Records are ~200-byte runs of words of the shared prose data
-from random places, with one in 50 an exact and one in 50 a near copy of an earlier one.
+started first (start-up not counted). Records are ~200 bytes of words drawn by their frequency in
+the shared prose data, with one in 50 an exact and one in 50 a near copy of an earlier one.
 
     python bench/bench_scale.py --records 1000000 4000000 --cpus 2
 """
@@ -49,9 +49,8 @@ def build_corpus(records: int, shards: int) -> Path:
                     copy = rng.choice(recent).split()
                     copy[rng.randrange(len(copy))] = "changed"
                     text = " ".join(copy)
-                else:  # a run of real text from a random place: distinct documents, real word statistics
-                    start = rng.randrange(len(words) - 60)
-                    text = " ".join(words[start:start + rng.randint(28, 40)])
+                else:  # words drawn by their frequency in real text: distinct documents, real word statistics
+                    text = " ".join(rng.choices(words, k=rng.randint(28, 40)))
                     recent = (recent + [text])[-1000:]
                 f.write(json.dumps({"id": f"r{i}", "text": text, "url": f"https://example.org/{i}"}) + "\n")
                 i += 1
