@@ -6,15 +6,12 @@ unreadable input, with one line on standard error saying what and where.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from audit import __version__
-
-
-class UsageError(ValueError):
-    """Bad input named on the command line: one line, exit 2."""
 
 
 def _demo_docs(value: str) -> int:
@@ -99,6 +96,27 @@ def _cmd_decide(a: argparse.Namespace) -> int:
     return 0
 
 
+# What the machine, not the audit, got wrong: a full disk, a quota, a read-only or forbidden place,
+# a file-size limit. Exit 2 with the path, wherever in the job (a worker, a Ray task) it happened.
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
+                       errno.EROFS: "read-only filesystem", errno.EACCES: "permission denied",
+                       errno.EPERM: "operation not permitted", errno.EFBIG: "file too large for a limit in force"}
+
+
+def _environment_error(e: BaseException) -> str | None:
+    """One line for an OS error of the environment anywhere in the exception's causes, else None."""
+    seen: set[int] = set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, OSError) and cur.errno in _ENVIRONMENT_ERRNOS:
+            where = cur.filename or "an output file"
+            return f"{where}: {_ENVIRONMENT_ERRNOS[cur.errno]} ({cur.strerror or cur}): free space or fix the " \
+                   "permissions, then run again (finished shards are reused)"
+        cur = getattr(cur, "cause", None) or cur.__cause__ or cur.__context__
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `audit` console script."""
     from audit.config import ConfigError
@@ -108,13 +126,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         func: Callable[[argparse.Namespace], int] = args.func
         return func(args)
-    except (ConfigError, InputError, UsageError) as e:
+    except (ConfigError, InputError) as e:
         print(f"audit: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("audit: interrupted", file=sys.stderr)
         return 130
     except Exception as e:  # noqa: BLE001 - a bug, not bad input: never exit 1, which means "a rule fired"
+        env = _environment_error(e)
+        if env is not None:
+            print(f"audit: {env}", file=sys.stderr)
+            return 2
         import traceback
 
         print(f"audit: internal error: {type(e).__name__}: {e} (traceback below; please report it)",

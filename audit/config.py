@@ -20,6 +20,16 @@ class ConfigError(ValueError):
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> "Section":
+        """Every pair of settings min_X / max_X: a minimum above its maximum would judge everything."""
+        for name in type(self).model_fields:
+            if name.startswith("min_") and f"max_{name[4:]}" in type(self).model_fields:
+                lo, hi = getattr(self, name), getattr(self, f"max_{name[4:]}")
+                if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo > hi:
+                    raise ValueError(f"{name} ({lo}) is above max_{name[4:]} ({hi}): nothing could pass")
+        return self
+
 
 class InputConfig(Section):
     # Required by `audit run`; a sidecar reading standard input or sidecar.source needs none.
@@ -342,7 +352,8 @@ class LookupConfig(Section):
 class RayConfig(Section):
     # Local Ray only (ignored with --address): CPUs and object store size to start with.
     num_cpus: int | None = Field(default=None, gt=0)
-    object_store_memory: int = Field(default=512 * 2**20, gt=0)
+    # At least Ray's minimum object store, 75 MiB (ray_constants.OBJECT_STORE_MINIMUM_MEMORY_BYTES).
+    object_store_memory: int = Field(default=512 * 2**20, ge=75 * 2**20)
     # CPUs each read-and-measure task reserves (one task per shard at a time per CPU).
     task_cpus: float = Field(default=1.0, gt=0)
 

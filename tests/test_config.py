@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+
 import pytest
 
 from audit.config import ConfigError, load_config, parse_config
@@ -100,3 +101,40 @@ def test_default_yaml_is_generated_from_the_code() -> None:
     text = (root / "configs" / "default.yaml").read_text()
     for section in ["input", "filters", "dedup", "contamination", "languages", "pii", "stats", "sidecar", "ray"]:
         assert f"\n{section}:" in text
+
+
+def test_every_min_max_pair_is_checked():
+    """A minimum above its maximum is refused, for every min_X / max_X pair of every section."""
+    from pydantic import BaseModel
+
+    from audit.config import AuditConfig, ConfigError, parse_config
+
+    pairs = []
+
+    def walk(model: type[BaseModel], path: list[str]) -> None:
+        fields = model.model_fields
+        for name, f in fields.items():
+            sub = f.annotation
+            if isinstance(sub, type) and issubclass(sub, BaseModel):
+                walk(sub, path + [name])
+            elif name.startswith("min_") and f"max_{name[4:]}" in fields:
+                pairs.append((path, name, f"max_{name[4:]}"))
+
+    walk(AuditConfig, [])
+    assert (["filters", "length"], "min_chars", "max_chars") in pairs and len(pairs) >= 2
+    for path, lo, hi in pairs:
+        section: dict = {lo: 10, hi: 1}
+        data: dict = {"input": {"paths": ["x"]}}
+        node = data
+        for p in path[:-1]:
+            node = node.setdefault(p, {})
+        node[path[-1]] = section
+        with pytest.raises(ConfigError, match=rf"{lo} \(10(\.0)?\) is above {hi}"):
+            parse_config(data)
+
+
+def test_an_object_store_below_rays_minimum_names_the_key():
+    from audit.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError, match="ray.object_store_memory"):
+        parse_config({"ray": {"object_store_memory": 10 * 2**20}})

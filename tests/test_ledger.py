@@ -256,3 +256,11 @@ def test_a_consistent_rewrite_fails_against_the_exported_head(run: Path, tmp_pat
     capsys.readouterr()
     assert audit("ledger", "verify", "--run", str(run), "--expect-head", head) == 1
     assert "does not contain the expected head" in capsys.readouterr().err
+
+
+def test_a_full_disk_is_one_line_and_exit_2_not_an_internal_error(run: Path, capsys) -> None:
+    """/dev/full answers every write with ENOSPC, as a full disk does."""
+    capsys.readouterr()
+    assert audit("ledger", "export", "--run", str(run), "--out", "/dev/full") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no space left on the device" in err[0] and "internal error" not in err[0]

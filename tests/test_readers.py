@@ -216,3 +216,38 @@ def test_shard_names_are_stable_and_each_file_is_read_once(tmp_path: Path) -> No
     assert [s.path for s in by_glob] == ["shards/shard-0.jsonl", "shards/shard-1.jsonl"]  # relative: doc_ids stable
     twice, _ = discover_shards(["shards/", "./shards/shard-0.jsonl"], tmp_path)
     assert [s.path for s in twice] == ["shards/shard-0.jsonl", "shards/shard-1.jsonl", "shards/x.jsonl"]
+
+
+def test_a_byte_order_mark_does_not_lose_the_first_record(tmp_path):
+    from audit.config import InputConfig
+    from audit.io.shards import Shard, read_shard
+
+    p = tmp_path / "bom.jsonl"
+    p.write_bytes(b"\xef\xbb\xbf" + b'{"text": "first record"}\n{"text": "second"}\n')
+    t = pa.concat_tables(read_shard(Shard("bom.jsonl", str(p), 0), InputConfig()))
+    assert t.column("text").to_pylist() == ["first record", "second"]
+    assert t.column("error").null_count == 2
+
+
+def test_inputs_that_match_no_shard_are_one_line_and_exit_2(tmp_path, capsys):
+    from audit.cli import main
+
+    (tmp_path / "empty").mkdir()
+    for given in ("empty/", "shards/*.jsnol"):
+        cfg = tmp_path / "job.yaml"
+        cfg.write_text(f"input:\n  paths: ['{given}']\noutput: out\n")
+        assert main(["run", str(cfg), "--quiet"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "no shard found" in err[0] and given in err[0]
+
+
+def test_messages_name_json_types(tmp_path):
+    from audit.config import InputConfig
+    from audit.io.shards import Shard, read_shard
+
+    p = tmp_path / "types.jsonl"
+    p.write_bytes(b'{"text": null}\n{"text": 5}\n{"text": [1]}\n[1, 2]\n{"other": 1}\n{"text": {"a": 1}}\n')
+    errors = pa.concat_tables(read_shard(Shard("types.jsonl", str(p), 0), InputConfig())).column("error").to_pylist()
+    assert errors == ["text field 'text' is null, not a string", "text field 'text' is a number, not a string",
+                      "text field 'text' is an array, not a string", "JSON value is an array, not an object",
+                      "text field 'text' is missing", "text field 'text' is an object, not a string"]

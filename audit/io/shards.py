@@ -94,6 +94,9 @@ def discover_shards(paths: list[str], base_dir: Path) -> tuple[list[Shard], list
         if real not in seen:
             seen.add(real)
             unique[p] = found[p]
+    if not unique:
+        raise InputError(f"input.paths: {', '.join(paths)}: no shard found ({'; '.join(p['error'] for p in problems)}): "
+                         f"check the paths and patterns (shards end in {', '.join(SHARD_SUFFIXES)})")
     return [Shard(p, unique[p], i) for i, p in enumerate(unique)], problems
 
 
@@ -333,7 +336,26 @@ def _read_jsonl(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[None]
     yield None
 
 
+def json_type(value: object) -> str:
+    """A value's JSON type with its article, as a message names it ("an object", "null")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
 def _add_json_record(block: _Block, record: int, offset: int, line: bytes, cfg: InputConfig, line_no: int) -> None:
+    if record == 0 and offset == 0 and line.startswith(b"\xef\xbb\xbf"):
+        line = line[3:]  # a UTF-8 byte-order mark opens the file, as other readers skip it
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError as e:
@@ -345,11 +367,11 @@ def _add_json_record(block: _Block, record: int, offset: int, line: bytes, cfg: 
         block.add(record, offset, error=msg, line=line_no)
         return
     if not isinstance(obj, dict):
-        block.add(record, offset, error=f"JSON value is a {type(obj).__name__}, not an object", line=line_no)
+        block.add(record, offset, error=f"JSON value is {json_type(obj)}, not an object", line=line_no)
         return
     text = obj.get(cfg.text_field)
     if not isinstance(text, str):
-        what = "missing" if text is None else f"a {type(text).__name__}, not a string"
+        what = "missing" if cfg.text_field not in obj else f"{json_type(text)}, not a string"
         block.add(record, offset, source_id=_opt_str(obj, cfg.id_field), url=_opt_str(obj, cfg.url_field),
                   error=f"text field '{cfg.text_field}' is {what}", source=_opt_str(obj, cfg.source_field),
                   line=line_no)
@@ -409,7 +431,7 @@ def _read_parquet(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[Non
                         record += 1
                         continue
                 if not isinstance(text, str):
-                    what = "null" if text is None else f"a {type(text).__name__}, not a string"
+                    what = f"{json_type(text)}, not a string"
                     block.add(record, None, source_id=sid, url=url, source=src,
                               error=f"text field '{cfg.text_field}' is {what}")
                 else:

@@ -497,10 +497,6 @@ class PiiStage(Stage):
         return {k: pc.fill_null(pc.match_substring_regex(texts, r2), False).to_numpy(zero_copy_only=False)
                 for k, r2 in self.kinds_re2.items()}
 
-    def candidate_mask(self, texts: pa.Array | pa.ChunkedArray) -> np.ndarray:
-        """Rows whose text holds at least one candidate."""
-        return np.logical_or.reduce(list(self.candidate_kinds(texts).values()) or [np.zeros(len(texts), bool)])
-
     def windows(self, text: str, kinds: Iterable[str] | None = None) -> list[tuple[str | None, list[tuple[int, int]]]]:
         """The parts of `text` the analyzer reads, as (candidate kind, windows) pairs: with the
         prefilter, windows around the candidates of each of `kinds` (default: all); without it,
@@ -547,10 +543,6 @@ class PiiStage(Stage):
         return {row: [{"entity_type": t, "start": a, "end": b, "score": sc}
                       for (t, a, b), sc in sorted(items.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0]))]
                 for row, items in found.items()}
-
-    def analyze_text(self, text: str) -> list[dict[str, Any]]:
-        """Findings in one text."""
-        return self.analyze_texts([(0, text, None)]).get(0, [])
 
     def measure(self, texts: pa.Array | pa.ChunkedArray) -> pa.Array:
         """The `pii` column for an Arrow string array."""
