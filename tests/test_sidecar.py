@@ -699,3 +699,37 @@ def test_only_the_fields_extract_reads_are_taken_from_column_batches(tmp_path: P
                  fields=fields).poll(lambda parsed, where: got.append(parsed))
     assert [r for p in got for r in p.records] == [{"text": "a", "id": "x", "rank": 0},
                                                    {"text": "b", "id": "y", "rank": 1}]
+
+
+def test_the_sidecar_measures_with_the_jobs_stage_list(tmp_path: Path) -> None:
+    from audit.tagger import stage_classes
+
+    data = config_data()
+    data.update(languages={"identify": False}, dedup={"near": False})
+    cfg = parse_config(data, base_dir=tmp_path)
+    monitor = StreamMonitor(cfg)
+    try:
+        assert [type(s) for s in monitor.stages] == stage_classes(cfg)
+        names = {s.name for s in monitor.stages}
+        assert "language" not in names and "near_dup" not in names and "exact_dup" in names
+        # the job's duplicate rule: the normalised text, so case and punctuation do not hide a copy
+        text = "The committee met on Tuesday to review the budget for the coming year and agreed to fund it."
+        monitor.process(samples([text, text.upper().replace(".", "!")]))
+    finally:
+        monitor.close()
+    kept = read_jsonl(monitor.out / "samples.jsonl")
+    assert kept[1]["duplicate_of"] == kept[0]["seq"]
+
+
+def test_a_non_string_id_reads_the_same_in_the_sidecar_and_the_job(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    from audit.config import InputConfig
+    from audit.io.shards import Shard, read_shard
+    from audit.sidecar.sampler import extract
+
+    p = tmp_path / "ids.jsonl"
+    p.write_text('{"text": "some text", "id": true}\n{"text": "more text", "id": 12}\n')
+    job = pa.concat_tables(read_shard(Shard("ids.jsonl", str(p), 0), InputConfig())).column("source_id").to_pylist()
+    side = [extract(json.loads(line), "text", "id", "url")["source_id"] for line in p.read_text().splitlines()]
+    assert job == side == ["true", "12"]

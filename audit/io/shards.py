@@ -13,7 +13,7 @@ import glob
 import os
 import re
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -369,18 +369,28 @@ def _add_json_record(block: _Block, record: int, offset: int, line: bytes, cfg: 
     if not isinstance(obj, dict):
         block.add(record, offset, error=f"JSON value is {json_type(obj)}, not an object", line=line_no)
         return
-    text = obj.get(cfg.text_field)
-    if not isinstance(text, str):
-        what = "missing" if cfg.text_field not in obj else f"{json_type(text)}, not a string"
-        block.add(record, offset, source_id=_opt_str(obj, cfg.id_field), url=_opt_str(obj, cfg.url_field),
-                  error=f"text field '{cfg.text_field}' is {what}", source=_opt_str(obj, cfg.source_field),
-                  line=line_no)
+    text, source_id, url, source, error = decode_fields(obj, cfg.text_field, cfg.id_field, cfg.url_field,
+                                                        cfg.source_field)
+    if error is not None:
+        block.add(record, offset, source_id=source_id, url=url, error=error, source=source, line=line_no)
         return
-    block.add(record, offset, text, _opt_str(obj, cfg.id_field), _opt_str(obj, cfg.url_field),
-              source=_opt_str(obj, cfg.source_field), line=line_no)
+    block.add(record, offset, text, source_id, url, source=source, line=line_no)
 
 
-def _opt_str(obj: dict, field: str | None) -> str | None:
+def decode_fields(obj: Mapping[str, Any], text_field: str, id_field: str | None, url_field: str | None,
+                  source_field: str | None = None) -> tuple[str | None, str | None, str | None, str | None, str | None]:
+    """(text, source_id, url, source, error) of a decoded record: the one reading of a record's
+    fields, for the job's readers and the sidecar alike. A non-string id, url or source is kept
+    as its JSON text (true, 12, {"a": 1}); a text that is not a string is an error naming its type."""
+    text = obj.get(text_field)
+    ids = (_opt_str(obj, id_field), _opt_str(obj, url_field), _opt_str(obj, source_field))
+    if not isinstance(text, str):
+        what = "missing" if text_field not in obj else f"{json_type(text)}, not a string"
+        return (None, *ids, f"text field '{text_field}' is {what}")
+    return (text, *ids, None)
+
+
+def _opt_str(obj: Mapping[str, Any], field: str | None) -> str | None:
     if not field:
         return None
     v = obj.get(field)

@@ -46,26 +46,6 @@ log = logging.getLogger("audit.sidecar")
 STREAM_TOTALS = ("observed", "sampled", "dropped", "malformed")
 
 
-def sidecar_stages(config: AuditConfig) -> list[Stage]:
-    """The job's stages the sidecar measures with, built once (models and indexes load here)."""
-    from audit.stages.charset import CharsetStage
-    from audit.stages.junk import JunkStage
-    from audit.stages.language import LanguageStage
-    from audit.stages.length import LengthStage
-    from audit.stages.near_dup import NearDupStage
-    from audit.stages.pii import PiiStage
-
-    stages: list[Stage] = [LengthStage(config), CharsetStage(config), JunkStage(config), LanguageStage(config)]
-    if config.pii.enabled:
-        stages.append(PiiStage(config))
-    stages.append(NearDupStage(config))
-    if config.eval_sets:
-        from audit.stages.contamination import ContaminationStage
-
-        stages.append(ContaminationStage(config))
-    return stages
-
-
 class Reservoir:
     """The most recent sampled records (what was measured about them), kept for inspection."""
 
@@ -136,11 +116,11 @@ class StreamMonitor:
 
     def _build(self, config: AuditConfig) -> None:
         sc = self.sc
-        self.stages = sidecar_stages(config)
+        # The job's own stage list and Tagger (audit.tagger): the stages the config turns on, one
+        # tokenisation shared by those that read words, a failing batch retried record by record.
+        self.tagger = Tagger(config)
+        self.stages = self.tagger.stages
         self.stage_classes: list[type[Stage]] = [type(s) for s in self.stages]
-        # The job's own Tagger: one tokenisation shared by the stages that read words, and a
-        # failing batch retried record by record (the record it fails on comes back with `error`).
-        self.tagger = Tagger(config, stages=self.stages)
         self.alerts = AlertBook(self.out, sc.clear_after,
                                 Webhook(sc.webhook, sc.webhook_timeout) if sc.webhook else None,
                                 on_change=self._alert_changed)
@@ -249,18 +229,16 @@ class StreamMonitor:
         self.metrics.batch_errors.inc(n)
 
     def _add_rows(self, samples: Sequence[Sample], table: pa.Table, reasons: list[dict[str, dict]]) -> None:
-        from audit.stages.near_dup import bands_of
-
         n = table.num_rows
         names = set(table.column_names)
-        languages = table.column("language").to_pylist()
-        scores = table.column("language_score").to_pylist()
+        languages = _column(table, "language")
+        scores = _column(table, "language_score")
         chars = table.column("chars").to_pylist()
         sha = table.column("sha256").to_pylist()
+        # the job's duplicate rule: its normalised exact key, and its band keys (when those stages are on)
+        exact = [None if k is None else k.hex() for k in _column(table, "exact_key")]
+        band_keys = _band_keys(table, self.config.dedup.bands)
         doc_ids = table.column("doc_id").to_pylist()
-        band_valid = pc.is_valid(table.column("minhash_bands")).to_numpy(zero_copy_only=False)
-        bands = bands_of(pc.fill_null(table.column("minhash_bands"), b"\0" * (self.config.dedup.bands * 4)),
-                         self.config.dedup.bands)
         errors = table.column("error").to_pylist()
         pii = table.column("pii").to_pylist() if "pii" in names else [None] * n
         # Text goes to samples.jsonl only masked, and only the PII stage's findings can mask it.
@@ -285,8 +263,7 @@ class StreamMonitor:
             row: dict[str, Any] = {k: s.get(k) for k in REPLAY_FIELDS}
             row.update(seq=seq, doc_id=doc_ids[i], source_id=s.get("source_id"), language=languages[i],
                        chars=chars[i])
-            keys = _band_keys(bands[i]) if band_valid[i] else []
-            dup_of = self.duplicates.check_and_add(keys, sha[i], seq, self.window.index)
+            dup_of = self.duplicates.check_and_add(band_keys[i], exact[i], seq, self.window.index)
             problems = []
             if dup_of is not None:
                 problems.append("duplicate")
@@ -480,7 +457,19 @@ def _encodable(text: str) -> bool:
         return False
 
 
-def _band_keys(row: np.ndarray) -> list[int]:
-    """A record's band keys made distinct across bands (band index in the high bits)."""
-    return [(j << 32) | int(k) for j, k in enumerate(row.tolist())]
+def _column(table: pa.Table, name: str) -> list[Any]:
+    """A column as a list, or nulls when its stage is off."""
+    return table.column(name).to_pylist() if name in table.column_names else [None] * table.num_rows
 
+
+def _band_keys(table: pa.Table, bands: int) -> list[list[int]]:
+    """Each record's band keys made distinct across bands, as the job's near-duplicate pass keys them."""
+    from audit.stages.near_dup import bands_of, exploded_band_keys
+
+    if "minhash_bands" not in table.column_names:
+        return [[] for _ in range(table.num_rows)]
+    col = table.column("minhash_bands")
+    valid = pc.is_valid(col).to_numpy(zero_copy_only=False)
+    mat = bands_of(pc.fill_null(col, b"\0" * (bands * 4)), bands)
+    keys = np.stack([exploded_band_keys(mat, j) for j in range(bands)], axis=1) if len(mat) else mat
+    return [keys[i].tolist() if valid[i] else [] for i in range(table.num_rows)]

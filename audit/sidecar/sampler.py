@@ -16,6 +16,8 @@ from typing import Any, TypedDict
 import numpy as np
 import pyarrow as pa
 
+from audit.io.shards import decode_fields, json_type
+
 # Fields a record may carry so that a bad batch can be found and replayed.
 REPLAY_FIELDS = ("global_step", "rank", "micro_batch", "sample_id")
 
@@ -88,17 +90,15 @@ def extract(record: Any, text_field: str, id_field: str | None, url_field: str |
         return Sample(text=record, global_step=step, rank=rank, micro_batch=None, sample_id=None,
                       source_id=None, url=None)
     if not isinstance(record, Mapping):
-        raise MalformedRecord(f"a record is a {type(record).__name__}, not an object or a string")
-    text = record.get(text_field)
-    if not isinstance(text, str):
-        what = "missing" if text is None else f"a {type(text).__name__}, not a string"
-        raise MalformedRecord(f"text field '{text_field}' is {what}")
+        raise MalformedRecord(f"a record is {json_type(record)}, not an object or a string")
+    text, source_id, url, _, error = decode_fields(record, text_field, id_field, url_field)
+    if error is not None or text is None:
+        raise MalformedRecord(error or f"text field '{text_field}' is missing")
     gs = _opt_int(record.get("global_step"))
     rk = _opt_int(record.get("rank"))
     return Sample(text=text, global_step=step if gs is None else gs, rank=rank if rk is None else rk,
                   micro_batch=_opt_int(record.get("micro_batch")), sample_id=_opt_str(record.get("sample_id")),
-                  source_id=_opt_str(record.get(id_field)) if id_field else None,
-                  url=_opt_str(record.get(url_field)) if url_field else None)
+                  source_id=source_id, url=url)
 
 
 def batch_length(records: Any, text_field: str) -> int:
