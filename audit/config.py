@@ -225,6 +225,20 @@ class ContaminationConfig(Section):
     minhash_threshold: float = Field(default=0.5, ge=0, le=1)
     minhash_ngram: int = Field(default=2, gt=0)
     minhash_num_perm: int = Field(default=128, gt=0)
+    # Matches down to this coverage (or Jaccard) are measured and kept, whatever the thresholds
+    # above: `audit decide` can then lower a threshold to it without measuring again. Only the
+    # matches at or over the thresholds count (reasons, contamination/, the canary).
+    measure_floor: float = Field(default=0.3, gt=0, le=1)
+
+    @property
+    def floor(self) -> float:
+        """The coverage down to which matches are measured."""
+        return min(self.measure_floor, self.threshold)
+
+    @property
+    def minhash_floor(self) -> float:
+        """The estimated Jaccard down to which MinHash matches are measured."""
+        return min(self.measure_floor, self.minhash_threshold)
 
     @model_validator(mode="after")
     def _min_below_ngram(self) -> "ContaminationConfig":
@@ -243,9 +257,17 @@ class PiiConfig(Section):
     enabled: bool = True
     entities: list[PiiEntity] = Field(default_factory=lambda: [
         "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IP_ADDRESS", "IBAN_CODE", "US_SSN"])
-    # Findings scoring below this are dropped (a bare digit group scores 0.4 until a context word
-    # such as "phone" or "fax" stands near it).
+    # Findings scoring below this do not count (a bare digit group scores 0.4 until a context
+    # word such as "phone" or "fax" stands near it).
     min_score: float = Field(default=0.5, ge=0, le=1)
+    # Findings down to this score are measured and kept, so `audit decide` can lower min_score to
+    # it without measuring again; only those at or over min_score count.
+    measure_floor: float = Field(default=0.3, ge=0, le=1)
+
+    @property
+    def floor(self) -> float:
+        """The score down to which findings are measured."""
+        return min(self.measure_floor, self.min_score)
     # Quarantine a record with any finding of these types ...
     quarantine_types: list[PiiEntity] = Field(default_factory=lambda: ["CREDIT_CARD", "US_SSN", "IBAN_CODE"])
     # ... or with more than this many findings of any type.

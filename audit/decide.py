@@ -60,10 +60,23 @@ class Decider:
                     add(i, "takedown", {"request_id": req})
 
         verdict = ["quarantined" if r else "kept" for r in reasons]
+        table = counted_findings(table, self.config)
         return (table.append_column("verdict", pa.array(verdict, pa.string()))
                 .append_column("reasons", pa.array(reasons, pa.list_(pa.string())))
                 .append_column("details", pa.array([json.dumps(d, default=_jsonable) if d else None
                                                     for d in details], pa.string())))
+
+
+def counted_findings(table: pa.Table, config: AuditConfig) -> pa.Table:
+    """The findings columns with only what counts under the config's thresholds (measurements keep
+    matches down to the measure floors): what contamination/, pii/ and the summary report."""
+    import importlib
+
+    for name in ("contamination", "pii"):  # each stage's module owns its rule (imported only when on)
+        if name in table.column_names:
+            counted = importlib.import_module(f"audit.stages.{name}").counted
+            table = table.set_column(table.schema.get_field_index(name), name, counted(table.column(name), config))
+    return table
 
 
 def judge_all(stages: Sequence[type[Stage]], table: pa.Table, config: AuditConfig) -> list[dict[str, dict]]:

@@ -85,6 +85,10 @@ def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus,
     data.setdefault("filters", {}).setdefault("length", {})["min_chars"] = 600
     data.setdefault("dedup", {})["min_shared_bands"] = 6
     data.setdefault("filters", {}).setdefault("junk", {})["max_markup_share"] = 0.05
+    # thresholds that act on kept raw values: PII scores and contamination coverage, down to their floors
+    data.setdefault("pii", {})["min_score"] = 0.35
+    data["pii"]["quarantine_types"] = ["CREDIT_CARD", "US_SSN", "IBAN_CODE", "PHONE_NUMBER"]
+    data.setdefault("contamination", {})["threshold"] = 0.35
     strict = corpus.root / "strict.yaml"
     strict.write_text(yaml.safe_dump(data))
 

@@ -169,14 +169,14 @@ def test_judge_reasons_per_eval_set_and_thresholds(stage, config):
     assert [r for r, _, _ in ContaminationStage.judge(out, strict)] == [1, 1]
 
 
-def test_first_match_is_the_canary_signal(stage):
+def test_first_match_is_the_canary_signal(stage, config):
     texts = [_filler(50, 18), _filler(50, 19) + " " + ITEMS["other"], ITEMS["long"]]
     out = stage(pa.table({"doc_id": ["a", "b", "c"], "shard": ["s.jsonl"] * 3, "record": [0, 1, 2],
                           "text": texts}))
-    hit = first_match(out)
+    hit = first_match(out, config)
     assert hit["doc_id"] == "b" and hit["record"] == 1 and hit["shard"] == "s.jsonl"
     assert (hit["eval_set"], hit["eval_id"]) == ("toy", "other")
-    assert first_match(out.slice(0, 1)) is None
+    assert first_match(out.slice(0, 1), config) is None
 
 
 def test_no_eval_sets_means_no_index_and_empty_lists():
@@ -242,3 +242,21 @@ def test_an_eval_set_with_nothing_to_index_is_a_config_error(tmp_path):
         ContaminationIndex.build(config)
     msg = str(e.value)
     assert "eval set 'shorts'" in msg and "min_ngram" in msg and "\n" not in msg
+
+
+def test_matches_below_the_threshold_are_kept_for_rejudging_but_do_not_count(stage, config):
+    """Tag, then decide: the stage keeps matches down to the measure floor; judge, the canary and
+    the contamination/ rows count only those at or over the threshold."""
+    from audit.stages.contamination import counted
+
+    words = ITEMS["long"].split()
+    partial = _filler(30, 21) + " " + " ".join(words[:int(len(words) * 0.4)])  # ~40% of the item
+    out = stage(pa.table({"doc_id": ["p"], "shard": ["s"], "record": [0], "text": [partial]}))
+    kept = out.column("contamination").to_pylist()[0]
+    assert kept and 0.3 <= max(m["coverage"] for m in kept) < 0.5
+    assert list(ContaminationStage.judge(out, config)) == []
+    assert counted(out.column("contamination"), config).to_pylist() == [[]]
+    assert first_match(out, config) is None
+    lower = config.model_copy(update={"contamination": config.contamination.model_copy(update={"threshold": 0.35})})
+    assert [r for r, _, _ in ContaminationStage.judge(out, lower)] == [0]
+    assert first_match(out, lower)["doc_id"] == "p"

@@ -187,3 +187,17 @@ def test_a_digit_run_longer_than_spacy_allows(stage):
     found = findings_of(stage, [text])[0]
     emails = [text[f["start"]:f["end"]] for f in found if f["entity_type"] == "EMAIL_ADDRESS"]
     assert emails == ["john.doe@example.com"]
+
+
+def test_findings_below_min_score_are_kept_for_rejudging_but_do_not_count(stage):
+    """A bare digit group scores 0.4: measured (floor 0.3), but it counts only once min_score <= 0.4."""
+    from audit.decide import counted_findings
+
+    out = stage(pa.table({"text": ["the code 212 555 0198 was printed on the card"]}))
+    kept = out.column("pii").to_pylist()[0]
+    assert [f["entity_type"] for f in kept] == ["PHONE_NUMBER"] and kept[0]["score"] < 0.5
+    cfg = config(quarantine_types=["PHONE_NUMBER"])
+    assert list(PiiStage.judge(out, cfg)) == []
+    assert counted_findings(out, cfg).column("pii").to_pylist() == [[]]
+    lower = config(quarantine_types=["PHONE_NUMBER"], min_score=0.35)
+    assert [r for _, r, _ in PiiStage.judge(out, lower)] == ["pii:PHONE_NUMBER"]

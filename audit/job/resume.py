@@ -55,6 +55,10 @@ def measuring_settings(config: AuditConfig) -> dict[str, Any]:
             flat[prefix] = value
 
     walk("", json.loads(config.model_dump_json()))
+    # thresholds are judge-only down to their measure floors: the floors are measuring settings
+    flat["contamination.floor"] = config.contamination.floor
+    flat["contamination.minhash_floor"] = config.contamination.minhash_floor
+    flat["pii.floor"] = config.pii.floor
     # eval sets and tokenizer files are read by path: their content is part of what was measured
     for name, path in _measured_files(config):
         flat[f"file:{name}"] = _file_digest(config, path)

@@ -56,7 +56,7 @@ def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: 
             seconds["read"] += time.perf_counter() - t0
             block = tagger(block)
             if first_match is not None and match is None:
-                match = first_match(block)
+                match = first_match(block, config)
             rows += block.num_rows
             records += int(pc.sum(pc.is_valid(block.column("record"))).as_py() or 0)
             nbytes += int(pc.sum(block.column("bytes")).as_py() or 0)

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.config import AuditConfig
-from audit.decide import judge_all, reason_kind
+from audit.decide import counted_findings, judge_all, reason_kind
 from audit.io.atomic import atomic_open, write_json_atomic
 from audit.tagger import Tagger
 from audit.records import RECORD_SCHEMA, make_doc_id, text_sha256
@@ -198,7 +198,8 @@ class StreamMonitor:
         """Run every stage as the job does (its Tagger, then its judges); returns the measured
         table (no text; a record a stage failed on has `error` set) and each row's reasons."""
         measured = self.tagger(table)
-        return measured, judge_all(self.stage_classes, measured, self.config)
+        reasons = judge_all(self.stage_classes, measured, self.config)
+        return counted_findings(measured, self.config), reasons
 
     def process(self, samples: Sequence[Sample]) -> None:
         """Measure a list of sampled records and add them to the windows (in order).

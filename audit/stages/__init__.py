@@ -12,7 +12,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig
@@ -48,3 +50,14 @@ class Stage(ABC):
         (unreadable records) are skipped: the decide step gives them their own reason.
         """
         return ()
+
+
+def filter_list(column: pa.ListArray, keep: pa.BooleanArray | pa.ChunkedArray) -> pa.ListArray:
+    """A list column with only the elements `keep` marks (over the flattened elements); a null
+    list stays null. How a stage's judge-side helper keeps the findings that count."""
+    keep_np = (keep.combine_chunks() if isinstance(keep, pa.ChunkedArray) else keep).to_numpy(zero_copy_only=False)
+    parents = pc.list_parent_indices(column).to_numpy(zero_copy_only=False)
+    counts = np.bincount(parents[keep_np], minlength=len(column))
+    offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
+    values = pc.list_flatten(column).filter(pa.array(keep_np))
+    return pa.ListArray.from_arrays(offsets, values, type=column.type, mask=pc.is_null(column))

@@ -36,7 +36,7 @@ from datasketch import LeanMinHash, MinHashLSH
 from audit.config import ConfigError
 from audit.evalsets import load_eval_sets
 from audit.normalize import Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
-from audit.stages import Finding, Stage
+from audit.stages import Finding, Stage, filter_list
 from audit.stages.near_dup import minhash_permutations, minhash_signatures
 
 if TYPE_CHECKING:
@@ -207,7 +207,7 @@ class ContaminationIndex:
             sh, first = ngram_hashes(tokens, c.minhash_ngram, short=True)
             bounds = np.searchsorted(tokens.text_of[first], np.arange(len(texts) + 1), side="left")
             signatures = minhash_signatures(sh, bounds, perms)
-            lsh = MinHashLSH(threshold=c.minhash_threshold, num_perm=c.minhash_num_perm)
+            lsh = MinHashLSH(threshold=c.minhash_floor, num_perm=c.minhash_num_perm)
             for i in np.flatnonzero(size > 0).tolist():
                 lsh.insert(i, LeanMinHash(seed=_MINHASH_SEED, hashvalues=signatures[i], scheme="affine32"))
         per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
@@ -289,7 +289,7 @@ class ContaminationIndex:
         overlap = found_grams / np.maximum(1, words - n + 1)
         # A match also covers at least `ngram` words (all of a shorter item): one common 5-word
         # phrase must not make a 9-word question a leak.
-        good = (coverage >= self.settings.threshold) & (covered >= np.minimum(words, self.settings.ngram))
+        good = (coverage >= self.settings.floor) & (covered >= np.minimum(words, self.settings.ngram))
         if not good.any():
             return
         wanted = pairs[good]
@@ -342,7 +342,7 @@ class ContaminationIndex:
             span = [[int(tokens.starts[lo[r]]), int(tokens.ends[hi[r] - 1])]]
             for item in self.lsh.query(query):  # type: ignore[union-attr]
                 jaccard = float(np.mean(self.signatures[item] == sigs[r]))
-                if jaccard >= c.minhash_threshold:
+                if jaccard >= c.minhash_floor:
                     yield text * n_items + item, jaccard, span
 
 
@@ -390,14 +390,27 @@ class ContaminationStage(Stage):
                                                      "items": count[name]}
 
 
-def first_match(table: pa.Table) -> dict | None:
-    """The first record (in table order) with a contamination match: the canary's stop signal.
+def counted(column: pa.Array | pa.ChunkedArray, config: "AuditConfig") -> pa.Array:
+    """The `contamination` column with only the matches at or over the thresholds (the kept
+    measurements reach down to the measure floor, for re-judging)."""
+    c = config.contamination
+    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    flat = pc.list_flatten(col)
+    if len(flat) == 0:
+        return col
+    limit = pc.if_else(pc.equal(pc.struct_field(flat, "method"), "minhash"), c.minhash_threshold, c.threshold)
+    return filter_list(col, pc.greater_equal(pc.struct_field(flat, "coverage"), limit))
 
-    Returns doc_id, shard, record, eval_set, eval_id, overlap and method of its best match, or
-    None when no record of `table` matches.
+
+def first_match(table: pa.Table, config: "AuditConfig") -> dict | None:
+    """The first record (in table order) with a contamination match that counts: the canary's
+    stop signal. Returns doc_id, shard, record, eval_set, eval_id, overlap and method of its
+    best match, or None when no record of `table` matches.
     """
     if "contamination" not in table.column_names or table.num_rows == 0:
         return None
+    table = table.set_column(table.schema.get_field_index("contamination"), "contamination",
+                             counted(table.column("contamination"), config))
     lengths = pc.fill_null(pc.list_value_length(table.column("contamination")), 0)
     hits = pc.indices_nonzero(pc.greater(lengths, 0))
     if len(hits) == 0:

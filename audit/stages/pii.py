@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.cache import cache_roots
-from audit.stages import Finding, Stage
+from audit.stages import Finding, Stage, filter_list
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -482,7 +482,7 @@ class PiiStage(Stage):
         cfg = config.pii
         self.enabled = cfg.enabled
         self.entities = list(cfg.entities)
-        self.min_score = cfg.min_score
+        self.min_score = cfg.floor  # findings down to the floor are kept; judge counts those >= min_score
         self.prefilter = cfg.prefilter if prefilter is None else prefilter
         kinds = candidate_kinds(self.entities)
         self.kinds_re2 = {k: r2 for k, (r2, _) in kinds.items()}
@@ -566,13 +566,12 @@ class PiiStage(Stage):
 
     @staticmethod
     def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
-        """`pii:<TYPE>` for findings of a quarantined type; `pii:many` above max_findings."""
+        """`pii:<TYPE>` for findings of a quarantined type; `pii:many` above max_findings (findings
+        scoring at least min_score only)."""
         cfg = config.pii
-        if not cfg.enabled:
+        if not cfg.enabled or "pii" not in table.column_names:
             return
-        column = table.column("pii")
-        if isinstance(column, pa.ChunkedArray):
-            column = column.combine_chunks()
+        column = counted(table.column("pii"), config)
         lengths = pc.fill_null(pc.list_value_length(column), 0).to_numpy(zero_copy_only=False)
         if not lengths.any():
             return
@@ -590,3 +589,13 @@ class PiiStage(Stage):
                 yield i, f"pii:{t}", details
             if lengths[i] > cfg.max_findings:
                 yield i, "pii:many", details
+
+
+def counted(column: pa.Array | pa.ChunkedArray, config: "AuditConfig") -> pa.Array:
+    """The `pii` column with only the findings scoring at least pii.min_score (the kept
+    measurements reach down to the measure floor, for re-judging)."""
+    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    flat = pc.list_flatten(col)
+    if len(flat) == 0:
+        return col
+    return filter_list(col, pc.greater_equal(pc.struct_field(flat, "score"), config.pii.min_score))
