@@ -733,3 +733,15 @@ def test_a_non_string_id_reads_the_same_in_the_sidecar_and_the_job(tmp_path: Pat
     job = pa.concat_tables(read_shard(Shard("ids.jsonl", str(p), 0), InputConfig())).column("source_id").to_pylist()
     side = [extract(json.loads(line), "text", "id", "url")["source_id"] for line in p.read_text().splitlines()]
     assert job == side == ["true", "12"]
+
+
+def test_an_input_that_fails_ends_the_sidecar_with_exit_2_and_one_line(tmp_path: Path, capsys) -> None:
+    import io
+
+    from audit.sidecar.service import run_sidecar
+
+    broken = io.BytesIO(b'{"text": "a record"}\n')
+    broken.close()  # reading it raises, as a pipe that breaks does
+    assert run_sidecar(make_config(tmp_path), stdin=broken) == 2
+    err = [x for x in capsys.readouterr().err.strip().splitlines() if x.startswith("audit sidecar:")]
+    assert len(err) == 1 and "reading the input failed" in err[0]

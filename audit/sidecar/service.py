@@ -98,6 +98,7 @@ def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: Bin
             sidecar.close()
             raise ConfigError(f"sidecar: cannot start: {e}") from None
         feed = _Feed(sidecar)
+        failure: list[str] = []
 
         def read() -> None:
             try:
@@ -110,8 +111,9 @@ def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: Bin
                 else:
                     _read_stream(stdin or sys.stdin.buffer, feed, config.input.text_field,
                                  config.input.max_record_bytes)
-            except Exception:
-                log.exception("sidecar: reading the input failed")
+            except Exception as e:  # noqa: BLE001 - reported as the run's outcome, exit 2
+                log.debug("sidecar: reading the input failed", exc_info=True)
+                failure.append(f"{type(e).__name__}: {e}")
             finally:
                 done.set()
 
@@ -127,6 +129,10 @@ def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: Bin
         for s, h in previous.items():
             signal.signal(s, h)
     c = sidecar.counters()
+    if failure:  # the input broke off: not a finished stream, whatever was measured before it
+        print(f"audit sidecar: reading the input failed after {c['observed']} records ({failure[0]}); "
+              f"outputs so far in {sidecar.output}", file=sys.stderr)
+        return 2
     print(f"audit sidecar: {c['observed']} records seen, {c['sampled']} sampled, {c['dropped']} dropped, "
           f"{c['malformed']} malformed; outputs in {sidecar.output}", file=sys.stderr)
     return 0
