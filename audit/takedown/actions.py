@@ -237,7 +237,9 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
         times["located"] = _now()
         for lost in recover_lost_entries(run_dir):
             warnings.append(f"ledger entry {lost['seq']} ({lost['evidence']}) of a takedown killed before its "
-                            "append was appended from its archived evidence")
+                            "append was appended from its archived evidence" if "evidence" in lost else
+                            f"ledger entry {lost['seq']} records {', '.join(lost['changes'])}: a takedown was "
+                            "killed after writing it, before its evidence")
         seq, prev = head(run_dir)
         shas = sorted({loc.match.sha256 for loc in located if loc.match.sha256})
         action: dict[str, Any] = {"mode": mode, "content_sha256": len(shas),

@@ -10,7 +10,9 @@ from reading the chain's head to appending, so concurrent takedowns cannot inter
 
 A takedown archives its evidence before it appends its entry; one killed in between leaves an
 archive written for the current head. The next writer finds it (`recover_lost_entries`) and
-appends the entry it was owed, built from the evidence alone, before anything else.
+appends the entry it was owed, built from the evidence alone, before anything else. One killed
+after writing its blocklist file but before its evidence leaves only that file (named for the
+current head): the next writer records it in a `blocklist_accept` entry that vouches for it alone.
 """
 from __future__ import annotations
 
@@ -148,6 +150,13 @@ def recover_lost_entries(run_dir: Path) -> list[dict[str, Any]]:
                 lost = path, ev
                 break
         if lost is None:
+            orphans = _killed_blocklist_files(run_dir, seq)
+            if orphans:
+                appended.append(append_entry(run_dir, {
+                    "kind": ACCEPT, "reason": "blocklist files of a takedown killed before its evidence was written",
+                    "changes": [f"{f} is in no ledger entry" for f in sorted(orphans)],
+                    "blocklist": {**expected_blocklist(read_entries(run_dir)), **orphans},
+                    "time": datetime.now(timezone.utc).isoformat(timespec="seconds")}))
             return appended
         path, ev = lost
         body = path.read_text(encoding="utf-8")
@@ -166,6 +175,15 @@ def recover_lost_entries(run_dir: Path) -> list[dict[str, Any]]:
         # It is the newest takedown of its request: the latest copies were never written either.
         for name, content in (("evidence.json", body), ("evidence.html", page)):
             write_text_atomic(path.parent.parent / name, content)
+
+
+def _killed_blocklist_files(run_dir: Path, seq: int) -> dict[str, str]:
+    """{file: SHA-256} of blocklist files no entry vouches for that a takedown wrote as entry `seq`
+    (the next one) and was killed before archiving its evidence: they only block more, so they are
+    recorded rather than dropped; any other difference is left for verify to name."""
+    have = blocklist_state(run_dir)
+    want = expected_blocklist(read_entries(run_dir))
+    return {f: h for f, h in have.items() if f not in want and f.endswith(f"-{seq:06d}.parquet")}
 
 
 def _against_evidence(e: dict[str, Any], path: Path, n: int, prev: str) -> str | None:
@@ -348,8 +366,14 @@ def check_blocklist(run: str | Path, accept: bool = False) -> list[str]:
 
     if not location(run, Path.cwd()).exists():
         return []
-    with local_run(run, write_back=("ledger.jsonl",) if accept else (),
-                   read=("blocklist", "ledger.jsonl", "takedowns")) as local:
+    read = ("blocklist", "ledger.jsonl", "takedowns")
+    with local_run(run, read=read) as local:
+        if not blocklist_differences(local, read_entries(local)):
+            return []
+    # A takedown killed mid-way left a blocklist file or evidence without its entry: record it first.
+    with local_run(run, write_back=("ledger.jsonl", "takedowns"), read=read) as local:
+        with ledger_lock(local):
+            recover_lost_entries(local)
         diffs = blocklist_differences(local, read_entries(local))
         if diffs and not accept:
             raise InputError(f"output {run}: the blocklist does not match the takedown ledger ({diffs[0]}"
