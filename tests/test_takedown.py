@@ -282,3 +282,72 @@ def test_physical_refuses_a_parquet_shard_whose_row_changed_since_the_run(run: P
     assert any("shards/c.parquet" in x and "record 9 " in x and "no longer holds" in x for x in out.problems)
     assert p.read_bytes() == changed  # untouched
     assert not list(p.parent.glob(".*rewrite*"))  # no temporary file left
+
+
+def _files_holding(root: Path, needle: str) -> list[str]:
+    """Files under `root` holding `needle`, Parquet decoded (its pages may be compressed)."""
+    hits = []
+    for f in sorted(p for p in root.rglob("*") if p.is_file()):
+        if f.suffix == ".parquet":
+            t = pq.read_table(f)
+            if any(pa.types.is_string(c.type) and any(v and needle in v for v in c.to_pylist()) for c in t.columns):
+                hits.append(str(f.relative_to(root)))
+        elif needle.encode() in f.read_bytes():
+            hits.append(str(f.relative_to(root)))
+    return hits
+
+
+def test_a_privacy_takedown_after_an_earlier_block_keeps_the_ledger_whole(run: Path, corpus: Corpus,
+                                                                         tmp_path: Path) -> None:
+    first = request_file(tmp_path, "a.yaml", "TR-A", match={"urls": [corpus.shared_url]})
+    run_takedown(run, first, execute=True)
+    earlier = run / "blocklist" / "TR-A-000001.parquet"
+    assert corpus.shared_url in pq.read_table(earlier).column("url").to_pylist()
+    priv = request_file(tmp_path, "b.yaml", "TR-B", match={"urls": [corpus.shared_url]}).read_text()
+    (tmp_path / "b.yaml").write_text(priv.replace("basis: copyright", "basis: privacy"))
+    out = run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
+    assert out.verification_ok is True
+    # the earlier takedown's blocklist file was rewritten with the URL hashed, and the ledger says so
+    assert _files_holding(run / "blocklist", corpus.shared_url) == []
+    last = json.loads((run / "ledger.jsonl").read_text().splitlines()[-1])
+    assert last["blocklist_rewritten"] == {"blocklist/TR-A-000001.parquet": sha256_file(earlier)}
+    report = verify_ledger(run)
+    assert report.ok, report
+
+
+def test_a_privacy_takedown_does_not_vouch_for_a_blocklist_file_edited_before_it(run: Path, corpus: Corpus,
+                                                                                  tmp_path: Path) -> None:
+    run_takedown(run, request_file(tmp_path, "a.yaml", "TR-A", match={"urls": [corpus.shared_url]}), execute=True)
+    earlier = run / "blocklist" / "TR-A-000001.parquet"
+    t = pq.read_table(earlier)
+    pq.write_table(t.slice(0, 1), earlier)  # rows dropped: content unblocked behind the ledger's back
+    priv = request_file(tmp_path, "b.yaml", "TR-B", match={"urls": [corpus.shared_url]}).read_text()
+    (tmp_path / "b.yaml").write_text(priv.replace("basis: copyright", "basis: privacy"))
+    run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
+    report = verify_ledger(run)
+    assert not report.ok and "TR-A-000001.parquet was changed" in report.problem
+
+
+def test_a_privacy_takedown_killed_before_hashing_is_finished_by_running_it_again(run: Path, corpus: Corpus,
+                                                                                 tmp_path: Path, monkeypatch,
+                                                                                 capsys) -> None:
+    import audit.takedown.actions as actions
+
+    priv = request_file(tmp_path, "b.yaml", "TR-B", match={"urls": [corpus.shared_url]}).read_text()
+    (tmp_path / "b.yaml").write_text(priv.replace("basis: copyright", "basis: privacy"))
+
+    def killed(*_a, **_k):
+        raise KeyboardInterrupt  # shards rewritten, blocklist written, identifiers not yet hashed
+
+    with monkeypatch.context() as m:
+        m.setattr(actions, "scrub_run", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
+    assert _files_holding(run, corpus.shared_url)
+    run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
+    assert _files_holding(run, corpus.shared_url) == []
+    report = verify_ledger(run)
+    assert report.ok, report
+    capsys.readouterr()
+    assert audit("lookup", "--run", str(run), "--url", corpus.shared_url, "--json") == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 2  # through the hash: both records by that URL

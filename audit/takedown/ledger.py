@@ -109,11 +109,15 @@ def blocklist_fields(run_dir: Path, ev: dict[str, Any]) -> dict[str, Any]:
     """The ledger fields vouching for the blocklist file a takedown's evidence says it added."""
     import pyarrow.parquet as pq
 
-    rel = (ev.get("action") or {}).get("blocklist_file")
+    action = ev.get("action") or {}
+    rel = action.get("blocklist_file")
+    # a privacy takedown hashes identifiers in earlier takedowns' files too: it vouches for their new bytes
+    out: dict[str, Any] = {"blocklist_rewritten": action["blocklist_rewritten"]} \
+        if action.get("blocklist_rewritten") else {}
     if not isinstance(rel, str) or not (Path(run_dir) / rel).is_file():
-        return {}
+        return out
     path = Path(run_dir) / rel
-    return {"blocklist_file": rel, "blocklist_sha256": sha256_file(path),
+    return {**out, "blocklist_file": rel, "blocklist_sha256": sha256_file(path),
             "blocklist_rows": pq.ParquetFile(path).metadata.num_rows}
 
 
@@ -195,7 +199,8 @@ def _against_evidence(e: dict[str, Any], path: Path, n: int, prev: str) -> str |
     if (place.get("seq"), place.get("prev_sha256")) != (n, prev):
         return (f"its evidence was written as entry {place.get('seq')} on another chain head: the entry was "
                 "moved, or appended without holding the ledger lock")
-    for k, v in entry_from_evidence(ev).items():
+    for k, v in {**entry_from_evidence(ev),
+                 "blocklist_rewritten": (ev.get("action") or {}).get("blocklist_rewritten") or None}.items():
         if e.get(k) != v:
             return f"its field '{k}' says {e.get(k)!r} but its evidence says {v!r}: the entry was edited"
     return None
@@ -228,14 +233,16 @@ def blocklist_state(run_dir: Path) -> dict[str, str]:
 
 
 def expected_blocklist(entries: list[dict[str, Any]]) -> dict[str, str]:
-    """The blocklist files the ledger vouches for: each takedown adds its file; an accept entry
-    restates the whole set as it was accepted."""
+    """The blocklist files the ledger vouches for: each takedown adds its file (a privacy takedown
+    also restates the files it rewrote); an accept entry restates the whole set as it was accepted."""
     expected: dict[str, str] = {}
     for e in entries:
         if e.get("kind") == ACCEPT:
             expected = dict(e.get("blocklist") or {})
         elif isinstance(e.get("blocklist_file"), str):
             expected[e["blocklist_file"]] = e.get("blocklist_sha256")
+        if isinstance(e.get("blocklist_rewritten"), dict) and e.get("kind") != ACCEPT:
+            expected.update({f: h for f, h in e["blocklist_rewritten"].items() if f in expected})
     return expected
 
 
