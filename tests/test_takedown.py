@@ -20,7 +20,7 @@ from audit.takedown.actions import run_takedown
 from audit.takedown.blocklist import Blocklist
 from audit.takedown.ledger import sha256_file, verify_ledger
 from audit.takedown.lookup import RunLookup
-from tests.run_folder import Corpus, make_run_folder, write_corpus
+from tests.run_folder import Corpus, files_holding, make_run_folder, write_corpus
 from tests.test_lookup import audit, middle_passage
 
 
@@ -284,19 +284,6 @@ def test_physical_refuses_a_parquet_shard_whose_row_changed_since_the_run(run: P
     assert not list(p.parent.glob(".*rewrite*"))  # no temporary file left
 
 
-def _files_holding(root: Path, needle: str) -> list[str]:
-    """Files under `root` holding `needle`, Parquet decoded (its pages may be compressed)."""
-    hits = []
-    for f in sorted(p for p in root.rglob("*") if p.is_file()):
-        if f.suffix == ".parquet":
-            t = pq.read_table(f)
-            if any(pa.types.is_string(c.type) and any(v and needle in v for v in c.to_pylist()) for c in t.columns):
-                hits.append(str(f.relative_to(root)))
-        elif needle.encode() in f.read_bytes():
-            hits.append(str(f.relative_to(root)))
-    return hits
-
-
 def test_a_privacy_takedown_after_an_earlier_block_keeps_the_ledger_whole(run: Path, corpus: Corpus,
                                                                          tmp_path: Path) -> None:
     first = request_file(tmp_path, "a.yaml", "TR-A", match={"urls": [corpus.shared_url]})
@@ -308,7 +295,7 @@ def test_a_privacy_takedown_after_an_earlier_block_keeps_the_ledger_whole(run: P
     out = run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
     assert out.verification_ok is True
     # the earlier takedown's blocklist file was rewritten with the URL hashed, and the ledger says so
-    assert _files_holding(run / "blocklist", corpus.shared_url) == []
+    assert files_holding(run / "blocklist", corpus.shared_url) == []
     last = json.loads((run / "ledger.jsonl").read_text().splitlines()[-1])
     assert last["blocklist_rewritten"] == {"blocklist/TR-A-000001.parquet": sha256_file(earlier)}
     report = verify_ledger(run)
@@ -343,9 +330,9 @@ def test_a_privacy_takedown_killed_before_hashing_is_finished_by_running_it_agai
         m.setattr(actions, "scrub_run", killed)
         with pytest.raises(KeyboardInterrupt):
             run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
-    assert _files_holding(run, corpus.shared_url)
+    assert files_holding(run, corpus.shared_url)
     run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
-    assert _files_holding(run, corpus.shared_url) == []
+    assert files_holding(run, corpus.shared_url) == []
     report = verify_ledger(run)
     assert report.ok, report
     capsys.readouterr()
