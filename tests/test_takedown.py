@@ -332,7 +332,9 @@ def test_a_privacy_takedown_killed_before_hashing_is_finished_by_running_it_agai
             run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
     assert files_holding(run, corpus.shared_url)
     run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
-    assert files_holding(run, corpus.shared_url) == []
+    # nor the ids of the records by that URL, nor the URL of the copy found by its content hash
+    for needle in (corpus.shared_url, "shared-a", "shared-b", "https://mirror.example.net/copied"):
+        assert files_holding(run, needle) == [], needle
     report = verify_ledger(run)
     assert report.ok, report
     capsys.readouterr()
