@@ -152,3 +152,16 @@ def write_corpus(root: Path, seed: int = 7) -> Corpus:
     for i, r in enumerate(d):
         records[("shards/d.jsonl.zst", i)] = r
     return Corpus(root, records, shared_url, shared_text, ("shards/a.jsonl", 17))
+
+
+def files_holding(root: Path, needle: str) -> list[str]:
+    """Files under `root` whose content holds `needle`: Parquet decoded (its pages are compressed)."""
+    hits = []
+    for f in sorted(p for p in root.rglob("*") if p.is_file()):
+        if f.suffix == ".parquet":
+            t = pq.read_table(f)
+            if any(pa.types.is_string(c.type) and any(v and needle in v for v in c.to_pylist()) for c in t.columns):
+                hits.append(str(f.relative_to(root)))
+        elif needle.encode() in f.read_bytes():
+            hits.append(str(f.relative_to(root)))
+    return hits

@@ -264,3 +264,54 @@ def test_a_full_disk_is_one_line_and_exit_2_not_an_internal_error(run: Path, cap
     assert audit("ledger", "export", "--run", str(run), "--out", "/dev/full") == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no space left on the device" in err[0] and "internal error" not in err[0]
+
+
+@pytest.mark.parametrize("next_step", ["takedown", "audit_run"])
+def test_a_takedown_killed_after_its_blocklist_file_leaves_it_vouched_for(run: Path, monkeypatch, next_step: str) -> None:
+    """Killed after writing its blocklist file, before its evidence: the file only blocks more, so
+    the next takedown or `audit run` records it in the ledger (no --accept needed) and verify holds."""
+    import audit.takedown.actions as actions
+    from audit.takedown.ledger import check_blocklist
+
+    before = set(_blocklist_files(run))
+
+    def killed(*_a, **_k):
+        raise KeyboardInterrupt  # the process dies here: nothing after the blocklist write happens
+
+    with monkeypatch.context() as m:
+        m.setattr(actions, "evidence_json", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run_takedown(run, _request(run, 6), execute=True)
+    (orphan,) = set(_blocklist_files(run)) - before
+    report = verify_ledger(run)
+    assert not report.ok and orphan.name in report.problem and "in no ledger entry" in report.problem
+    if next_step == "takedown":
+        run_takedown(run, _request(run, 5))
+    else:
+        assert check_blocklist(run) == []  # recorded, not refused and not an accepted change
+    entries = [json.loads(x) for x in lines(run)]
+    recovered = entries[ENTRIES]
+    assert recovered["kind"] == "blocklist_accept" and "killed" in recovered["reason"]
+    if next_step == "takedown":
+        warned = json.loads((run / "takedowns" / "TR-late-5" / "evidence.json").read_text())["warnings"]
+        assert any(orphan.name in w and "killed" in w for w in warned)
+    assert recovered["blocklist"][orphan.relative_to(run).as_posix()] == sha256_bytes(orphan.read_bytes())
+    assert verify_ledger(run).ok, verify_ledger(run)
+    # the recovery vouches only for that file: a blocklist file deleted meanwhile still shows
+    _blocklist_files(run)[0].unlink()
+    assert not verify_ledger(run).ok
+
+
+def test_a_deleted_blocklist_is_not_hidden_by_a_later_kill_recovery(run: Path, monkeypatch) -> None:
+    import audit.takedown.actions as actions
+
+    victim = sorted(before := set(_blocklist_files(run)))[0]
+    victim.unlink()
+    with monkeypatch.context() as m:
+        m.setattr(actions, "evidence_json", lambda *_a, **_k: (_ for _ in ()).throw(KeyboardInterrupt()))
+        with pytest.raises(KeyboardInterrupt):
+            run_takedown(run, _request(run, 6), execute=True)
+    assert set(_blocklist_files(run)) - before
+    run_takedown(run, _request(run, 5))
+    report = verify_ledger(run)
+    assert not report.ok and victim.name in report.problem and "was deleted" in report.problem

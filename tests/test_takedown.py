@@ -20,7 +20,7 @@ from audit.takedown.actions import run_takedown
 from audit.takedown.blocklist import Blocklist
 from audit.takedown.ledger import sha256_file, verify_ledger
 from audit.takedown.lookup import RunLookup
-from tests.run_folder import Corpus, make_run_folder, write_corpus
+from tests.run_folder import Corpus, files_holding, make_run_folder, write_corpus
 from tests.test_lookup import audit, middle_passage
 
 
@@ -282,3 +282,61 @@ def test_physical_refuses_a_parquet_shard_whose_row_changed_since_the_run(run: P
     assert any("shards/c.parquet" in x and "record 9 " in x and "no longer holds" in x for x in out.problems)
     assert p.read_bytes() == changed  # untouched
     assert not list(p.parent.glob(".*rewrite*"))  # no temporary file left
+
+
+def test_a_privacy_takedown_after_an_earlier_block_keeps_the_ledger_whole(run: Path, corpus: Corpus,
+                                                                         tmp_path: Path) -> None:
+    first = request_file(tmp_path, "a.yaml", "TR-A", match={"urls": [corpus.shared_url]})
+    run_takedown(run, first, execute=True)
+    earlier = run / "blocklist" / "TR-A-000001.parquet"
+    assert corpus.shared_url in pq.read_table(earlier).column("url").to_pylist()
+    priv = request_file(tmp_path, "b.yaml", "TR-B", match={"urls": [corpus.shared_url]}).read_text()
+    (tmp_path / "b.yaml").write_text(priv.replace("basis: copyright", "basis: privacy"))
+    out = run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
+    assert out.verification_ok is True
+    # the earlier takedown's blocklist file was rewritten with the URL hashed, and the ledger says so
+    assert files_holding(run / "blocklist", corpus.shared_url) == []
+    last = json.loads((run / "ledger.jsonl").read_text().splitlines()[-1])
+    assert last["blocklist_rewritten"] == {"blocklist/TR-A-000001.parquet": sha256_file(earlier)}
+    report = verify_ledger(run)
+    assert report.ok, report
+
+
+def test_a_privacy_takedown_does_not_vouch_for_a_blocklist_file_edited_before_it(run: Path, corpus: Corpus,
+                                                                                  tmp_path: Path) -> None:
+    run_takedown(run, request_file(tmp_path, "a.yaml", "TR-A", match={"urls": [corpus.shared_url]}), execute=True)
+    earlier = run / "blocklist" / "TR-A-000001.parquet"
+    t = pq.read_table(earlier)
+    pq.write_table(t.slice(0, 1), earlier)  # rows dropped: content unblocked behind the ledger's back
+    priv = request_file(tmp_path, "b.yaml", "TR-B", match={"urls": [corpus.shared_url]}).read_text()
+    (tmp_path / "b.yaml").write_text(priv.replace("basis: copyright", "basis: privacy"))
+    run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
+    report = verify_ledger(run)
+    assert not report.ok and "TR-A-000001.parquet was changed" in report.problem
+
+
+def test_a_privacy_takedown_killed_before_hashing_is_finished_by_running_it_again(run: Path, corpus: Corpus,
+                                                                                 tmp_path: Path, monkeypatch,
+                                                                                 capsys) -> None:
+    import audit.takedown.actions as actions
+
+    priv = request_file(tmp_path, "b.yaml", "TR-B", match={"urls": [corpus.shared_url]}).read_text()
+    (tmp_path / "b.yaml").write_text(priv.replace("basis: copyright", "basis: privacy"))
+
+    def killed(*_a, **_k):
+        raise KeyboardInterrupt  # shards rewritten, blocklist written, identifiers not yet hashed
+
+    with monkeypatch.context() as m:
+        m.setattr(actions, "scrub_run", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
+    assert files_holding(run, corpus.shared_url)
+    run_takedown(run, tmp_path / "b.yaml", execute=True, physical=True)
+    # nor the ids of the records by that URL, nor the URL of the copy found by its content hash
+    for needle in (corpus.shared_url, "shared-a", "shared-b", "https://mirror.example.net/copied"):
+        assert files_holding(run, needle) == [], needle
+    report = verify_ledger(run)
+    assert report.ok, report
+    capsys.readouterr()
+    assert audit("lookup", "--run", str(run), "--url", corpus.shared_url, "--json") == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 2  # through the hash: both records by that URL

@@ -12,7 +12,7 @@ from audit.job.plan import run_audit
 from audit.records import text_sha256
 from audit.takedown.actions import run_takedown
 from audit.takedown.ledger import verify_ledger
-from tests.run_folder import write_corpus
+from tests.run_folder import files_holding, write_corpus
 
 pytestmark = pytest.mark.ray
 
@@ -45,24 +45,6 @@ def test_a_new_run_quarantines_blocked_records_with_takedown(tmp_path: Path, ray
     assert verify_ledger(out).ok
 
 
-def _files_holding(root: Path, needle: str) -> list[str]:
-    """Files under `root` whose content holds `needle`: Parquet decoded (its pages are compressed)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    hits = []
-    for f in sorted(p for p in root.rglob("*") if p.is_file()):
-        if f.suffix == ".parquet":
-            t = pq.read_table(f)
-            for col in t.columns:
-                if pa.types.is_string(col.type) and any(v and needle in v for v in col.to_pylist()):
-                    hits.append(str(f.relative_to(root)))
-                    break
-        elif needle.encode() in f.read_bytes():
-            hits.append(str(f.relative_to(root)))
-    return hits
-
-
 def test_a_privacy_takedown_leaves_no_url_of_the_person_and_lookup_still_answers(tmp_path: Path, ray_session,
                                                                                  capsys) -> None:
     from audit.cli import main
@@ -73,13 +55,13 @@ def test_a_privacy_takedown_leaves_no_url_of_the_person_and_lookup_still_answers
     out = tmp_path / "run"
     run_audit(config, out=out, progress=False)
     url = corpus.shared_url
-    assert _files_holding(out, url)  # lineage, quarantine, index, measurements... hold it before
+    assert files_holding(out, url)  # lineage, quarantine, index, measurements... hold it before
     req = tmp_path / "privacy.yaml"
     req.write_text("request_id: TR-PRIV-1\nreceived: 2026-11-20T10:00:00Z\nrequester: A Person\n"
                    f"basis: privacy\nmatch:\n  urls: [{json.dumps(url)}]\n", encoding="utf-8")
     result = run_takedown(out, req, execute=True, physical=True)
     assert result.located >= 2 and result.verification_ok is True
-    assert _files_holding(out, url) == []
+    assert files_holding(out, url) == []
     evidence = json.loads((out / "takedowns" / "TR-PRIV-1" / "evidence.json").read_text())
     assert "privacy" in evidence and evidence["located"][0]["url"].startswith("sha256:")
     assert verify_ledger(out).ok

@@ -21,8 +21,8 @@ from audit.io.shards import DamagedStream, Shard, read_shard
 from audit.records import text_sha256
 from audit.takedown.blocklist import BLOCKLIST_SCHEMA, append_blocklist
 from audit.takedown.evidence import evidence_html, evidence_json, mask_excerpt
-from audit.takedown.ledger import (append_entry, blocklist_fields, canonical, entry_from_evidence, head, ledger_lock,
-                                   recover_lost_entries,
+from audit.takedown.ledger import (append_entry, blocklist_fields, blocklist_state, canonical, entry_from_evidence,
+                                   expected_blocklist, head, ledger_lock, read_entries, recover_lost_entries,
                                    sha256_bytes)
 from audit.takedown.lookup import Match, RunLookup
 from audit.takedown.privacy import private_evidence, scrub_run
@@ -237,7 +237,9 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
         times["located"] = _now()
         for lost in recover_lost_entries(run_dir):
             warnings.append(f"ledger entry {lost['seq']} ({lost['evidence']}) of a takedown killed before its "
-                            "append was appended from its archived evidence")
+                            "append was appended from its archived evidence" if "evidence" in lost else
+                            f"ledger entry {lost['seq']} records {', '.join(lost['changes'])}: a takedown was "
+                            "killed after writing it, before its evidence")
         seq, prev = head(run_dir)
         shas = sorted({loc.match.sha256 for loc in located if loc.match.sha256})
         action: dict[str, Any] = {"mode": mode, "content_sha256": len(shas),
@@ -260,7 +262,13 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
                 if problems:
                     action["problems"] = problems
                 if request.basis == "privacy":  # no personal identifier of theirs stays in the run
+                    vouched, before = expected_blocklist(read_entries(run_dir)), blocklist_state(run_dir)
                     action["identifiers_hashed"] = scrub_run(run_dir, {loc.match.doc_id for loc in located})
+                    after = blocklist_state(run_dir)
+                    # earlier takedowns' files the scrub rewrote: the entry vouches for their new bytes
+                    # (only files that matched the ledger before, so a tampered file stays named)
+                    action["blocklist_rewritten"] = {f: h for f, h in sorted(after.items()) if f in vouched
+                                                     and before.get(f) == vouched[f] and h != before[f]}
             times["acted"] = _now()
             try:
                 verification = verify(run_dir, request, located, rewrites, problems)

@@ -10,7 +10,9 @@ from reading the chain's head to appending, so concurrent takedowns cannot inter
 
 A takedown archives its evidence before it appends its entry; one killed in between leaves an
 archive written for the current head. The next writer finds it (`recover_lost_entries`) and
-appends the entry it was owed, built from the evidence alone, before anything else.
+appends the entry it was owed, built from the evidence alone, before anything else. One killed
+after writing its blocklist file but before its evidence leaves only that file (named for the
+current head): the next writer records it in a `blocklist_accept` entry that vouches for it alone.
 """
 from __future__ import annotations
 
@@ -107,11 +109,15 @@ def blocklist_fields(run_dir: Path, ev: dict[str, Any]) -> dict[str, Any]:
     """The ledger fields vouching for the blocklist file a takedown's evidence says it added."""
     import pyarrow.parquet as pq
 
-    rel = (ev.get("action") or {}).get("blocklist_file")
+    action = ev.get("action") or {}
+    rel = action.get("blocklist_file")
+    # a privacy takedown hashes identifiers in earlier takedowns' files too: it vouches for their new bytes
+    out: dict[str, Any] = {"blocklist_rewritten": action["blocklist_rewritten"]} \
+        if action.get("blocklist_rewritten") else {}
     if not isinstance(rel, str) or not (Path(run_dir) / rel).is_file():
-        return {}
+        return out
     path = Path(run_dir) / rel
-    return {"blocklist_file": rel, "blocklist_sha256": sha256_file(path),
+    return {**out, "blocklist_file": rel, "blocklist_sha256": sha256_file(path),
             "blocklist_rows": pq.ParquetFile(path).metadata.num_rows}
 
 
@@ -148,6 +154,13 @@ def recover_lost_entries(run_dir: Path) -> list[dict[str, Any]]:
                 lost = path, ev
                 break
         if lost is None:
+            orphans = _killed_blocklist_files(run_dir, seq)
+            if orphans:
+                appended.append(append_entry(run_dir, {
+                    "kind": ACCEPT, "reason": "blocklist files of a takedown killed before its evidence was written",
+                    "changes": [f"{f} is in no ledger entry" for f in sorted(orphans)],
+                    "blocklist": {**expected_blocklist(read_entries(run_dir)), **orphans},
+                    "time": datetime.now(timezone.utc).isoformat(timespec="seconds")}))
             return appended
         path, ev = lost
         body = path.read_text(encoding="utf-8")
@@ -168,6 +181,15 @@ def recover_lost_entries(run_dir: Path) -> list[dict[str, Any]]:
             write_text_atomic(path.parent.parent / name, content)
 
 
+def _killed_blocklist_files(run_dir: Path, seq: int) -> dict[str, str]:
+    """{file: SHA-256} of blocklist files no entry vouches for that a takedown wrote as entry `seq`
+    (the next one) and was killed before archiving its evidence: they only block more, so they are
+    recorded rather than dropped; any other difference is left for verify to name."""
+    have = blocklist_state(run_dir)
+    want = expected_blocklist(read_entries(run_dir))
+    return {f: h for f, h in have.items() if f not in want and f.endswith(f"-{seq:06d}.parquet")}
+
+
 def _against_evidence(e: dict[str, Any], path: Path, n: int, prev: str) -> str | None:
     """An entry must say what its evidence says: an edit whose hashes were recomputed still shows."""
     ev = _read_evidence(path)
@@ -177,7 +199,8 @@ def _against_evidence(e: dict[str, Any], path: Path, n: int, prev: str) -> str |
     if (place.get("seq"), place.get("prev_sha256")) != (n, prev):
         return (f"its evidence was written as entry {place.get('seq')} on another chain head: the entry was "
                 "moved, or appended without holding the ledger lock")
-    for k, v in entry_from_evidence(ev).items():
+    for k, v in {**entry_from_evidence(ev),
+                 "blocklist_rewritten": (ev.get("action") or {}).get("blocklist_rewritten") or None}.items():
         if e.get(k) != v:
             return f"its field '{k}' says {e.get(k)!r} but its evidence says {v!r}: the entry was edited"
     return None
@@ -210,14 +233,16 @@ def blocklist_state(run_dir: Path) -> dict[str, str]:
 
 
 def expected_blocklist(entries: list[dict[str, Any]]) -> dict[str, str]:
-    """The blocklist files the ledger vouches for: each takedown adds its file; an accept entry
-    restates the whole set as it was accepted."""
+    """The blocklist files the ledger vouches for: each takedown adds its file (a privacy takedown
+    also restates the files it rewrote); an accept entry restates the whole set as it was accepted."""
     expected: dict[str, str] = {}
     for e in entries:
         if e.get("kind") == ACCEPT:
             expected = dict(e.get("blocklist") or {})
         elif isinstance(e.get("blocklist_file"), str):
             expected[e["blocklist_file"]] = e.get("blocklist_sha256")
+        if isinstance(e.get("blocklist_rewritten"), dict) and e.get("kind") != ACCEPT:
+            expected.update({f: h for f, h in e["blocklist_rewritten"].items() if f in expected})
     return expected
 
 
@@ -348,8 +373,14 @@ def check_blocklist(run: str | Path, accept: bool = False) -> list[str]:
 
     if not location(run, Path.cwd()).exists():
         return []
-    with local_run(run, write_back=("ledger.jsonl",) if accept else (),
-                   read=("blocklist", "ledger.jsonl", "takedowns")) as local:
+    read = ("blocklist", "ledger.jsonl", "takedowns")
+    with local_run(run, read=read) as local:
+        if not blocklist_differences(local, read_entries(local)):
+            return []
+    # A takedown killed mid-way left a blocklist file or evidence without its entry: record it first.
+    with local_run(run, write_back=("ledger.jsonl", "takedowns"), read=read) as local:
+        with ledger_lock(local):
+            recover_lost_entries(local)
         diffs = blocklist_differences(local, read_entries(local))
         if diffs and not accept:
             raise InputError(f"output {run}: the blocklist does not match the takedown ledger ({diffs[0]}"
