@@ -13,6 +13,7 @@ import pyarrow as pa
 from audit.config import AuditConfig
 from audit.normalize import WORD_COLUMNS, with_tokens
 from audit.stages import Stage
+from audit.stages.utf8view import VIEW, Utf8View
 
 def stage_classes(config: AuditConfig) -> list[type[Stage]]:
     """The measurement stages of the job, in the order they run.
@@ -72,6 +73,8 @@ class Tagger:
         self.stages = stages
         # Stages that read words share one tokenisation of the block (audit.normalize.block_tokens).
         self.words = any("words" in s.reads for s in self.stages)
+        # Stages that read VIEW share one UTF-8 view of the block's text (its decoded characters).
+        self.view_readers = {id(s) for s in self.stages if VIEW in s.reads}
         self._culprit = ""  # the step in progress, named when a record cannot be measured
         self.seconds: dict[str, float] = {}
         self.retried_blocks: dict[str, int] = {}
@@ -114,9 +117,10 @@ class Tagger:
             t0 = time.perf_counter()
             block = with_tokens(block)
             self._timed("words", t0)
+        view = Utf8View.of(block.column("text")) if self.view_readers else None
         for stage in self.stages:
             self._culprit = f"stage {stage.name}"
             t0 = time.perf_counter()
-            block = stage(block)
+            block = stage(block, view=view) if id(stage) in self.view_readers else stage(block)
             self._timed(stage.name, t0)
         return block.drop_columns(["text"] + [c for c in WORD_COLUMNS if c in block.column_names])
