@@ -78,11 +78,14 @@ class Tagger:
         self._culprit = ""  # the step in progress, named when a record cannot be measured
         self.seconds: dict[str, float] = {}
         self.retried_blocks: dict[str, int] = {}
+        self.records_failed: dict[str, int] = {}
 
     def take_stats(self) -> dict[str, dict[str, Any]]:
-        """{"seconds": {step: s}, "retried_blocks": {stage: n}} since the last call (then reset)."""
-        stats = {"seconds": self.seconds, "retried_blocks": self.retried_blocks}
-        self.seconds, self.retried_blocks = {}, {}
+        """{"seconds": {step: s}, "retried_blocks": {stage: n}, "records_failed": {stage: n}} since
+        the last call (then reset); records_failed counts the records quarantined as unreadable."""
+        stats = {"seconds": self.seconds, "retried_blocks": self.retried_blocks,
+                 "records_failed": self.records_failed}
+        self.seconds, self.retried_blocks, self.records_failed = {}, {}, {}
         return stats
 
     def __call__(self, block: pa.Table) -> pa.Table:
@@ -101,6 +104,7 @@ class Tagger:
             try:
                 parts.append(self._measure(row))
             except Exception as e:  # noqa: BLE001 - named in the record's error, never lost
+                self.records_failed[self._culprit] = self.records_failed.get(self._culprit, 0) + 1
                 failed = row.set_column(row.schema.get_field_index("text"), "text", pa.nulls(1, pa.string()))
                 failed = failed.set_column(failed.schema.get_field_index("error"), "error",
                                            pa.array([f"could not be measured: {self._culprit}: "
