@@ -599,7 +599,9 @@ def test_a_record_a_stage_fails_on_is_a_batch_error_and_the_rest_are_measured(tm
     monitor.close()
     kept = read_jsonl(monitor.out / "samples.jsonl")
     assert [r["sample_id"] for r in kept] == [f"id-{i}" for i in range(10) if i != 4]
-    assert json.loads((monitor.out / "status.json").read_text())["counters"]["batch_errors"] == 1
+    counters = json.loads((monitor.out / "status.json").read_text())["counters"]
+    assert counters["batch_errors"] == 1
+    assert counters["retried_blocks"] == 1 and monitor.retried_blocks == {"stage picky": 1}  # said, not silent
 
 
 def test_monitor_judges_as_the_job_does(tmp_path: Path, news, lingua) -> None:
