@@ -39,6 +39,17 @@ def _audit(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "audit", *args], capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.fixture
+def cluster_file():
+    """/tmp/ray/ray_current_cluster as it was before the test, restored after it."""
+    saved = CLUSTER_FILE.read_text() if CLUSTER_FILE.exists() else None
+    yield CLUSTER_FILE
+    if saved is None:
+        CLUSTER_FILE.unlink(missing_ok=True)
+    else:
+        CLUSTER_FILE.write_text(saved)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -57,28 +68,20 @@ def test_dead_address_is_one_line_and_exit_2_within_seconds(tmp_path):
     assert took < 30  # Ray alone retries a dead address for over a minute
 
 
-def test_a_stale_cluster_file_or_ray_address_does_not_capture_a_local_run(tmp_path):
+def test_a_stale_cluster_file_or_ray_address_does_not_capture_a_local_run(tmp_path, cluster_file):
     cfg = _corpus(tmp_path)
-    saved = CLUSTER_FILE.read_text() if CLUSTER_FILE.exists() else None
-    CLUSTER_FILE.parent.mkdir(parents=True, exist_ok=True)
-    CLUSTER_FILE.write_text(f"127.0.0.1:{_free_port()}")
-    try:
-        env = dict(os.environ, RAY_ADDRESS=f"127.0.0.1:{_free_port()}")
-        res = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"], capture_output=True,
-                             text=True, timeout=240, env=env)
-    finally:
-        if saved is None:
-            CLUSTER_FILE.unlink(missing_ok=True)
-        else:
-            CLUSTER_FILE.write_text(saved)
+    cluster_file.parent.mkdir(parents=True, exist_ok=True)
+    cluster_file.write_text(f"127.0.0.1:{_free_port()}")
+    env = dict(os.environ, RAY_ADDRESS=f"127.0.0.1:{_free_port()}")
+    res = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"], capture_output=True,
+                         text=True, timeout=240, env=env)
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
 
 
-def test_a_running_ray_start_cluster_does_not_capture_a_local_run(tmp_path):
+def test_a_running_ray_start_cluster_does_not_capture_a_local_run(tmp_path, cluster_file):
     cfg = _corpus(tmp_path)
     port = _free_port()
-    saved = CLUSTER_FILE.read_text() if CLUSTER_FILE.exists() else None
     head = subprocess.Popen(["ray", "start", "--head", "--block", f"--port={port}", "--num-cpus=1",
                              "--object-store-memory=80000000", "--disable-usage-stats", "--include-dashboard=false"],
                             start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -95,10 +98,6 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run(tmp_path):
     finally:
         os.killpg(head.pid, signal.SIGTERM)
         head.wait(timeout=60)
-        if saved is None:
-            CLUSTER_FILE.unlink(missing_ok=True)
-        else:
-            CLUSTER_FILE.write_text(saved)
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
 
