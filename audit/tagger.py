@@ -121,6 +121,7 @@ class Tagger:
             t0 = time.perf_counter()
             block = with_tokens(block)
             self._timed("words", t0)
+        self._culprit = "viewing the text"
         view = Utf8View.of(block.column("text")) if self.view_readers else None
         for stage in self.stages:
             self._culprit = f"stage {stage.name}"

@@ -30,8 +30,8 @@ import pyarrow.compute as pc
 
 from audit.stages import Finding, Stage
 from audit.stages.utf8view import (CLASS_MASK, CONTROL, CTRL, DIGIT, LETTER, PUNCT, REPLACEMENT, SPACE, SURROGATE,
-                                   VIEW, Utf8View, ansi_starts, byte_classes, codepoint_classes, column_values, null_where,
-                                   segment_sums)
+                                   VIEW, Utf8View, ansi_starts, byte_classes, codepoint_classes, column_values,
+                                   null_where, segment_sums)
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig
