@@ -13,6 +13,7 @@ import pyarrow as pa
 from audit.config import AuditConfig
 from audit.normalize import WORD_COLUMNS, with_tokens
 from audit.stages import Stage
+from audit.stages.utf8view import VIEW, Utf8View
 
 def stage_classes(config: AuditConfig) -> list[type[Stage]]:
     """The measurement stages of the job, in the order they run.
@@ -72,14 +73,19 @@ class Tagger:
         self.stages = stages
         # Stages that read words share one tokenisation of the block (audit.normalize.block_tokens).
         self.words = any("words" in s.reads for s in self.stages)
+        # Stages that read VIEW share one UTF-8 view of the block's text (its decoded characters).
+        self.view_readers = {id(s) for s in self.stages if VIEW in s.reads}
         self._culprit = ""  # the step in progress, named when a record cannot be measured
         self.seconds: dict[str, float] = {}
         self.retried_blocks: dict[str, int] = {}
+        self.records_failed: dict[str, int] = {}
 
     def take_stats(self) -> dict[str, dict[str, Any]]:
-        """{"seconds": {step: s}, "retried_blocks": {stage: n}} since the last call (then reset)."""
-        stats = {"seconds": self.seconds, "retried_blocks": self.retried_blocks}
-        self.seconds, self.retried_blocks = {}, {}
+        """{"seconds": {step: s}, "retried_blocks": {stage: n}, "records_failed": {stage: n}} since
+        the last call (then reset); records_failed counts the records quarantined as unreadable."""
+        stats = {"seconds": self.seconds, "retried_blocks": self.retried_blocks,
+                 "records_failed": self.records_failed}
+        self.seconds, self.retried_blocks, self.records_failed = {}, {}, {}
         return stats
 
     def __call__(self, block: pa.Table) -> pa.Table:
@@ -98,6 +104,7 @@ class Tagger:
             try:
                 parts.append(self._measure(row))
             except Exception as e:  # noqa: BLE001 - named in the record's error, never lost
+                self.records_failed[self._culprit] = self.records_failed.get(self._culprit, 0) + 1
                 failed = row.set_column(row.schema.get_field_index("text"), "text", pa.nulls(1, pa.string()))
                 failed = failed.set_column(failed.schema.get_field_index("error"), "error",
                                            pa.array([f"could not be measured: {self._culprit}: "
@@ -114,9 +121,11 @@ class Tagger:
             t0 = time.perf_counter()
             block = with_tokens(block)
             self._timed("words", t0)
+        self._culprit = "viewing the text"
+        view = Utf8View.of(block.column("text")) if self.view_readers else None
         for stage in self.stages:
             self._culprit = f"stage {stage.name}"
             t0 = time.perf_counter()
-            block = stage(block)
+            block = stage(block, view=view) if id(stage) in self.view_readers else stage(block)
             self._timed(stage.name, t0)
         return block.drop_columns(["text"] + [c for c in WORD_COLUMNS if c in block.column_names])

@@ -32,7 +32,7 @@ from audit.records import RECORD_SCHEMA, make_doc_id, text_sha256  # noqa: E402
 from audit.stages.charset import CharsetStage  # noqa: E402
 from audit.stages.junk import JunkStage  # noqa: E402
 from audit.stages.length import LengthStage  # noqa: E402
-from audit.stages.utf8view import forget_last_block  # noqa: E402
+from audit.stages.utf8view import Utf8View  # noqa: E402
 
 STAGES = (LengthStage, CharsetStage, JunkStage)
 
@@ -102,7 +102,6 @@ def main() -> None:
         """Best (CPU, wall) seconds of `run` over --repeat runs."""
         best_cpu = best_wall = float("inf")
         for _ in range(a.repeat):
-            forget_last_block()  # no run starts with a view left over from the one before
             cpu, wall = time.process_time(), time.perf_counter()
             run()
             best_cpu = min(best_cpu, time.process_time() - cpu)
@@ -111,13 +110,13 @@ def main() -> None:
 
     def alone(stage) -> None:
         for b in parts:
-            forget_last_block()  # each stage builds its own view, as if it ran alone
-            stage(b)
+            stage(b)  # called alone, a stage builds its own view
 
     def in_turn(stages) -> None:
         for b in parts:
-            for stage in stages:  # as the tagger runs them: the block's view is shared
-                b = stage(b)
+            view = Utf8View.of(b.column("text"))  # as the Tagger runs them: one view per block, shared
+            for stage in stages:
+                b = stage(b, view=view)
 
     stages = [cls(config) for cls in STAGES]
     for stage in stages:

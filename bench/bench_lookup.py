@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,9 +21,12 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from audit.records import text_sha256
-from audit.takedown.lookup import RunLookup
-from tests.run_folder import make_run_folder
+# `python bench/bench_lookup.py` puts bench/ (not the repo root) on sys.path; tests.run_folder needs the root.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from audit.records import text_sha256  # noqa: E402
+from audit.takedown.lookup import RunLookup  # noqa: E402
+from tests.run_folder import make_run_folder  # noqa: E402
 
 
 def make_shards(folder: Path, rows: int, shards: int, sample: int, seed: int = 0) -> list[dict]:

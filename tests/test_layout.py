@@ -34,3 +34,18 @@ def test_the_sidecar_imports_no_report_or_lookup_index() -> None:
     offenders = [(str(f.relative_to(PACKAGE)), m) for f in _files(PACKAGE / "sidecar") for m in _imports(f)
                  if any(m == b or m.startswith(b + ".") for b in banned)]
     assert offenders == []
+
+
+def test_bench_scripts_that_use_test_helpers_run_from_the_repo_root() -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = PACKAGE.parent
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as a user runs it
+    for script in sorted((root / "bench").glob("*.py")):
+        if "tests." not in script.read_text(encoding="utf-8"):
+            continue
+        done = subprocess.run([sys.executable, str(script.relative_to(root)), "--help"], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, (script.name, done.stderr[-500:])

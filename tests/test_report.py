@@ -234,6 +234,18 @@ def test_report_degrades_without_data(tmp_path):
     assert "Reasons" in render_report(run, {"documents": 3, "kept": 3, "quarantined": 0})
 
 
+def test_report_names_the_stages_that_failed_on_whole_blocks(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    summary = {"documents": 3, "kept": 3, "quarantined": 0, "seconds": 2.0,
+               "stages": {"language": 1.5, "length": 0.1}, "retried_blocks": {"stage language": 7}}
+    page = render_report(run, summary)
+    assert "re-measured a record at a time" in page
+    assert "stage language" in page and ">7<" in page
+    del summary["retried_blocks"]
+    assert "re-measured a record at a time" not in render_report(run, summary)
+
+
 def test_report_without_a_recipe_still_shows_the_mix(tmp_path):
     run, summary = build_run(tmp_path, expected=None)
     page = render_report(run, summary)

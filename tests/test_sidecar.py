@@ -599,7 +599,9 @@ def test_a_record_a_stage_fails_on_is_a_batch_error_and_the_rest_are_measured(tm
     monitor.close()
     kept = read_jsonl(monitor.out / "samples.jsonl")
     assert [r["sample_id"] for r in kept] == [f"id-{i}" for i in range(10) if i != 4]
-    assert json.loads((monitor.out / "status.json").read_text())["counters"]["batch_errors"] == 1
+    counters = json.loads((monitor.out / "status.json").read_text())["counters"]
+    assert counters["batch_errors"] == 1
+    assert counters["retried_blocks"] == 1 and monitor.retried_blocks == {"stage picky": 1}  # said, not silent
 
 
 def test_monitor_judges_as_the_job_does(tmp_path: Path, news, lingua) -> None:
@@ -745,3 +747,30 @@ def test_an_input_that_fails_ends_the_sidecar_with_exit_2_and_one_line(tmp_path:
     assert run_sidecar(make_config(tmp_path), stdin=broken) == 2
     err = [x for x in capsys.readouterr().err.strip().splitlines() if x.startswith("audit sidecar:")]
     assert len(err) == 1 and "reading the input failed" in err[0]
+
+
+def test_the_last_stderr_line_and_the_final_status_agree_on_malformed(tmp_path: Path, capsys) -> None:
+    from audit.sidecar.service import run_sidecar
+
+    # a lone surrogate: read fine, but the worker calls it malformed (as the job calls it unreadable)
+    feed = tmp_path / "in.jsonl"
+    feed.write_bytes(b'{"text": "a fine record of words"}\n{"text": "bad \\ud800 text"}\nnot json\n')
+    with feed.open("rb") as stdin:
+        assert run_sidecar(make_config(tmp_path), stdin=stdin) == 0
+    status = json.loads((tmp_path / "sidecar" / "status.json").read_text())
+    err = [x for x in capsys.readouterr().err.strip().splitlines() if x.startswith("audit sidecar:")]
+    assert status["counters"]["malformed"] == 2
+    assert len(err) == 1 and "2 malformed" in err[-1], err
+
+
+def test_the_final_line_counts_what_only_the_worker_saw(tmp_path: Path) -> None:
+    from audit.sidecar.api import Sidecar
+    from audit.sidecar.service import _final_counters
+
+    sidecar = Sidecar(make_config(tmp_path), worker="thread")
+    sidecar.wait_ready()
+    sidecar.observe([{"text": "a fine record of words"}, {"text": "bad \ud800 text"}])
+    sidecar.close()
+    status = json.loads((tmp_path / "sidecar" / "status.json").read_text())
+    assert status["counters"]["malformed"] == 1  # the worker's own count: not valid Unicode
+    assert _final_counters(sidecar)["malformed"] == 1

@@ -131,23 +131,45 @@ def test_gutenberg_books_and_the_default_bound(shared_data):
     assert max(measured.column("chars").to_pylist()) > 500_000
 
 
-def test_the_stages_of_one_block_share_its_view_and_measure_as_alone():
+def _view_stages(cfg) -> list:
     from audit.stages.charset import CharsetStage
     from audit.stages.junk import JunkStage
+
+    return [LengthStage(cfg), CharsetStage(cfg), JunkStage(cfg)]
+
+
+def test_the_stages_of_one_block_share_its_view_and_measure_as_alone():
     from audit.stages.utf8view import Utf8View
+    from audit.tagger import Tagger
 
     texts = [CLEAN["zh"], None, "naïve café\x1b[31m red\x1b[m " * 40, CLEAN["en"] + "\x1f", ""]
     cfg = config()
     block = records(texts)
-    text = block.column("text")
-    view = Utf8View.of_block(text)
-    assert Utf8View.of_block(block.column("text")) is view  # the same bytes: the same view
-    assert Utf8View.of_block(records(texts).column("text")) is not view  # equal text, other bytes
-    assert Utf8View.of_block(text.slice(1)) is not view
+    view = Utf8View.of(block.column("text"))
     together = block
-    for stage in (LengthStage(cfg), CharsetStage(cfg), JunkStage(cfg)):
-        together = stage(together)
-    for stage in (LengthStage, CharsetStage, JunkStage):
-        alone = stage(cfg)(records(texts))
+    for stage in _view_stages(cfg):
+        together = stage(together, view=view)
+    tagged = Tagger(cfg, stages=_view_stages(cfg))(records(texts))  # its one view, handed to each
+    for stage in _view_stages(cfg):
+        alone = stage(records(texts))
         for name in stage.writes:
             assert together.column(name).equals(alone.column(name)), name
+            assert tagged.column(name).equals(alone.column(name)), name
+
+
+def test_no_block_text_outlives_its_tagging():
+    """The view goes with the block: nothing module-level keeps the last block's text alive."""
+    import gc
+
+    from audit.tagger import Tagger
+
+    cfg = config(max_chars=10_000_000)
+    tagger = Tagger(cfg, stages=_view_stages(cfg))
+    tagger(records(["warm: tables built, imports done"]))
+    gc.collect()
+    before = pa.total_allocated_bytes()
+    block = records(["x y " * 250_000] * 4)  # 4 MB of text
+    tagger(block)
+    del block
+    gc.collect()
+    assert pa.total_allocated_bytes() - before < 1_000_000

@@ -56,8 +56,9 @@ def test_retried_blocks_are_counted_and_timing_is_one_figure_per_block() -> None
     assert not [c for c in out.column_names if c.startswith("_")]  # no per-row timing column
     stats = tagger.take_stats()
     assert stats["retried_blocks"] == {"stage picky": 1}
+    assert stats["records_failed"] == {"stage picky": 1}  # the one record it cannot measure
     assert set(stats["seconds"]) == {"length", "picky"} | ({"words"} if tagger.words else set())
-    assert tagger.take_stats() == {"seconds": {}, "retried_blocks": {}}  # taken, then reset
+    assert tagger.take_stats() == {"seconds": {}, "retried_blocks": {}, "records_failed": {}}  # taken, then reset
 
 
 def test_a_record_alone_in_its_block_is_quarantined_not_fatal() -> None:

@@ -136,6 +136,7 @@ class StreamMonitor:
         self.local = {"dropped": 0, "malformed": 0}
         self.processed = 0
         self.batch_errors = 0
+        self.retried_blocks: dict[str, int] = {}  # batches a stage failed on, re-measured a record at a time
         self.windows_closed = 0
         self._webhook_failures_seen = 0
         self._unmasked_logged = False
@@ -162,7 +163,8 @@ class StreamMonitor:
     def counters(self) -> dict[str, int]:
         """Every stream counter, trainer-side and local together."""
         c = {k: self.totals[k] + self.local.get(k, 0) for k in STREAM_TOTALS}
-        c.update(processed=self.processed, batch_errors=self.batch_errors, windows=self.windows_closed,
+        c.update(processed=self.processed, batch_errors=self.batch_errors,
+                 retried_blocks=sum(self.retried_blocks.values()), windows=self.windows_closed,
                  alerts=sum(self.alerts.counts.values()),
                  webhook_failures=self.alerts.webhook.failures if self.alerts.webhook else 0)
         return c
@@ -214,7 +216,10 @@ class StreamMonitor:
         if not good:
             return
         try:
-            table, reasons = self.measure(self.table(good))
+            try:
+                table, reasons = self.measure(self.table(good))
+            finally:
+                self._count_retries(self.tagger.take_stats()["retried_blocks"])
         except Exception:  # noqa: BLE001 - the Tagger retries per record; a lone record's failure lands here
             self._batch_error(len(good))
             log.exception("sidecar: a stage failed on sampled record %s (sample_id %s); skipped",
@@ -224,6 +229,14 @@ class StreamMonitor:
             return
         self._add_rows(good, table, reasons)
         self._refresh_status()
+
+    def _count_retries(self, retried: dict[str, int]) -> None:
+        """Batches a stage failed on (measured a record at a time, much slower): counted, said once per stage."""
+        for step, n in retried.items():
+            if step not in self.retried_blocks:
+                log.warning("sidecar: %s failed on a batch; it was re-measured a record at a time, which is slow: "
+                            "check that step's library build", step)
+            self.retried_blocks[step] = self.retried_blocks.get(step, 0) + n
 
     def _batch_error(self, n: int) -> None:
         self.batch_errors += n

@@ -16,6 +16,7 @@ standard error, exit 2.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import signal
 import sys
@@ -128,7 +129,7 @@ def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: Bin
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
-    c = sidecar.counters()
+    c = _final_counters(sidecar)
     if failure:  # the input broke off: not a finished stream, whatever was measured before it
         print(f"audit sidecar: reading the input failed after {c['observed']} records ({failure[0]}); "
               f"outputs so far in {sidecar.output}", file=sys.stderr)
@@ -149,3 +150,16 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print(f"audit: {e}", file=sys.stderr)
         return 2
+
+
+def _final_counters(sidecar: Sidecar) -> dict[str, int]:
+    """The counters of the final status.json (the worker adds what it alone saw, e.g. records it
+    could not decode), so the last stderr line says what that file says; the trainer side's own
+    counters if the worker wrote none."""
+    c = sidecar.counters()
+    try:
+        written = json.loads((sidecar.output / "status.json").read_text(encoding="utf-8"))["counters"]
+        c.update({k: int(written[k]) for k in c if k in written})
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        log.warning("sidecar: final status.json unreadable (%s); the line below has the trainer side's counters", e)
+    return c

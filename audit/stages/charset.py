@@ -30,8 +30,8 @@ import pyarrow.compute as pc
 
 from audit.stages import Finding, Stage
 from audit.stages.utf8view import (CLASS_MASK, CONTROL, CTRL, DIGIT, LETTER, PUNCT, REPLACEMENT, SPACE, SURROGATE,
-                                   Utf8View, ansi_starts, byte_classes, codepoint_classes, column_values, null_where,
-                                   segment_sums)
+                                   VIEW, Utf8View, ansi_starts, byte_classes, codepoint_classes, column_values,
+                                   null_where, segment_sums)
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig
@@ -84,7 +84,7 @@ class CharsetStage(Stage):
     """Measures character-class shares and counts of broken-decoding signs."""
 
     name = "charset"
-    reads = ("text",)
+    reads = ("text", VIEW)
     writes = ("charset_letter_share", "charset_digit_share", "charset_punct_share", "charset_control_share",
               "charset_replacement_share", "charset_mojibake", "charset_mojibake_share", "charset_surrogates")
 
@@ -92,9 +92,10 @@ class CharsetStage(Stage):
         super().__init__(config)
         codepoint_classes()  # build the Unicode table once per worker, not in the first batch
 
-    def __call__(self, batch: pa.Table) -> pa.Table:
+    def __call__(self, batch: pa.Table, view: Utf8View | None = None) -> pa.Table:
         text = batch.column("text")
-        view = Utf8View.of_block(text)
+        if view is None:  # called alone, not by the Tagger with the block's shared view
+            view = Utf8View.of(text)
         counts = _class_counts(view)
         chars = pc.fill_null(pc.utf8_length(text), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         visible = chars - counts[SPACE]

@@ -36,9 +36,8 @@ import pyarrow.compute as pc
 
 from audit.normalize import mix64
 from audit.stages import Finding, Stage
-from audit.stages.utf8view import (CLASS_MASK, CODE, SPACE, UNSPACED, Utf8View, ansi_escapes, codepoint_classes,
-                                   column_values,
-                                   null_where, segment_sums, span_counts, word_bytes)
+from audit.stages.utf8view import (CLASS_MASK, CODE, SPACE, UNSPACED, VIEW, Utf8View, ansi_escapes, codepoint_classes,
+                                   column_values, null_where, segment_sums, span_counts, word_bytes)
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig, JunkConfig
@@ -363,7 +362,7 @@ class JunkStage(Stage):
     """Measures base64, long tokens, minified code, markup, word length and repetition."""
 
     name = "junk"
-    reads = ("text",)
+    reads = ("text", VIEW)
     writes = ("junk_base64_share", "junk_long_token_share", "junk_mean_line_chars", "junk_symbol_share",
               "junk_code_line_share", "junk_markup_share", "junk_mean_word_chars", "junk_dup_line_share",
               *(f"junk_top_{n}gram_share" for n in NGRAMS))
@@ -373,10 +372,11 @@ class JunkStage(Stage):
         self.cfg: JunkConfig = config.filters.junk
         codepoint_classes()  # build the Unicode table once per worker
 
-    def __call__(self, batch: pa.Table) -> pa.Table:
+    def __call__(self, batch: pa.Table, view: Utf8View | None = None) -> pa.Table:
         cfg = self.cfg
         text = batch.column("text")
-        view = Utf8View.of_block(text)
+        if view is None:  # called alone, not by the Tagger with the block's shared view
+            view = Utf8View.of(text)
         chars = pc.fill_null(pc.utf8_length(text), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         total = np.maximum(chars, 1)
         cls = view.classes(spread=True)

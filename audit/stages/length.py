@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from audit.stages import Finding, Stage
-from audit.stages.utf8view import Utf8View, codepoint_classes, column_values, null_where, words_per_row
+from audit.stages.utf8view import VIEW, Utf8View, codepoint_classes, column_values, null_where, words_per_row
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig
@@ -32,16 +32,17 @@ class LengthStage(Stage):
     reader's `chars` column."""
 
     name = "length"
-    reads = ("text",)
+    reads = ("text", VIEW)
     writes = ("length_words", "length_lines")
 
     def __init__(self, config: "AuditConfig") -> None:
         super().__init__(config)
         codepoint_classes()  # build the Unicode table once per worker, not in the first batch
 
-    def __call__(self, batch: pa.Table) -> pa.Table:
+    def __call__(self, batch: pa.Table, view: Utf8View | None = None) -> pa.Table:
         text = batch.column("text")
-        view = Utf8View.of_block(text)
+        if view is None:  # called alone, not by the Tagger with the block's shared view
+            view = Utf8View.of(text)
         spaced, unspaced = words_per_row(view, view.classes(spread=True))
         newlines = view.row_sums(view.data == 0x0A)
         nonempty = view.offsets[1:] > view.offsets[:-1]

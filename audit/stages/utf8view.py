@@ -22,6 +22,9 @@ import pyarrow.compute as pc
 
 from audit.cache import cached_arrays
 
+# In a stage's `reads`: it takes the block's shared view as `__call__(batch, view=...)`.
+VIEW = "utf8_view"
+
 # Character classes (low 4 bits of a class code).
 OTHER, LETTER, DIGIT, PUNCT, SYMBOL, SPACE, CONTROL, FORMAT, SURROGATE, PRIVATE, REPLACEMENT = range(11)
 CONT = 15            # a UTF-8 continuation byte (not a character of its own)
@@ -129,19 +132,14 @@ def positions_per_segment(positions: np.ndarray, bounds: np.ndarray) -> np.ndarr
     return np.diff(np.searchsorted(positions, bounds)).astype(np.int64)
 
 
-def _block_key(array: pa.Array | pa.ChunkedArray) -> tuple | None:
-    """What identifies a string array's bytes while it is alive (None for chunked arrays, which
-    Utf8View.of combines into a new array each time)."""
-    if isinstance(array, pa.ChunkedArray):
-        return None
-    bufs = array.buffers()
-    return (str(array.type), array.offset, len(array),
-            *(b.address if b is not None else None for b in bufs[:3]))
-
-
 @dataclass
 class Utf8View:
-    """The UTF-8 bytes of a string array: row i is data[offsets[i]:offsets[i+1]]; null rows are empty."""
+    """The UTF-8 bytes of a string array: row i is data[offsets[i]:offsets[i+1]]; null rows are empty.
+
+    The Tagger makes one per block and hands it to every stage that reads VIEW (length, charset,
+    junk), so its decoded characters and classes are computed once per block; a stage called
+    alone makes its own.
+    """
 
     data: np.ndarray        # uint8, all rows' bytes back to back
     offsets: np.ndarray     # int64, n + 1 entries, offsets[0] == 0
@@ -166,27 +164,6 @@ class Utf8View:
         data = (np.frombuffer(bufs[2], dtype=np.uint8)[first:last] if bufs[2] is not None and last > first
                 else np.zeros(0, dtype=np.uint8))
         return cls(data=data, offsets=offsets - first, valid=valid)
-
-    @classmethod
-    def of_block(cls, array: pa.Array | pa.ChunkedArray) -> "Utf8View":
-        """The view of a block's text column, shared by the stages that measure the same block in
-        turn (length, charset and junk each need it, with its decoded characters and classes).
-
-        The last view is remembered with a reference to its array: Arrow buffers never change, and
-        while the array is held its buffers cannot be freed and their addresses reused, so a view
-        is only ever handed out for the very bytes it was made from.
-        """
-        global _last_block
-        if isinstance(array, pa.ChunkedArray) and array.num_chunks == 1:
-            array = array.chunk(0)
-        key = _block_key(array)
-        last = _last_block
-        if key is not None and last is not None and last[0] == key:
-            return last[2]
-        view = cls.of(array)
-        if key is not None:
-            _last_block = (key, array, view)
-        return view
 
     @property
     def rows(self) -> int:
@@ -286,18 +263,6 @@ class Utf8View:
     def row_of(self, positions: np.ndarray) -> np.ndarray:
         """Row index of each byte position."""
         return np.searchsorted(self.offsets, positions, side="right") - 1
-
-
-# (key, array, view) of the last block viewed by Utf8View.of_block; the array is held so its
-# buffers stay alive (and their addresses unused) as long as the key may match.
-_last_block: tuple[tuple, pa.Array, Utf8View] | None = None
-
-
-def forget_last_block() -> None:
-    """Drop the view Utf8View.of_block remembers (and the block text it holds), e.g. to time a
-    stage on its own."""
-    global _last_block
-    _last_block = None
 
 
 _ANSI_MAX_PARAMS = 16  # parameter bytes read after "ESC [" (colour codes use a handful)
