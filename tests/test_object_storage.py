@@ -107,3 +107,14 @@ def test_a_run_on_s3_matches_a_local_run_and_serves_decide_lookup_and_takedown(s
     assert main(["takedown", "--run", out, "--request", str(request), "--execute", "--physical"]) == 2
     rerun = run_audit(cfg, out=out, progress=False)
     assert rerun.summary["reasons"].get("takedown", 0) >= 1
+
+
+def test_move_between_filesystems_copies_then_removes_the_source(s3_bucket, tmp_path):
+    src = location(tmp_path / "up")
+    src.child("d", "x.txt").write_text("one")
+    remote = location(f"{s3_bucket}/moved-{tmp_path.name}")
+    src.move_to(remote)  # local -> s3
+    assert not src.exists() and remote.child("d", "x.txt").read_text() == "one"
+    back = location(tmp_path / "down")
+    remote.child("d", "x.txt").move_to(back.child("y.txt"))  # s3 -> local, one file
+    assert back.child("y.txt").local_path().read_text() == "one" and not remote.child("d", "x.txt").exists()
