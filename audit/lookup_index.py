@@ -18,7 +18,6 @@ spilled into bucket parts as lineage streams by, then each bucket is sorted in m
 """
 from __future__ import annotations
 
-import json
 import shutil
 import uuid
 from collections import OrderedDict
@@ -35,6 +34,7 @@ import pyarrow.parquet as pq
 
 from audit import __version__
 from audit.io.atomic import write_json_atomic
+from audit.io.storage import Location, location
 from audit.normalize import mix64
 from audit.stages.passages import passage_scheme
 
@@ -345,9 +345,9 @@ def build_lookup_indexes(run_dir: Path, passages: Path | list[Path] | None = Non
 class SortedIndex:
     """One index folder: find the rows of given keys by reading only the row groups that hold them."""
 
-    def __init__(self, folder: Path, schema: pa.Schema) -> None:
-        self.folder, self.schema = Path(folder), schema
-        f = pq.read_table(self.folder / "fences.parquet")
+    def __init__(self, folder: Location, schema: pa.Schema) -> None:
+        self.folder, self.schema = folder, schema
+        f = pq.read_table(folder.child("fences.parquet").open_input())
         self.files = f.column("file").to_pylist()
         self.groups = f.column("row_group").to_numpy()
         self.lo = f.column("lo").to_numpy()
@@ -362,7 +362,10 @@ class SortedIndex:
             return pf
         if len(self._open) >= _OPEN_FILES:
             self._open.popitem(last=False)[1].close()
-        pf = self._open[name] = pq.ParquetFile(self.folder / name, memory_map=True)
+        where = self.folder.child(name)
+        # an object store: ranged reads of the row groups a lookup needs, never the whole file
+        pf = pq.ParquetFile(where.path, memory_map=True) if where.is_local else pq.ParquetFile(where.open_input())
+        self._open[name] = pf
         return pf
 
     def _group(self, i: int, columns: list[str] | None) -> pa.Table:
@@ -418,15 +421,16 @@ class SortedIndex:
 class LookupIndex:
     """The indexes of one run folder, opened lazily."""
 
-    folder: Path
+    folder: Location
     meta: dict
 
     @classmethod
-    def open(cls, run_dir: Path) -> "LookupIndex | None":
-        """The run's index, or None when it has none (or one of an unknown format)."""
-        folder = Path(run_dir) / INDEX_DIR
+    def open(cls, run_dir: Path | Location) -> "LookupIndex | None":
+        """The run's index (a local folder or a Location on any filesystem), or None when it has none
+        (or one of an unknown format)."""
+        folder = (run_dir if isinstance(run_dir, Location) else location(Path(run_dir).absolute())).child(INDEX_DIR)
         try:
-            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+            meta = folder.child("meta.json").read_json()
         except (OSError, ValueError):
             return None
         if meta.get("format") != INDEX_FORMAT:
@@ -438,11 +442,11 @@ class LookupIndex:
         self.shard_no = {s: i for i, s in enumerate(self.meta.get("shards", []))}
 
     def has(self, name: str) -> bool:
-        return (self.folder / name / "fences.parquet").is_file()
+        return self.folder.child(name, "fences.parquet").is_file()
 
     def index(self, name: str) -> SortedIndex:
         if name not in self._indexes:
-            self._indexes[name] = SortedIndex(self.folder / name, RECORDS_SCHEMA if name == RECORDS else KEY_SCHEMA)
+            self._indexes[name] = SortedIndex(self.folder.child(name), RECORDS_SCHEMA if name == RECORDS else KEY_SCHEMA)
         return self._indexes[name]
 
     def records_at(self, pos: np.ndarray | list[int]) -> pa.Table:

@@ -107,3 +107,35 @@ def test_a_run_on_s3_matches_a_local_run_and_serves_decide_lookup_and_takedown(s
     assert main(["takedown", "--run", out, "--request", str(request), "--execute", "--physical"]) == 2
     rerun = run_audit(cfg, out=out, progress=False)
     assert rerun.summary["reasons"].get("takedown", 0) >= 1
+
+
+def test_move_between_filesystems_copies_then_removes_the_source(s3_bucket, tmp_path):
+    src = location(tmp_path / "up")
+    src.child("d", "x.txt").write_text("one")
+    remote = location(f"{s3_bucket}/moved-{tmp_path.name}")
+    src.move_to(remote)  # local -> s3
+    assert not src.exists() and remote.child("d", "x.txt").read_text() == "one"
+    back = location(tmp_path / "down")
+    remote.child("d", "x.txt").move_to(back.child("y.txt"))  # s3 -> local, one file
+    assert back.child("y.txt").local_path().read_text() == "one" and not remote.child("d", "x.txt").exists()
+
+
+def test_the_lookup_index_is_read_in_place_on_s3(s3_bucket, tmp_path):
+    from audit.lookup_index import LookupIndex
+    from tests.run_folder import make_run_folder, write_corpus
+
+    corpus = write_corpus(tmp_path / "corpus")
+    run = make_run_folder(corpus.root / "run", ["shards/"], corpus.root)
+    remote = location(f"{s3_bucket}/index-{tmp_path.name}")
+    remote.child("index").upload(run / "index")
+    here, there = LookupIndex.open(run), LookupIndex.open(remote)
+    assert there is not None and there.meta == here.meta and not there.folder.is_local
+    lineage = read_dataset(location(run).child("lineage"))
+    row = lineage.slice(lineage.num_rows // 2, 1).to_pylist()[0]
+    for key in ("url", "sha256", "doc_id"):
+        got = there.records_by(key, row[key])
+        assert got.equals(here.records_by(key, row[key])) and row["doc_id"] in got.column("doc_id").to_pylist()
+    assert there.records_in_shard(row["shard"], 0, 5).equals(here.records_in_shard(row["shard"], 0, 5))
+    keys = here.index("passages").find(here.index("passages").lo[:1]).column("key").to_numpy()
+    assert len(keys) and all((a == b).all() for a, b in zip(there.passage_candidates(keys), here.passage_candidates(keys)))
+    assert LookupIndex.open(remote.child("missing")) is None

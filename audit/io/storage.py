@@ -8,10 +8,10 @@ renamed; an object store shows an object only once it is whole.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -23,6 +23,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audit.config import ConfigError
+from audit.io.atomic import atomic_open
 
 
 @dataclass(frozen=True)
@@ -109,18 +110,8 @@ class Location:
     def write_bytes(self, data: bytes) -> None:
         """Write the whole file atomically."""
         if self.is_local:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=str(Path(self.path).parent), prefix=f".{self.name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.chmod(tmp, 0o644)
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            with atomic_open(Path(self.path), "wb") as f:
+                f.write(data)
         else:
             with self.fs.open_output_stream(self.path, compression=None) as f:
                 f.write(data)
@@ -153,7 +144,10 @@ class Location:
                 f.move_to(dest.child(*f.path[len(self.path.rstrip("/")) + 1:].split("/")))
             self.delete()
         else:
-            self.fs.copy_file(self.path, dest.path)
+            if self.fs.equals(dest.fs):
+                self.fs.copy_file(self.path, dest.path)
+            else:  # another filesystem (local <-> s3, s3 <-> gs): through this machine
+                _copy_file(self, dest)
             self.fs.delete_file(self.path)
 
     def download(self, local: Path) -> None:
@@ -163,9 +157,7 @@ class Location:
                 f.download(local / f.path[len(self.path.rstrip("/")) + 1:])
             local.mkdir(parents=True, exist_ok=True)
         elif self.is_file():
-            local.parent.mkdir(parents=True, exist_ok=True)
-            with self.fs.open_input_stream(self.path, compression=None) as src, open(local, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
+            _copy_file(self, location(local))
 
     def upload(self, local: Path) -> None:
         """Copy a local file or folder here (each file written whole)."""
@@ -174,14 +166,27 @@ class Location:
                 if p.is_file():
                     self.child(*p.relative_to(local).parts).upload(p)
         else:
-            if self.is_local:
-                self.write_bytes(local.read_bytes())
-            else:
-                with open(local, "rb") as src, self.fs.open_output_stream(self.path, compression=None) as dst:
-                    shutil.copyfileobj(src, dst, 1 << 20)
+            _copy_file(location(local), self)
 
     def __str__(self) -> str:
         return self.uri
+
+
+def _copy_file(src: Location, dst: Location) -> None:
+    """Stream one file to another place, on any filesystems; the copy appears only when whole."""
+    with src.fs.open_input_stream(src.path, compression=None) as fin:
+        if not dst.is_local:  # an object appears only once its upload completes
+            try:
+                with dst.fs.open_output_stream(dst.path, compression=None) as fout:
+                    shutil.copyfileobj(fin, fout, 1 << 20)
+            except BaseException:
+                # closing the stream completes the upload even after a failed read: no half object stays
+                with contextlib.suppress(OSError):
+                    dst.fs.delete_file(dst.path)
+                raise
+            return
+        with atomic_open(Path(dst.path), "wb") as fout:
+            shutil.copyfileobj(fin, fout, 1 << 20)
 
 
 def _with_path(uri: str, old: str, new: str) -> str:
