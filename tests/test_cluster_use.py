@@ -79,7 +79,7 @@ def test_a_stale_cluster_file_or_ray_address_does_not_capture_a_local_run(tmp_pa
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
 
 
-def test_a_running_ray_start_cluster_does_not_capture_a_local_run(tmp_path, cluster_file):
+def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_wrong_token(tmp_path, cluster_file):
     cfg = _corpus(tmp_path)
     port = _free_port()
     head = subprocess.Popen(["ray", "start", "--head", "--block", f"--port={port}", "--num-cpus=1",
@@ -95,11 +95,21 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run(tmp_path, clus
                 assert time.monotonic() < deadline and head.poll() is None, "ray start did not come up"
                 time.sleep(0.5)
         res = _audit("run", str(cfg), "--quiet")
+        # joining it with a wrong token: one line naming the address and the cause, in bounded time
+        t0 = time.monotonic()
+        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 64)
+        refused = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--address",
+                                  f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=120, env=env)
+        took = time.monotonic() - t0
     finally:
         os.killpg(head.pid, signal.SIGTERM)
         head.wait(timeout=60)
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
+    lines = refused.stderr.strip().splitlines()  # the C++ core's retry warnings stay out of it
+    assert refused.returncode == 2 and len(lines) == 1, refused.stderr
+    assert f"127.0.0.1:{port}" in lines[0] and "refused this driver" in lines[0] and "RAY_AUTH_TOKEN" in lines[0]
+    assert took < 60
 
 
 def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, capsys):
