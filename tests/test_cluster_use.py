@@ -137,3 +137,15 @@ def test_the_first_run_finishes_while_a_second_is_refused(tmp_path):
     assert second.returncode == 2 and "in use by another run" in second.stderr
     assert first.wait(timeout=240) == 0, first.stderr.read()
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 1200
+
+
+def test_a_lock_file_left_by_a_killed_run_does_not_block_the_next(tmp_path):
+    """The lock is the kernel's, not the file's: a `.lock` naming a dead holder is taken over."""
+    (tmp_path / ".lock").write_text(json.dumps({"pid": 999999, "host": "gone", "started": "2020-01-01"}))
+    with hold_run_folder(location(tmp_path)):
+        holder = json.loads((tmp_path / ".lock").read_text())
+        assert holder["pid"] == os.getpid() and holder["host"] == socket.gethostname()
+        other = subprocess.run([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR)\n"
+                                "try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept BlockingIOError: sys.exit(7)",
+                                str(tmp_path / ".lock")], timeout=30)
+        assert other.returncode == 7  # held against other processes while the block runs
