@@ -79,7 +79,7 @@ def test_a_stale_cluster_file_or_ray_address_does_not_capture_a_local_run(tmp_pa
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
 
 
-def test_a_running_ray_start_cluster_does_not_capture_a_local_run(tmp_path, cluster_file):
+def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_wrong_token(tmp_path, cluster_file):
     cfg = _corpus(tmp_path)
     port = _free_port()
     head = subprocess.Popen(["ray", "start", "--head", "--block", f"--port={port}", "--num-cpus=1",
@@ -95,11 +95,21 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run(tmp_path, clus
                 assert time.monotonic() < deadline and head.poll() is None, "ray start did not come up"
                 time.sleep(0.5)
         res = _audit("run", str(cfg), "--quiet")
+        # joining it with a wrong token: one line naming the address and the cause, in bounded time
+        t0 = time.monotonic()
+        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 64)
+        refused = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--address",
+                                  f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=120, env=env)
+        took = time.monotonic() - t0
     finally:
         os.killpg(head.pid, signal.SIGTERM)
         head.wait(timeout=60)
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
+    lines = refused.stderr.strip().splitlines()  # the C++ core's retry warnings stay out of it
+    assert refused.returncode == 2 and len(lines) == 1, refused.stderr
+    assert f"127.0.0.1:{port}" in lines[0] and "refused this driver" in lines[0] and "RAY_AUTH_TOKEN" in lines[0]
+    assert took < 60
 
 
 def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, capsys):
@@ -127,3 +137,15 @@ def test_the_first_run_finishes_while_a_second_is_refused(tmp_path):
     assert second.returncode == 2 and "in use by another run" in second.stderr
     assert first.wait(timeout=240) == 0, first.stderr.read()
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 1200
+
+
+def test_a_lock_file_left_by_a_killed_run_does_not_block_the_next(tmp_path):
+    """The lock is the kernel's, not the file's: a `.lock` naming a dead holder is taken over."""
+    (tmp_path / ".lock").write_text(json.dumps({"pid": 999999, "host": "gone", "started": "2020-01-01"}))
+    with hold_run_folder(location(tmp_path)):
+        holder = json.loads((tmp_path / ".lock").read_text())
+        assert holder["pid"] == os.getpid() and holder["host"] == socket.gethostname()
+        other = subprocess.run([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR)\n"
+                                "try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept BlockingIOError: sys.exit(7)",
+                                str(tmp_path / ".lock")], timeout=30)
+        assert other.returncode == 7  # held against other processes while the block runs

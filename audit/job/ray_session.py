@@ -39,12 +39,7 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
         kwargs: dict[str, Any] = {"include_dashboard": False, "configure_logging": True, "logging_level": "error"}
         if address:
             probe_address(address)
-            try:
-                ray.init(address=address, **kwargs)
-            except (ConnectionError, TimeoutError, ValueError, RuntimeError) as e:
-                raise InputError(f"--address {address}: cannot join the Ray cluster: {e} (a cluster started by "
-                                 f"`ray start` checks a token: set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH as on its "
-                                 "nodes)") from None
+            _join(address, kwargs)
         else:
             # "local": a new Ray of our own, whatever RAY_ADDRESS, a running `ray start` or a stale
             # /tmp/ray/ray_current_cluster say (joining one by accident failed the run)
@@ -64,6 +59,41 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
     ray.get([warm.remote(config, time.time() + 0.5) for _ in range(n)])
     ray.data.from_items([{"i": 0}]).map_batches(lambda b: b, batch_format="pyarrow").take_all()
     return time.perf_counter() - t0
+
+
+def _join(address: str, kwargs: dict[str, Any]) -> None:
+    """ray.init(address): on failure one line naming the address and the cause. The C++ core
+    prints a warning a second while it retries (a wrong token: ~20 of them), so its stderr is
+    held aside during the join and read for the cause."""
+    import sys
+    import tempfile
+
+    import ray
+
+    with tempfile.TemporaryFile() as held:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(held.fileno(), 2)
+        failure: Exception | None = None
+        try:
+            ray.init(address=address, **kwargs)
+        except (ConnectionError, TimeoutError, ValueError, RuntimeError) as e:
+            failure = e
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        if failure is None:
+            return
+        held.seek(0)
+        said = held.read().decode("utf-8", "replace")
+    if "InvalidAuthToken" in said or "Unauthenticated" in said:
+        # a driver sends no token at all unless RAY_AUTH_MODE=token (measured with Ray 2.60)
+        fix = ("set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH to the cluster's token" if
+               os.environ.get("RAY_AUTH_MODE") == "token" else
+               "set RAY_AUTH_MODE=token and RAY_AUTH_TOKEN (or RAY_AUTH_TOKEN_PATH) to the cluster's token")
+        raise InputError(f"--address {address}: the cluster refused this driver (token authentication, on by "
+                         f"default for `ray start`): {fix} (~/.ray/auth_token on its head node)")
+    raise InputError(f"--address {address}: cannot join the Ray cluster: {failure}")
 
 
 def probe_address(address: str, timeout: float = 5.0) -> None:
