@@ -66,7 +66,8 @@ def ray_session():
     import ray
 
     if not ray.is_initialized():
-        ray.init(num_cpus=2, object_store_memory=300 * 2**20, include_dashboard=False,
+        # "local": never join a `ray start` running on the machine (its cluster file would win)
+        ray.init(address="local", num_cpus=2, object_store_memory=300 * 2**20, include_dashboard=False,
                  configure_logging=True, logging_level="warning")
         ray.data.DataContext.get_current().enable_progress_bars = False
     yield ray
