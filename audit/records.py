@@ -32,6 +32,14 @@ RECORD_SCHEMA = pa.schema([
 LINEAGE_COLUMNS = ["doc_id", "source_id", "shard", "record", "byte_offset", "sha256", "url", "chars",
                    "language", "language_score", "verdict", "reasons"]
 
+# Their Arrow types: the one lineage schema (the job's decide pass, the lookup index and the tests).
+LINEAGE_SCHEMA = pa.schema([
+    ("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64()),
+    ("byte_offset", pa.int64()), ("sha256", pa.string()), ("url", pa.string()), ("chars", pa.int64()),
+    ("language", pa.string()), ("language_score", pa.float32()), ("verdict", pa.string()),
+    ("reasons", pa.list_(pa.string()))])
+assert LINEAGE_SCHEMA.names == LINEAGE_COLUMNS
+
 # Internal columns that never reach lineage (error goes to details and unreadable.jsonl).
 INTERNAL_COLUMNS = ["text", "error", "shard_index"]
 

@@ -1,9 +1,8 @@
-"""A run folder made by hand from shards, without Ray, and a small corpus: for tests and the benchmark.
+"""A run folder made without Ray from shards, and a small corpus: for tests and the benchmark.
 
-`make_run_folder` reads the shards with the job's own reader, writes lineage/ (every readable
-record `kept`, unreadable ones `quarantined` with reason `unreadable`), passages/ (the passage
-fingerprints of audit.stages.passages), run.json as the pipeline writes it, and builds index/.
-It is the lineage half of an audit run: no measuring, no decisions.
+`make_run_folder` runs the job's own code in one process: its reader, its Tagger (filters and
+passage fingerprints; no models), its Decider and the decide pass's lineage table, so lineage/ is
+what the pipeline writes; then run.json and index/ as the job builds them.
 """
 from __future__ import annotations
 
@@ -21,60 +20,47 @@ import pyarrow.parquet as pq
 import zstandard
 
 from audit import __version__
-from audit.config import InputConfig
+from audit.config import AuditConfig, InputConfig
+from audit.decide import Decider
 from audit.io.atomic import DatasetWriter, write_json_atomic
 from audit.io.shards import discover_shards, read_shard
+from audit.job.decide_pass import lineage_table
 from audit.lookup_index import build_lookup_indexes
-from audit.stages.passages import passage_fingerprints
-
-LINEAGE_SCHEMA = pa.schema([
-    ("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64()),
-    ("byte_offset", pa.int64()), ("sha256", pa.string()), ("url", pa.string()), ("chars", pa.int64()),
-    ("language", pa.string()), ("language_score", pa.float32()), ("verdict", pa.string()),
-    ("reasons", pa.list_(pa.string()))])
-PASSAGES_SCHEMA = pa.schema([("hash", pa.uint64()), ("doc_id", pa.string()), ("shard", pa.string()),
-                             ("record", pa.int64())])
-
+from audit.records import LINEAGE_SCHEMA
+from audit.tagger import Tagger, stage_classes
 
 def make_run_folder(out: Path, paths: list[str], base_dir: Path, input_cfg: dict | None = None,
                     index: bool = True) -> Path:
-    """Write lineage/, passages/ (indexed into index/ when `index`) and run.json for the shards `paths`."""
+    """Write lineage/ and measurements/ (their passages indexed into index/ when `index`) and run.json
+    for the shards `paths`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     cfg = InputConfig(paths=paths, **(input_cfg or {}))
+    job = AuditConfig(input=cfg, languages={"identify": False}, dedup={"exact": False, "near": False},
+                      pii={"enabled": False}, lookup={"passages": True})
     shards, _ = discover_shards(cfg.paths, base_dir)
+    tagger, decider = Tagger(job), Decider(job, stage_classes(job))
     lineage = DatasetWriter(out / "lineage", LINEAGE_SCHEMA)
-    passages = DatasetWriter(out / "passages", PASSAGES_SCHEMA)
+    (out / "measurements").mkdir(exist_ok=True)
+    parts = []
     for shard in shards:
-        for block in read_shard(shard, cfg):
-            block = block.filter(pc.is_valid(block.column("record")))
-            if block.num_rows == 0:
-                continue
-            n = block.num_rows
-            readable = pc.is_null(block.column("error"))
-            lineage.write(pa.table({
-                **{c: block.column(c) for c in ("doc_id", "source_id", "shard", "record", "byte_offset", "sha256",
-                                                "url", "chars")},
-                "language": pa.nulls(n, pa.string()), "language_score": pa.nulls(n, pa.float32()),
-                "verdict": pc.if_else(readable, "kept", "quarantined"),
-                "reasons": pa.array([[] if ok else ["unreadable"] for ok in readable.to_pylist()],
-                                    pa.list_(pa.string())),
-            }))
-            fps = passage_fingerprints(block.column("text"))
-            owner = pc.list_parent_indices(fps)
-            passages.write(pa.table({"hash": pc.list_flatten(fps), "doc_id": block.column("doc_id").take(owner),
-                                     "shard": block.column("shard").take(owner),
-                                     "record": block.column("record").take(owner)}))
+        measured = pa.concat_tables([tagger(block) for block in read_shard(shard, cfg)], promote_options="permissive")
+        measured = measured.filter(pc.is_valid(measured.column("record")))  # whole-file faults: no record
+        if measured.num_rows == 0:
+            continue
+        parts.append(out / "measurements" / f"part-{shard.index:06d}.parquet")
+        pq.write_table(measured, parts[-1])
+        lineage.write(lineage_table(decider(measured)).select(LINEAGE_SCHEMA.names))
     lineage.close()
-    passages.close()
     config = {"input": json.loads(cfg.model_dump_json())}
     write_json_atomic(out / "run.json", {
         "version": __version__, "started": datetime.now(timezone.utc).isoformat(),
         "base_dir": str(Path(base_dir).resolve()), "config": config,
         "shards": [{"shard": s.path, "location": str(Path(s.location).resolve()), "index": s.index,
-                    "size": Path(s.location).stat().st_size} for s in shards]})
+                    "size": Path(s.location).stat().st_size, "part": f"part-{s.index:06d}.parquet"}
+                   for s in shards]})
     if index:
-        build_lookup_indexes(out)
+        build_lookup_indexes(out, parts)
     return out
 
 

@@ -21,7 +21,8 @@ from audit.cli import main
 from audit.takedown.lookup import RunLookup
 from audit.stages.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PASSAGE_WINDOW, PassageIndexStage,
                                      passage_fingerprints, text_ngrams)
-from tests.run_folder import LINEAGE_SCHEMA, Corpus, make_run_folder, write_corpus
+from audit.records import LINEAGE_SCHEMA
+from tests.run_folder import Corpus, make_run_folder, write_corpus
 
 
 @pytest.fixture(scope="module")
@@ -255,7 +256,7 @@ def test_the_index_builds_from_staging_rows_with_passage_hash_lists(corpus: Corp
     """The pipeline may hand over its staging data (shard, record, passage_hashes) instead of passages/."""
     shutil.copytree(corpus.root / "shards", tmp_path / "shards")
     run = make_run_folder(tmp_path / "run", ["shards/"], tmp_path, index=False)
-    shutil.rmtree(run / "passages")
+    shutil.rmtree(run / "measurements")  # passages come only from the staging rows below
     cfg = InputConfig(paths=["shards/"])
     shards, _ = discover_shards(cfg.paths, tmp_path)
     stage = PassageIndexStage(parse_config({"input": {"paths": ["shards/"]}}))

@@ -23,6 +23,7 @@ import pytest
 from audit.config import LanguagesConfig
 from audit.drift import compare_mix, compare_shards
 from audit.lengths import length_summary
+from audit.records import LINEAGE_SCHEMA
 from audit.report import render_report, write_report
 from audit.report.html import doc_anchor
 
@@ -55,11 +56,6 @@ class _Elements(HTMLParser):
         self.attributes.update(name for name, _ in attrs)
         self.hrefs.extend(v or "" for name, v in attrs if name == "href")
 
-LINEAGE_SCHEMA = pa.schema([
-    ("doc_id", pa.string()), ("source_id", pa.string()), ("shard", pa.string()), ("record", pa.int64()),
-    ("byte_offset", pa.int64()), ("sha256", pa.string()), ("url", pa.string()), ("chars", pa.int64()),
-    ("language", pa.string()), ("language_score", pa.float32()), ("verdict", pa.string()),
-    ("reasons", pa.list_(pa.string()))])
 
 
 def _write_dataset(folder: Path, table: pa.Table) -> None:
