@@ -229,6 +229,10 @@ class ContaminationConfig(Section):
     # above: `audit decide` can then lower a threshold to it without measuring again. Only the
     # matches at or over the thresholds count (reasons, contamination/, the canary).
     measure_floor: float = Field(default=0.3, gt=0, le=1)
+    # Number skeleton: items holding numbers are also indexed with every number-holding word as
+    # one placeholder, so an item whose numbers were all changed still matches (method
+    # "skeleton", judged with `threshold` like exact n-grams).
+    skeleton: bool = True
 
     @property
     def floor(self) -> float:

@@ -149,7 +149,7 @@ def evaluate(corpus: Path) -> dict:
             want.append((name, item["id"]))
         got, _ = run_contamination(stage, planted)
         hit_any = sum(w in {(x["eval_set"], x["eval_id"]) for x in g} for w, g in zip(want, got))
-        hit_ngram = sum(w in {(x["eval_set"], x["eval_id"]) for x in g if x["method"] == "ngram"}
+        hit_ngram = sum(w in {(x["eval_set"], x["eval_id"]) for x in g if x["method"] == "exact_ngram"}
                         for w, g in zip(want, got))
         m[f"contamination.edited_{int(rate * 100)}pct_recall"] = {"ngram": round(hit_ngram / len(want), 3),
                                                                   "ngram+minhash": round(hit_any / len(want), 3)}

@@ -24,6 +24,7 @@ a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,8 @@ from datasketch import LeanMinHash, MinHashLSH
 
 from audit.config import ConfigError
 from audit.evalsets import load_eval_sets
-from audit.normalize import Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
+from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
+                             tokenize_hashed)
 from audit.stages import Finding, Stage, filter_list
 from audit.stages.near_dup import minhash_permutations, minhash_signatures
 
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from audit.config import AuditConfig, ContaminationConfig
 
 log = logging.getLogger(__name__)
+_DIGIT = re.compile(r"[0-9]")
 
 MATCH_TYPE = pa.struct([
     ("eval_set", pa.string()),
@@ -51,6 +54,8 @@ MATCH_TYPE = pa.struct([
     ("coverage", pa.float64()),
     ("spans", pa.list_(pa.list_(pa.int64()))),
     ("method", pa.string()),
+    ("score", pa.float64()),
+    ("longest_span", pa.list_(pa.int64())),
 ])
 COLUMN_TYPE = pa.list_(MATCH_TYPE)
 
@@ -62,6 +67,8 @@ _MAX_ITEMS_PER_GRAM = 1000
 _REGION_GAP_WORDS = 16
 _REGION_MIN_HITS = 3
 _MINHASH_SEED = 2
+# The hash every number-holding word takes in the skeleton tier (any fixed value off the word hashes).
+_NUMBER = 0x4E554D4245520001
 
 
 @dataclass
@@ -163,6 +170,7 @@ class ContaminationIndex:
     items_per_set: dict[str, int] = field(default_factory=dict)
     too_short: dict[str, int] = field(default_factory=dict)
     perms: tuple[np.ndarray, np.ndarray] | None = None  # the MinHash permutations, made once
+    skeleton: "ContaminationIndex | None" = None  # number-skeleton n-grams of the items holding numbers
 
     @classmethod
     def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
@@ -173,23 +181,31 @@ class ContaminationIndex:
         return cls.from_items([(s.name, s.ids, s.texts) for s in sets], config.contamination)
 
     @classmethod
-    def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig") -> "ContaminationIndex":
-        """Index eval sets given as (name, item ids, item texts)."""
+    def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig",
+                   skeleton: bool = False) -> "ContaminationIndex":
+        """Index eval sets given as (name, item ids, item texts); `skeleton`: the number-skeleton
+        sub-index (items holding numbers only, numbers as one placeholder word, no MinHash)."""
         char_tables_ready()
+        if skeleton:
+            sets = [(name, [i for i, t in zip(ids, texts) if _DIGIT.search(t)],
+                     [t for t in texts if _DIGIT.search(t)]) for name, ids, texts in sets]
+            sets = [s for s in sets if s[1]]
         names = [name for name, _, _ in sets]
         ids = [i for _, set_ids, _ in sets for i in set_ids]
         texts = [t for _, _, set_texts in sets for t in set_texts]
         item_set = np.concatenate([np.full(len(set_ids), k, dtype=np.int32) for k, (_, set_ids, _) in enumerate(sets)])
         tokens = tokenize_hashed(texts)
+        if skeleton:
+            tokens = number_skeleton(texts, tokens, _NUMBER)
         words = tokens.counts.astype(np.int32)
         size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
         too_short = {name: int(((item_set == k) & (size == 0)).sum()) for k, name in enumerate(names)}
         for k, name in enumerate(names):
-            if not (size[item_set == k] > 0).any():  # a set nothing could ever match
+            if not skeleton and not (size[item_set == k] > 0).any():  # a set nothing could ever match
                 raise ConfigError(f"eval set '{name}': none of its {int((item_set == k).sum())} items has "
                                   f"contamination.min_ngram={c.min_ngram} words, so nothing can match it: "
                                   "lower contamination.min_ngram or remove the eval set")
-        if any(too_short.values()):
+        if any(too_short.values()) and not skeleton:
             log.warning("eval items shorter than min_ngram=%d words are not indexed: %s", c.min_ngram,
                         {k: v for k, v in too_short.items() if v})
         grams = []
@@ -200,7 +216,7 @@ class ContaminationIndex:
             grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]]))
         seeds = lsh = perms = None
         signatures = np.zeros((len(texts), 0), dtype=np.uint32)
-        if c.minhash:
+        if c.minhash and not skeleton:
             perms = minhash_permutations(c.minhash_num_perm, _MINHASH_SEED)
             g, first = ngram_hashes(tokens, c.min_ngram)
             seeds = HashSet.build(np.unique(g[size[tokens.text_of[first]] > 0]))
@@ -211,11 +227,10 @@ class ContaminationIndex:
             for i in np.flatnonzero(size > 0).tolist():
                 lsh.insert(i, LeanMinHash(seed=_MINHASH_SEED, hashvalues=signatures[i], scheme="affine32"))
         per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
-        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms)
-
-    def describe(self) -> dict:
-        """{eval_set: items} for summary.json."""
-        return dict(self.items_per_set)
+        sub = None
+        if c.skeleton and not skeleton and any(_DIGIT.search(t) for t in texts):
+            sub = cls.from_items(sets, c, skeleton=True)
+        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms, sub)
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None) -> list[list[dict[str, Any]] | None]:
         """Per text, its matches (eval_set, eval_id, overlap, coverage, spans, method), best first; None for None.
@@ -224,12 +239,23 @@ class ContaminationIndex:
         """
         out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
         tokens = tokens if tokens is not None else tokenize_hashed(texts)
+        skeleton = number_skeleton(texts, tokens, _NUMBER) if self.skeleton is not None else None
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
-            for k, matches in self._match_chunk(tokens.slice(a, b)).items():
+            found = self._match_chunk(tokens.slice(a, b))
+            if skeleton is not None:
+                for k, extra in self.skeleton._match_chunk(skeleton.slice(a, b), "skeleton").items():  # type: ignore[union-attr]
+                    # One row per (record, item): the skeleton's only where it covers more.
+                    best = {(m["eval_set"], m["eval_id"]): m for m in found.get(k, [])}
+                    for m in extra:
+                        key = (m["eval_set"], m["eval_id"])
+                        if key not in best or m["coverage"] > best[key]["coverage"]:
+                            best[key] = m
+                    found[k] = list(best.values())
+            for k, matches in found.items():
                 out[a + k] = sorted(matches, key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"]))
         return out
 
-    def _match_chunk(self, tokens: Tokens) -> dict[int, list[dict[str, Any]]]:
+    def _match_chunk(self, tokens: Tokens, method: str = "exact_ngram") -> dict[int, list[dict[str, Any]]]:
         if len(tokens.hashes) == 0:
             return {}
         text_of = tokens.text_of
@@ -246,7 +272,7 @@ class ContaminationIndex:
             pair = text_of[win] * n_items + gi.item[post]
             for p, overlap, coverage, spans in self._ngram_matches(pair, gi.pos[post], win, gi.n, tokens):
                 matched_pairs.add(p)
-                self._add(found, p, overlap, coverage, spans, "ngram")
+                self._add(found, p, overlap, coverage, spans, method)
         if self.lsh is not None and self.seeds is not None:
             n = self.settings.min_ngram
             g, first = gram_cache.get(n) or ngram_hashes(tokens, n)
@@ -254,7 +280,7 @@ class ContaminationIndex:
             if len(hits) >= _REGION_MIN_HITS:
                 for p, jaccard, spans in self._minhash_matches(hits, tokens, text_of):
                     if p not in matched_pairs:
-                        self._add(found, p, jaccard, jaccard, spans, "minhash")
+                        self._add(found, p, jaccard, jaccard, spans, "fuzzy")
         return found
 
     def _add(self, found: dict, pair: int, overlap: float, coverage: float, spans: list[list[int]],
@@ -263,7 +289,8 @@ class ContaminationIndex:
         found.setdefault(text, []).append({
             "eval_set": self.set_names[self.item_set[item]], "eval_id": self.item_ids[item],
             "overlap": round(min(1.0, overlap), 4), "coverage": round(min(1.0, coverage), 4), "spans": spans,
-            "method": method})
+            "method": method, "score": round(min(1.0, coverage), 4),
+            "longest_span": max(spans, key=lambda s: (s[1] - s[0], -s[0]))})
 
     def _ngram_matches(self, pair: np.ndarray, pos: np.ndarray, win: np.ndarray, n: int,
                        tokens: Tokens) -> Iterable[tuple[int, float, float, list[list[int]]]]:
@@ -378,7 +405,7 @@ class ContaminationStage(Stage):
             best: dict[str, dict] = {}
             count: dict[str, int] = {}
             for m in matches:
-                limit = c.minhash_threshold if m["method"] == "minhash" else c.threshold
+                limit = c.minhash_threshold if m["method"] == "fuzzy" else c.threshold
                 if m["coverage"] < limit:
                     continue
                 count[m["eval_set"]] = count.get(m["eval_set"], 0) + 1
@@ -398,7 +425,7 @@ def counted(column: pa.Array | pa.ChunkedArray, config: "AuditConfig") -> pa.Arr
     flat = pc.list_flatten(col)
     if len(flat) == 0:
         return col
-    limit = pc.if_else(pc.equal(pc.struct_field(flat, "method"), "minhash"), c.minhash_threshold, c.threshold)
+    limit = pc.if_else(pc.equal(pc.struct_field(flat, "method"), "fuzzy"), c.minhash_threshold, c.threshold)
     return filter_list(col, pc.greater_equal(pc.struct_field(flat, "coverage"), limit))
 
 
