@@ -233,6 +233,8 @@ class ContaminationConfig(Section):
     # one placeholder, so an item whose numbers were all changed still matches (method
     # "skeleton", judged with `threshold` like exact n-grams).
     skeleton: bool = True
+    # The methods whose counted matches stop a canary run (exact_ngram, skeleton, fuzzy).
+    canary_methods: list[Literal["exact_ngram", "skeleton", "fuzzy"]] = ["exact_ngram", "skeleton", "fuzzy"]
 
     @property
     def floor(self) -> float:

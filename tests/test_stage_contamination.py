@@ -281,3 +281,14 @@ def test_same_numbers_in_other_words_make_no_skeleton_match(stage):
     text = _filler(100, 9) + " " + " ".join(str(i) for i in range(200)) + " " + _filler(100, 10)
     [matches] = _measure(stage, [text])
     assert [m for m in matches if m["method"] == "skeleton"] == []
+
+
+def test_canary_fires_only_on_the_methods_it_names(stage, config):
+    changed = re.sub(r"\d+", lambda m: str(int(m.group()) + 40), ITEMS["long"])
+    block = stage(pa.table({"doc_id": ["d0", "d1"], "shard": ["s", "s"], "record": [0, 1],
+                            "text": [_filler(100, 11), _filler(50, 12) + " " + changed]}))
+    hit = first_match(block, config)
+    assert hit is not None and (hit["doc_id"], hit["eval_id"], hit["method"]) == ("d1", "long", "skeleton")
+    exact_only = parse_config({**config.model_dump(mode="json"),
+                               "contamination": {"canary_methods": ["exact_ngram"]}}, base_dir=Path("/"))
+    assert first_match(block, exact_only) is None

@@ -432,12 +432,18 @@ def counted(column: pa.Array | pa.ChunkedArray, config: "AuditConfig") -> pa.Arr
 def first_match(table: pa.Table, config: "AuditConfig") -> dict | None:
     """The first record (in table order) with a contamination match that counts: the canary's
     stop signal. Returns doc_id, shard, record, eval_set, eval_id, overlap and method of its
-    best match, or None when no record of `table` matches.
+    best match of a method in `contamination.canary_methods`, or None when no record of `table` has one.
     """
     if "contamination" not in table.column_names or table.num_rows == 0:
         return None
     table = table.set_column(table.schema.get_field_index("contamination"), "contamination",
                              counted(table.column("contamination"), config))
+    col = table.column("contamination").combine_chunks()
+    flat = pc.list_flatten(col)
+    if len(flat):
+        wanted = pc.is_in(pc.struct_field(flat, "method"), pa.array(config.contamination.canary_methods, pa.string()))
+        table = table.set_column(table.schema.get_field_index("contamination"), "contamination",
+                                 filter_list(col, wanted))
     lengths = pc.fill_null(pc.list_value_length(table.column("contamination")), 0)
     hits = pc.indices_nonzero(pc.greater(lengths, 0))
     if len(hits) == 0:
