@@ -233,8 +233,13 @@ class ContaminationConfig(Section):
     # one placeholder, so an item whose numbers were all changed still matches (method
     # "skeleton", judged with `threshold` like exact n-grams).
     skeleton: bool = True
+    # Code: items that look like code are also indexed as canonical code tokens (comments and
+    # docstrings dropped, names erased, layout ignored), `code_ngram`-grams of them (method "code").
+    code: bool = True
+    code_ngram: int = Field(default=20, gt=0)
     # The methods whose counted matches stop a canary run (exact_ngram, skeleton, fuzzy).
-    canary_methods: list[Literal["exact_ngram", "skeleton", "fuzzy"]] = ["exact_ngram", "skeleton", "fuzzy"]
+    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy"]] = ["exact_ngram", "skeleton", "code",
+                                                                                 "fuzzy"]
 
     @property
     def floor(self) -> float:

@@ -39,6 +39,7 @@ from audit.evalsets import load_eval_sets
 from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
                              tokenize_hashed)
 from audit.stages import Finding, Stage, filter_list
+from audit.stages.code_canon import LOOKS_LIKE_CODE, code_tokens
 from audit.stages.near_dup import minhash_permutations, minhash_signatures
 
 if TYPE_CHECKING:
@@ -62,6 +63,9 @@ COLUMN_TYPE = pa.list_(MATCH_TYPE)
 # An n-gram shared by more items than this is template text (instructions, boilerplate), not
 # evidence of a leak; it is left out so one common phrase cannot fan out to every item.
 _MAX_ITEMS_PER_GRAM = 1000
+# Canonical code n-grams (names erased) shared by several items are idioms (a loop header, a
+# `return result`), not evidence of one item.
+_MAX_ITEMS_PER_CODE_GRAM = 2
 # MinHash regions: runs of `min_ngram`-gram hits at most this many words apart, with at least
 # this many hits.
 _REGION_GAP_WORDS = 16
@@ -117,8 +121,9 @@ class GramIndex:
     pos: np.ndarray   # int32
 
     @classmethod
-    def build(cls, n: int, grams: np.ndarray, item: np.ndarray, pos: np.ndarray) -> "GramIndex":
-        """Sort the postings by hash, leaving out template n-grams (see _MAX_ITEMS_PER_GRAM)."""
+    def build(cls, n: int, grams: np.ndarray, item: np.ndarray, pos: np.ndarray,
+              max_items: int = 1000) -> "GramIndex":
+        """Sort the postings by hash, leaving out n-grams of more than `max_items` items (templates)."""
         order = np.lexsort((item, grams))
         grams, item, pos = grams[order], item[order], pos[order]
         if len(grams):
@@ -128,7 +133,7 @@ class GramIndex:
             gram_new[1:] = grams[1:] != grams[:-1]
             gram_id = np.cumsum(gram_new) - 1
             items_per_gram = np.bincount(gram_id, weights=pair_new)
-            keep = items_per_gram[gram_id] <= _MAX_ITEMS_PER_GRAM
+            keep = items_per_gram[gram_id] <= max_items
             grams, item, pos = grams[keep], item[keep], pos[keep]
         index = HashSet.build(grams)  # grams are sorted already: its sorted array lines up with item/pos
         return cls(n, index, item.astype(np.int32), pos.astype(np.int32))
@@ -171,6 +176,7 @@ class ContaminationIndex:
     too_short: dict[str, int] = field(default_factory=dict)
     perms: tuple[np.ndarray, np.ndarray] | None = None  # the MinHash permutations, made once
     skeleton: "ContaminationIndex | None" = None  # number-skeleton n-grams of the items holding numbers
+    code: "ContaminationIndex | None" = None      # canonical code n-grams of the items that look like code
 
     @classmethod
     def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
@@ -182,20 +188,25 @@ class ContaminationIndex:
 
     @classmethod
     def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig",
-                   skeleton: bool = False) -> "ContaminationIndex":
-        """Index eval sets given as (name, item ids, item texts); `skeleton`: the number-skeleton
-        sub-index (items holding numbers only, numbers as one placeholder word, no MinHash)."""
+                   kind: str = "words") -> "ContaminationIndex":
+        """Index eval sets given as (name, item ids, item texts). `kind` "skeleton": the
+        number-skeleton sub-index (items holding numbers, numbers as one placeholder word);
+        "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams)."""
         char_tables_ready()
+        skeleton = kind != "words"
         if skeleton:
-            sets = [(name, [i for i, t in zip(ids, texts) if _DIGIT.search(t)],
-                     [t for t in texts if _DIGIT.search(t)]) for name, ids, texts in sets]
+            keep = _DIGIT.search if kind == "skeleton" else LOOKS_LIKE_CODE.search
+            sets = [(name, [i for i, t in zip(ids, texts) if keep(t)], [t for t in texts if keep(t)])
+                    for name, ids, texts in sets]
             sets = [s for s in sets if s[1]]
+        if kind == "code":
+            c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": c.code_ngram})
         names = [name for name, _, _ in sets]
         ids = [i for _, set_ids, _ in sets for i in set_ids]
         texts = [t for _, _, set_texts in sets for t in set_texts]
         item_set = np.concatenate([np.full(len(set_ids), k, dtype=np.int32) for k, (_, set_ids, _) in enumerate(sets)])
-        tokens = tokenize_hashed(texts)
-        if skeleton:
+        tokens = code_tokens(texts) if kind == "code" else tokenize_hashed(texts)
+        if kind == "skeleton":
             tokens = number_skeleton(texts, tokens, _NUMBER)
         words = tokens.counts.astype(np.int32)
         size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
@@ -213,7 +224,8 @@ class ContaminationIndex:
             g, first = ngram_hashes(tokens, n)
             item = tokens.text_of[first]
             mine = size[item] == n
-            grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]]))
+            grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
+                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _MAX_ITEMS_PER_GRAM))
         seeds = lsh = perms = None
         signatures = np.zeros((len(texts), 0), dtype=np.uint32)
         if c.minhash and not skeleton:
@@ -227,10 +239,12 @@ class ContaminationIndex:
             for i in np.flatnonzero(size > 0).tolist():
                 lsh.insert(i, LeanMinHash(seed=_MINHASH_SEED, hashvalues=signatures[i], scheme="affine32"))
         per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
-        sub = None
+        sub = code = None
         if c.skeleton and not skeleton and any(_DIGIT.search(t) for t in texts):
-            sub = cls.from_items(sets, c, skeleton=True)
-        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms, sub)
+            sub = cls.from_items(sets, c, "skeleton")
+        if c.code and not skeleton and any(LOOKS_LIKE_CODE.search(t) for t in texts):
+            code = cls.from_items(sets, c, "code")
+        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms, sub, code)
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None) -> list[list[dict[str, Any]] | None]:
         """Per text, its matches (eval_set, eval_id, overlap, coverage, spans, method), best first; None for None.
@@ -239,11 +253,15 @@ class ContaminationIndex:
         """
         out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
         tokens = tokens if tokens is not None else tokenize_hashed(texts)
-        skeleton = number_skeleton(texts, tokens, _NUMBER) if self.skeleton is not None else None
+        tiers = []
+        if self.skeleton is not None:
+            tiers.append((self.skeleton, number_skeleton(texts, tokens, _NUMBER), "skeleton"))
+        if self.code is not None:
+            tiers.append((self.code, code_tokens(texts), "code"))
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
-            if skeleton is not None:
-                for k, extra in self.skeleton._match_chunk(skeleton.slice(a, b), "skeleton").items():  # type: ignore[union-attr]
+            for sub, sub_tokens, method in tiers:
+                for k, extra in sub._match_chunk(sub_tokens.slice(a, b), method).items():
                     # One row per (record, item): the skeleton's only where it covers more.
                     best = {(m["eval_set"], m["eval_id"]): m for m in found.get(k, [])}
                     for m in extra:
