@@ -184,10 +184,12 @@ def main() -> None:
     total = Counter()
     by_method: dict[str, Counter] = defaultdict(Counter)
     false_docs = clean = 0
+    false_methods: Counter = Counter()
     for want, got in zip(truth, matches):
         if want is None:
             clean += 1
             false_docs += bool(got)
+            false_methods.update(m["method"] for m in got or [])
             continue
         kind, key = want
         total[kind] += 1
@@ -199,7 +201,7 @@ def main() -> None:
         "recall": {k: round(hit[k] / total[k], 3) for k in kinds if total[k]},
         "by_method": {k: dict(by_method[k]) for k in kinds},
         "leaks": dict(total), "false_docs": false_docs, "clean_docs": clean,
-        "false_doc_rate": round(false_docs / max(1, clean), 5),
+        "false_doc_rate": round(false_docs / max(1, clean), 5), "false_by_method": dict(false_methods),
         "mb": round(mb, 2), "stage_mb_s": round(mb / secs, 2), "index_build_s": round(build_s, 2),
     }
     if args.json:
@@ -208,7 +210,8 @@ def main() -> None:
     print(f"{'rewrite':20s} recall  leaks  by method")
     for k in kinds:
         print(f"{k:20s} {result['recall'].get(k, 0):.3f}  {total[k]:5d}  {dict(by_method[k])}")
-    print(f"false contaminated docs: {false_docs} of {clean} clean ({result['false_doc_rate']:.3%})")
+    print(f"false contaminated docs: {false_docs} of {clean} clean ({result['false_doc_rate']:.3%}); "
+          f"by method {dict(false_methods)}")
     print(f"stage: {mb:.1f} MB in {secs:.1f} s = {result['stage_mb_s']} MB/s (one process); index {build_s:.1f} s")
 
 

@@ -224,6 +224,9 @@ class ContaminationIndex:
             g, first = ngram_hashes(tokens, n)
             item = tokens.text_of[first]
             mine = size[item] == n
+            if kind == "skeleton":  # a run of numbers (a list, a table) is no item's skeleton
+                upto = np.concatenate([[0], np.cumsum(tokens.hashes == np.uint64(_NUMBER))])
+                mine &= (upto[first + n] - upto[first]) <= n // 4
             grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
                                          _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _MAX_ITEMS_PER_GRAM))
         seeds = lsh = perms = None
