@@ -109,7 +109,7 @@ def evaluate(corpus: Path) -> dict:
     t0 = time.perf_counter()
     stage = ContaminationStage(config)
     m["contamination.index_seconds"] = round(time.perf_counter() - t0, 2)
-    m["contamination.index"] = stage.index.describe() if stage.index else {}
+    m["contamination.index"] = dict(stage.index.items_per_set) if stage.index else {}
     matches, dt = run_contamination(stage, texts)
     m["contamination.mb_per_s_cpu"] = round(mb / dt, 1)
     found = {i: {(x["eval_set"], x["eval_id"]) for x in (ms or [])} for i, ms in zip(ids, matches)}
