@@ -19,8 +19,19 @@ from audit.normalize import Tokens, hash_word
 
 _LEXER = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
                     r"|[A-Za-z_]\w*|\d+(?:\.\d+)?|==|!=|<=|>=|\*\*|->|\+=|-=|[^\s\w]")
-# A text is looked at as code only when it holds one of these (most prose never does).
-LOOKS_LIKE_CODE = re.compile(r"\bdef \w+\(|\breturn\b[^\n]*[()\[\]]|\bfor \w+ in \w|[{};]\s*\n|\bfunction\b")
+# A text is looked at as code only when it holds one of these (most prose never does); each
+# pattern sits behind a plain substring test, which costs far less than a regex scan.
+_CODE_SIGNS = (("def ", re.compile(r"\bdef \w+\([^\n]*\)[^\n]*:[ \t]*$", re.M)),
+               ("return", re.compile(r"\n[ \t]+return\b")),
+               ("{", re.compile(r"\)[ \t]*\{[ \t]*$", re.M)),
+               ("function", re.compile(r"\bfunction\s*\w*\s*\(")))
+
+
+def looks_like_code(text: str) -> bool:
+    """Whether `text` holds a function definition, an indented return or a C-like block."""
+    return any(sign in text and pattern.search(text) for sign, pattern in _CODE_SIGNS)
+
+
 _KEEP = frozenset(keyword.kwlist) | frozenset(n for n in dir(builtins) if not n.startswith("_"))
 _CACHE: dict[str, int] = {}
 
@@ -36,10 +47,22 @@ def _canon(tok: str) -> str | None:
     return tok
 
 
+_RAW: dict[str, int] = {}  # raw token -> hash of its canonical form (0: dropped); bounded below
+_RAW_MAX = 200_000
+
+
 def _hash(tok: str) -> int:
-    h = _CACHE.get(tok)
+    h = _RAW.get(tok)
     if h is None:
-        h = _CACHE[tok] = hash_word(tok) ^ 0xC0DE  # off the word hashes of the other tiers
+        c = _canon(tok)
+        if c is None:
+            h = 0
+        else:
+            h = _CACHE.get(c)
+            if h is None:
+                h = _CACHE[c] = hash_word(c) ^ 0xC0DE  # off the word hashes of the other tiers
+        if len(_RAW) < _RAW_MAX:
+            _RAW[tok] = h
     return h
 
 
@@ -50,13 +73,13 @@ def code_tokens(texts: Sequence[str | None]) -> Tokens:
     ends: list[int] = []
     bounds = [0]
     for t in texts:
-        if t and LOOKS_LIKE_CODE.search(t):
-            for m in _LEXER.finditer(t):
-                c = _canon(m.group())
-                if c is not None:
-                    hashes.append(_hash(c))
-                    starts.append(m.start())
-                    ends.append(m.end())
+        if t and looks_like_code(t):
+            ms = list(_LEXER.finditer(t))
+            hs = [_RAW.get(m.group()) or _hash(m.group()) for m in ms]
+            keep = [k for k, h in enumerate(hs) if h]
+            hashes += [hs[k] for k in keep]
+            starts += [ms[k].start() for k in keep]
+            ends += [ms[k].end() for k in keep]
         bounds.append(len(hashes))
     return Tokens(np.array(hashes, dtype=np.uint64), np.array(starts, dtype=np.int64),
                   np.array(ends, dtype=np.int64), np.array(bounds, dtype=np.int64))

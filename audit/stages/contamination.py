@@ -39,7 +39,7 @@ from audit.evalsets import load_eval_sets
 from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
                              tokenize_hashed)
 from audit.stages import Finding, Stage, filter_list
-from audit.stages.code_canon import LOOKS_LIKE_CODE, code_tokens
+from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.near_dup import minhash_permutations, minhash_signatures
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ class ContaminationIndex:
         char_tables_ready()
         skeleton = kind != "words"
         if skeleton:
-            keep = _DIGIT.search if kind == "skeleton" else LOOKS_LIKE_CODE.search
+            keep = _DIGIT.search if kind == "skeleton" else looks_like_code
             sets = [(name, [i for i, t in zip(ids, texts) if keep(t)], [t for t in texts if keep(t)])
                     for name, ids, texts in sets]
             sets = [s for s in sets if s[1]]
@@ -245,7 +245,7 @@ class ContaminationIndex:
         sub = code = None
         if c.skeleton and not skeleton and any(_DIGIT.search(t) for t in texts):
             sub = cls.from_items(sets, c, "skeleton")
-        if c.code and not skeleton and any(LOOKS_LIKE_CODE.search(t) for t in texts):
+        if c.code and not skeleton and any(looks_like_code(t) for t in texts):
             code = cls.from_items(sets, c, "code")
         return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms, sub, code)
 
