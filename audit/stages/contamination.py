@@ -20,6 +20,14 @@ Edited items, whose n-grams break, are caught by MinHash: regions of the record 
 are compared with every item through datasketch's MinHashLSH over word `minhash_ngram`-grams;
 a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "minhash" match
 (overlap and coverage: that Jaccard; span: the region). Items matched by n-grams are not reported again.
+
+Two more tiers, each a sub-index of the same kind probed the same way (one row per record and
+item: the tier with the highest coverage wins): "skeleton" (`contamination.skeleton`): items
+holding numbers, every number-holding word one placeholder, n-grams mostly numbers left out;
+"code" (`contamination.code`): items that look like code as canonical code tokens
+(audit/stages/code_canon.py), `code_ngram`-grams, n-grams shared by more than two items left out.
+Methods: exact_ngram, skeleton, code, fuzzy (MinHash). Every match carries `score` (its coverage)
+and `longest_span`.
 """
 from __future__ import annotations
 
