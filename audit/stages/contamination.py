@@ -201,8 +201,8 @@ class ContaminationIndex:
         number-skeleton sub-index (items holding numbers, numbers as one placeholder word);
         "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams)."""
         char_tables_ready()
-        skeleton = kind != "words"
-        if skeleton:
+        sub_index = kind != "words"
+        if sub_index:
             keep = _DIGIT.search if kind == "skeleton" else looks_like_code
             sets = [(name, [i for i, t in zip(ids, texts) if keep(t)], [t for t in texts if keep(t)])
                     for name, ids, texts in sets]
@@ -220,11 +220,11 @@ class ContaminationIndex:
         size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
         too_short = {name: int(((item_set == k) & (size == 0)).sum()) for k, name in enumerate(names)}
         for k, name in enumerate(names):
-            if not skeleton and not (size[item_set == k] > 0).any():  # a set nothing could ever match
+            if not sub_index and not (size[item_set == k] > 0).any():  # a set nothing could ever match
                 raise ConfigError(f"eval set '{name}': none of its {int((item_set == k).sum())} items has "
                                   f"contamination.min_ngram={c.min_ngram} words, so nothing can match it: "
                                   "lower contamination.min_ngram or remove the eval set")
-        if any(too_short.values()) and not skeleton:
+        if any(too_short.values()) and not sub_index:
             log.warning("eval items shorter than min_ngram=%d words are not indexed: %s", c.min_ngram,
                         {k: v for k, v in too_short.items() if v})
         grams = []
@@ -239,7 +239,7 @@ class ContaminationIndex:
                                          _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _MAX_ITEMS_PER_GRAM))
         seeds = lsh = perms = None
         signatures = np.zeros((len(texts), 0), dtype=np.uint32)
-        if c.minhash and not skeleton:
+        if c.minhash and not sub_index:
             perms = minhash_permutations(c.minhash_num_perm, _MINHASH_SEED)
             g, first = ngram_hashes(tokens, c.min_ngram)
             seeds = HashSet.build(np.unique(g[size[tokens.text_of[first]] > 0]))
@@ -251,9 +251,9 @@ class ContaminationIndex:
                 lsh.insert(i, LeanMinHash(seed=_MINHASH_SEED, hashvalues=signatures[i], scheme="affine32"))
         per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
         sub = code = None
-        if c.skeleton and not skeleton and any(_DIGIT.search(t) for t in texts):
+        if c.skeleton and not sub_index and any(_DIGIT.search(t) for t in texts):
             sub = cls.from_items(sets, c, "skeleton")
-        if c.code and not skeleton and any(looks_like_code(t) for t in texts):
+        if c.code and not sub_index and any(looks_like_code(t) for t in texts):
             code = cls.from_items(sets, c, "code")
         return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms, sub, code)
 
@@ -273,7 +273,7 @@ class ContaminationIndex:
             found = self._match_chunk(tokens.slice(a, b))
             for sub, sub_tokens, method in tiers:
                 for k, extra in sub._match_chunk(sub_tokens.slice(a, b), method).items():
-                    # One row per (record, item): the skeleton's only where it covers more.
+                    # One row per (record, item): a sub-tier's only where it covers more.
                     best = {(m["eval_set"], m["eval_id"]): m for m in found.get(k, [])}
                     for m in extra:
                         key = (m["eval_set"], m["eval_id"])
