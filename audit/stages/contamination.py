@@ -18,7 +18,7 @@ across line breaks, so a leak split over lines matches as well.
 Edited items, whose n-grams break, are caught by MinHash: regions of the record dense in
 `min_ngram`-gram hits of any item (so a leak buried in a long record costs nothing elsewhere)
 are compared with every item through datasketch's MinHashLSH over word `minhash_ngram`-grams;
-a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "minhash" match
+a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "fuzzy" match
 (overlap and coverage: that Jaccard; span: the region). Items matched by n-grams are not reported again.
 
 Two more tiers, each a sub-index of the same kind probed the same way (one row per record and
