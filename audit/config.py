@@ -229,6 +229,17 @@ class ContaminationConfig(Section):
     # above: `audit decide` can then lower a threshold to it without measuring again. Only the
     # matches at or over the thresholds count (reasons, contamination/, the canary).
     measure_floor: float = Field(default=0.3, gt=0, le=1)
+    # Number skeleton: items holding numbers are also indexed with every number-holding word as
+    # one placeholder, so an item whose numbers were all changed still matches (method
+    # "skeleton", judged with `threshold` like exact n-grams).
+    skeleton: bool = True
+    # Code: items that look like code are also indexed as canonical code tokens (comments and
+    # docstrings dropped, names erased, layout ignored), `code_ngram`-grams of them (method "code").
+    code: bool = True
+    code_ngram: int = Field(default=20, gt=0)
+    # The methods whose counted matches stop a canary run (exact_ngram, skeleton, fuzzy).
+    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy"]] = ["exact_ngram", "skeleton", "code",
+                                                                                 "fuzzy"]
 
     @property
     def floor(self) -> float:

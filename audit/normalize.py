@@ -380,3 +380,20 @@ def block_tokens(batch: pa.Table) -> Tokens:
     bounds = first.offsets.to_numpy().astype(np.int64)
     values = [c.values.to_numpy()[bounds[0]:bounds[-1]] for c in cols]
     return Tokens(values[0], values[1].astype(np.int64), values[2].astype(np.int64), bounds - bounds[0])
+
+
+def number_skeleton(texts: Sequence[str | None], tokens: Tokens, placeholder: int) -> Tokens:
+    """`tokens` with every word holding an ASCII digit hashed to `placeholder`: the number
+    skeleton, so a text whose numbers were all changed keeps its n-grams (offsets unchanged)."""
+    strs = ["" if t is None else t for t in texts]
+    lengths = np.fromiter(map(len, strs), dtype=np.int64, count=len(strs))
+    text_start = np.zeros(len(strs), dtype=np.int64)
+    if len(strs) > 1:
+        np.cumsum(lengths[:-1] + 1, out=text_start[1:])  # the same joining as _tokenize_run
+    cps = np.frombuffer(" ".join(strs).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    digits_upto = np.zeros(len(cps) + 1, dtype=np.int64)
+    np.cumsum((cps >= 48) & (cps <= 57), out=digits_upto[1:])
+    base = np.repeat(text_start, np.diff(tokens.bounds))
+    numeric = digits_upto[base + tokens.ends] > digits_upto[base + tokens.starts]
+    hashes = np.where(numeric, np.uint64(placeholder), tokens.hashes)
+    return Tokens(hashes, tokens.starts, tokens.ends, tokens.bounds)

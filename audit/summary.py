@@ -47,6 +47,7 @@ class SummaryBuilder:
         self.examples: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
         self.unreadable: list[dict] = []
         self.contamination: dict[str, dict[str, Any]] = defaultdict(lambda: {"records": 0, "items": set()})
+        self.contamination_methods: Counter[str] = Counter()
         self.pii_types: Counter[str] = Counter()
         self.pii_records = 0
         self.lengths = LengthStats(config.stats.context_lengths)
@@ -106,6 +107,7 @@ class SummaryBuilder:
                 for m in matches or []:
                     c = self.contamination[m["eval_set"]]
                     c["items"].add(m["eval_id"])
+                    self.contamination_methods[m.get("method") or "unknown"] += 1
                     if m["eval_set"] not in seen:
                         c["records"] += 1
                         seen.add(m["eval_set"])
@@ -127,6 +129,7 @@ class SummaryBuilder:
             "unreadable": self.unreadable,
             "contamination": {k: {"records": v["records"], "items": sorted(v["items"])}
                               for k, v in self.contamination.items()},
+            "contamination_methods": dict(self.contamination_methods),
             "pii_types": dict(self.pii_types), "pii_records": self.pii_records,
             "lengths": self.lengths.to_dict(),
             "lengths_by_group": {k: v.to_dict() for k, v in self.lengths_by_group.items()},
@@ -151,6 +154,7 @@ class SummaryBuilder:
         for k, v in d["contamination"].items():
             self.contamination[k]["records"] += v["records"]
             self.contamination[k]["items"].update(v["items"])
+        self.contamination_methods.update(d.get("contamination_methods", {}))
         self.pii_types.update(d["pii_types"])
         self.pii_records += d["pii_records"]
         self.lengths.merge(LengthStats.from_dict(d["lengths"]))
@@ -210,6 +214,8 @@ class SummaryBuilder:
                 "eval_sets": {k: {"records": v["records"], "items_matched": len(v["items"])}
                               for k, v in sorted(self.contamination.items())},
                 "records": int(kinds.get("contamination", 0)),
+                # counted (record, item) matches by the method that found them
+                "by_method": dict(sorted(self.contamination_methods.items())),
             },
             "pii": {"records": self.pii_records, "by_type": dict(self.pii_types.most_common())},
             "stages": {k: round(v, 3) for k, v in sorted(stages.items(), key=lambda kv: -kv[1])},

@@ -52,7 +52,7 @@ def main() -> None:
     t0 = time.perf_counter()
     index = ContaminationIndex.build(config)
     assert index is not None
-    print(f"contamination index: {index.describe()} built in {time.perf_counter() - t0:.2f} s")
+    print(f"contamination index: {index.items_per_set} built in {time.perf_counter() - t0:.2f} s")
     _, cpu, wall = timed(ContaminationStage(config, index), batches)
     print(f"contamination: {mb / cpu:.1f} MB/s (cpu), {mb / wall:.1f} MB/s (wall)")
 
@@ -68,7 +68,7 @@ def main() -> None:
         sets.append((s.name, s.ids + [f"x{i}" for i in range(len(extra))], s.texts + extra))
     big = ContaminationIndex.from_items(sets, config.contamination)
     _, cpu, wall = timed(ContaminationStage(config, big), batches)
-    print(f"contamination, index x10 ({sum(big.describe().values())} items): "
+    print(f"contamination, index x10 ({sum(big.items_per_set.values())} items): "
           f"{mb / cpu:.1f} MB/s (cpu), {mb / wall:.1f} MB/s (wall)")
 
     stage = NearDupStage(config)

@@ -109,7 +109,7 @@ def evaluate(corpus: Path) -> dict:
     t0 = time.perf_counter()
     stage = ContaminationStage(config)
     m["contamination.index_seconds"] = round(time.perf_counter() - t0, 2)
-    m["contamination.index"] = stage.index.describe() if stage.index else {}
+    m["contamination.index"] = dict(stage.index.items_per_set) if stage.index else {}
     matches, dt = run_contamination(stage, texts)
     m["contamination.mb_per_s_cpu"] = round(mb / dt, 1)
     found = {i: {(x["eval_set"], x["eval_id"]) for x in (ms or [])} for i, ms in zip(ids, matches)}
@@ -149,7 +149,7 @@ def evaluate(corpus: Path) -> dict:
             want.append((name, item["id"]))
         got, _ = run_contamination(stage, planted)
         hit_any = sum(w in {(x["eval_set"], x["eval_id"]) for x in g} for w, g in zip(want, got))
-        hit_ngram = sum(w in {(x["eval_set"], x["eval_id"]) for x in g if x["method"] == "ngram"}
+        hit_ngram = sum(w in {(x["eval_set"], x["eval_id"]) for x in g if x["method"] == "exact_ngram"}
                         for w, g in zip(want, got))
         m[f"contamination.edited_{int(rate * 100)}pct_recall"] = {"ngram": round(hit_ngram / len(want), 3),
                                                                   "ngram+minhash": round(hit_any / len(want), 3)}

@@ -70,7 +70,7 @@ def _only(matches, eval_id):
 
 
 def test_index_describes_its_eval_sets(stage):
-    assert stage.index.describe() == {"toy": 4, "second": 1}
+    assert stage.index.items_per_set == {"toy": 4, "second": 1}
     assert stage.index.too_short == {"toy": 1, "second": 0}
 
 
@@ -78,7 +78,7 @@ def test_verbatim_leak_with_spans_on_the_original_text(stage):
     text = _filler(300, 1) + "\n\n" + ITEMS["long"] + "\n\n" + _filler(200, 2)
     [matches] = _measure(stage, [text])
     m = _only(matches, "long")
-    assert (m["eval_set"], m["overlap"], m["method"]) == ("toy", 1.0, "ngram")
+    assert (m["eval_set"], m["overlap"], m["method"]) == ("toy", 1.0, "exact_ngram")
     [[start, end]] = m["spans"]
     assert text[start:end] == ITEMS["long"]
 
@@ -141,7 +141,7 @@ def test_edited_item_is_caught_by_minhash(stage):
     text = _filler(200, 13) + "\n\n" + edited + "\n\n" + _filler(200, 14)
     [matches] = _measure(stage, [text])
     m = _only(matches, "long")
-    assert m["method"] == "minhash" and m["overlap"] >= 0.5
+    assert m["method"] == "fuzzy" and m["overlap"] >= 0.5
     # The span is the region dense in n-gram hits: inside the edited item, covering most of it.
     [[start, end]] = m["spans"]
     at = text.index(edited)
@@ -163,7 +163,7 @@ def test_judge_reasons_per_eval_set_and_thresholds(stage, config):
     assert [(r, reason) for r, reason, _ in findings] == [
         (1, "contamination:second"), (1, "contamination:toy"), (3, "contamination:toy")]
     details = findings[1][2]
-    assert details["eval_id"] == "long" and details["overlap"] == 1.0 and details["method"] == "ngram"
+    assert details["eval_id"] == "long" and details["overlap"] == 1.0 and details["method"] == "exact_ngram"
     json.dumps(details)
     strict = config.model_copy(update={"contamination": config.contamination.model_copy(update={"threshold": 0.9})})
     assert [r for r, _, _ in ContaminationStage.judge(out, strict)] == [1, 1]
@@ -260,3 +260,35 @@ def test_matches_below_the_threshold_are_kept_for_rejudging_but_do_not_count(sta
     lower = config.model_copy(update={"contamination": config.contamination.model_copy(update={"threshold": 0.35})})
     assert [r for r, _, _ in ContaminationStage.judge(out, lower)] == [0]
     assert first_match(out, lower)["doc_id"] == "p"
+
+
+def test_skeleton_finds_an_item_with_every_number_changed(stage, config):
+    changed = re.sub(r"\d+", lambda m: str(int(m.group()) * 3 + 1), ITEMS["long"])
+    text = _filler(200, 7) + "\n\n" + changed + "\n\n" + _filler(200, 8)
+    [matches] = _measure(stage, [text])
+    m = _only(matches, "long")
+    assert m["method"] == "skeleton" and m["coverage"] >= 0.9 and m["score"] == m["coverage"]
+    a, b = m["longest_span"]
+    assert changed[:40] in text[a:b]
+    assert list(ContaminationStage.judge(pa.table({"contamination": pa.array([matches], COLUMN_TYPE)}), config))
+    # Switched off, the same record only reaches the exact tier, which the changed numbers break.
+    off = parse_config({**config.model_dump(mode="json"), "contamination": {"skeleton": False}}, base_dir=Path("/"))
+    assert ContaminationIndex.from_items([("toy", ["long"], [ITEMS["long"]])], off.contamination).skeleton is None
+
+
+def test_same_numbers_in_other_words_make_no_skeleton_match(stage):
+    # Numbers alone (a list of prices, a table) share placeholders with the item but no words.
+    text = _filler(100, 9) + " " + " ".join(str(i) for i in range(200)) + " " + _filler(100, 10)
+    [matches] = _measure(stage, [text])
+    assert [m for m in matches if m["method"] == "skeleton"] == []
+
+
+def test_canary_fires_only_on_the_methods_it_names(stage, config):
+    changed = re.sub(r"\d+", lambda m: str(int(m.group()) + 40), ITEMS["long"])
+    block = stage(pa.table({"doc_id": ["d0", "d1"], "shard": ["s", "s"], "record": [0, 1],
+                            "text": [_filler(100, 11), _filler(50, 12) + " " + changed]}))
+    hit = first_match(block, config)
+    assert hit is not None and (hit["doc_id"], hit["eval_id"], hit["method"]) == ("d1", "long", "skeleton")
+    exact_only = parse_config({**config.model_dump(mode="json"),
+                               "contamination": {"canary_methods": ["exact_ngram"]}}, base_dir=Path("/"))
+    assert first_match(block, exact_only) is None

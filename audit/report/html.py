@@ -344,6 +344,9 @@ def _contamination(s: Mapping[str, Any]) -> Html:
                       title="Contaminated records by eval set", color="#b9473f")
     body = (f"<p>{esc(_num(cont.get('records')))} records quarantined for contamination.</p>" + _figure(chart)
             + _table(["Eval set", "Records", "Eval items matched"], rows, numeric=(1, 2)))
+    methods = _mapping(cont.get("by_method"))
+    if methods:
+        body += _table(["Method", "Matches (record, item)"], [[k, _num(v)] for k, v in methods.items()], numeric=(1,))
     return _section("contamination", "Contamination by eval set", body)
 
 

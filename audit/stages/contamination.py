@@ -18,12 +18,21 @@ across line breaks, so a leak split over lines matches as well.
 Edited items, whose n-grams break, are caught by MinHash: regions of the record dense in
 `min_ngram`-gram hits of any item (so a leak buried in a long record costs nothing elsewhere)
 are compared with every item through datasketch's MinHashLSH over word `minhash_ngram`-grams;
-a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "minhash" match
+a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "fuzzy" match
 (overlap and coverage: that Jaccard; span: the region). Items matched by n-grams are not reported again.
+
+Two more tiers, each a sub-index of the same kind probed the same way (one row per record and
+item: the tier with the highest coverage wins): "skeleton" (`contamination.skeleton`): items
+holding numbers, every number-holding word one placeholder, n-grams mostly numbers left out;
+"code" (`contamination.code`): items that look like code as canonical code tokens
+(audit/stages/code_canon.py), `code_ngram`-grams, n-grams shared by more than two items left out.
+Methods: exact_ngram, skeleton, code, fuzzy (MinHash). Every match carries `score` (its coverage)
+and `longest_span`.
 """
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -35,14 +44,17 @@ from datasketch import LeanMinHash, MinHashLSH
 
 from audit.config import ConfigError
 from audit.evalsets import load_eval_sets
-from audit.normalize import Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
+from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
+                             tokenize_hashed)
 from audit.stages import Finding, Stage, filter_list
+from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.near_dup import minhash_permutations, minhash_signatures
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig, ContaminationConfig
 
 log = logging.getLogger(__name__)
+_DIGIT = re.compile(r"[0-9]")
 
 MATCH_TYPE = pa.struct([
     ("eval_set", pa.string()),
@@ -51,17 +63,24 @@ MATCH_TYPE = pa.struct([
     ("coverage", pa.float64()),
     ("spans", pa.list_(pa.list_(pa.int64()))),
     ("method", pa.string()),
+    ("score", pa.float64()),
+    ("longest_span", pa.list_(pa.int64())),
 ])
 COLUMN_TYPE = pa.list_(MATCH_TYPE)
 
 # An n-gram shared by more items than this is template text (instructions, boilerplate), not
 # evidence of a leak; it is left out so one common phrase cannot fan out to every item.
 _MAX_ITEMS_PER_GRAM = 1000
+# Canonical code n-grams (names erased) shared by several items are idioms (a loop header, a
+# `return result`), not evidence of one item.
+_MAX_ITEMS_PER_CODE_GRAM = 2
 # MinHash regions: runs of `min_ngram`-gram hits at most this many words apart, with at least
 # this many hits.
 _REGION_GAP_WORDS = 16
 _REGION_MIN_HITS = 3
 _MINHASH_SEED = 2
+# The hash every number-holding word takes in the skeleton tier (any fixed value off the word hashes).
+_NUMBER = 0x4E554D4245520001
 
 
 @dataclass
@@ -110,8 +129,9 @@ class GramIndex:
     pos: np.ndarray   # int32
 
     @classmethod
-    def build(cls, n: int, grams: np.ndarray, item: np.ndarray, pos: np.ndarray) -> "GramIndex":
-        """Sort the postings by hash, leaving out template n-grams (see _MAX_ITEMS_PER_GRAM)."""
+    def build(cls, n: int, grams: np.ndarray, item: np.ndarray, pos: np.ndarray,
+              max_items: int = 1000) -> "GramIndex":
+        """Sort the postings by hash, leaving out n-grams of more than `max_items` items (templates)."""
         order = np.lexsort((item, grams))
         grams, item, pos = grams[order], item[order], pos[order]
         if len(grams):
@@ -121,7 +141,7 @@ class GramIndex:
             gram_new[1:] = grams[1:] != grams[:-1]
             gram_id = np.cumsum(gram_new) - 1
             items_per_gram = np.bincount(gram_id, weights=pair_new)
-            keep = items_per_gram[gram_id] <= _MAX_ITEMS_PER_GRAM
+            keep = items_per_gram[gram_id] <= max_items
             grams, item, pos = grams[keep], item[keep], pos[keep]
         index = HashSet.build(grams)  # grams are sorted already: its sorted array lines up with item/pos
         return cls(n, index, item.astype(np.int32), pos.astype(np.int32))
@@ -163,6 +183,8 @@ class ContaminationIndex:
     items_per_set: dict[str, int] = field(default_factory=dict)
     too_short: dict[str, int] = field(default_factory=dict)
     perms: tuple[np.ndarray, np.ndarray] | None = None  # the MinHash permutations, made once
+    skeleton: "ContaminationIndex | None" = None  # number-skeleton n-grams of the items holding numbers
+    code: "ContaminationIndex | None" = None      # canonical code n-grams of the items that look like code
 
     @classmethod
     def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
@@ -173,23 +195,36 @@ class ContaminationIndex:
         return cls.from_items([(s.name, s.ids, s.texts) for s in sets], config.contamination)
 
     @classmethod
-    def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig") -> "ContaminationIndex":
-        """Index eval sets given as (name, item ids, item texts)."""
+    def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig",
+                   kind: str = "words") -> "ContaminationIndex":
+        """Index eval sets given as (name, item ids, item texts). `kind` "skeleton": the
+        number-skeleton sub-index (items holding numbers, numbers as one placeholder word);
+        "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams)."""
         char_tables_ready()
+        sub_index = kind != "words"
+        if sub_index:
+            keep = _DIGIT.search if kind == "skeleton" else looks_like_code
+            sets = [(name, [i for i, t in zip(ids, texts) if keep(t)], [t for t in texts if keep(t)])
+                    for name, ids, texts in sets]
+            sets = [s for s in sets if s[1]]
+        if kind == "code":
+            c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": c.code_ngram})
         names = [name for name, _, _ in sets]
         ids = [i for _, set_ids, _ in sets for i in set_ids]
         texts = [t for _, _, set_texts in sets for t in set_texts]
         item_set = np.concatenate([np.full(len(set_ids), k, dtype=np.int32) for k, (_, set_ids, _) in enumerate(sets)])
-        tokens = tokenize_hashed(texts)
+        tokens = code_tokens(texts) if kind == "code" else tokenize_hashed(texts)
+        if kind == "skeleton":
+            tokens = number_skeleton(texts, tokens, _NUMBER)
         words = tokens.counts.astype(np.int32)
         size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
         too_short = {name: int(((item_set == k) & (size == 0)).sum()) for k, name in enumerate(names)}
         for k, name in enumerate(names):
-            if not (size[item_set == k] > 0).any():  # a set nothing could ever match
+            if not sub_index and not (size[item_set == k] > 0).any():  # a set nothing could ever match
                 raise ConfigError(f"eval set '{name}': none of its {int((item_set == k).sum())} items has "
                                   f"contamination.min_ngram={c.min_ngram} words, so nothing can match it: "
                                   "lower contamination.min_ngram or remove the eval set")
-        if any(too_short.values()):
+        if any(too_short.values()) and not sub_index:
             log.warning("eval items shorter than min_ngram=%d words are not indexed: %s", c.min_ngram,
                         {k: v for k, v in too_short.items() if v})
         grams = []
@@ -197,10 +232,14 @@ class ContaminationIndex:
             g, first = ngram_hashes(tokens, n)
             item = tokens.text_of[first]
             mine = size[item] == n
-            grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]]))
+            if kind == "skeleton":  # a run of numbers (a list, a table) is no item's skeleton
+                upto = np.concatenate([[0], np.cumsum(tokens.hashes == np.uint64(_NUMBER))])
+                mine &= (upto[first + n] - upto[first]) <= n // 4
+            grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
+                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _MAX_ITEMS_PER_GRAM))
         seeds = lsh = perms = None
         signatures = np.zeros((len(texts), 0), dtype=np.uint32)
-        if c.minhash:
+        if c.minhash and not sub_index:
             perms = minhash_permutations(c.minhash_num_perm, _MINHASH_SEED)
             g, first = ngram_hashes(tokens, c.min_ngram)
             seeds = HashSet.build(np.unique(g[size[tokens.text_of[first]] > 0]))
@@ -211,11 +250,12 @@ class ContaminationIndex:
             for i in np.flatnonzero(size > 0).tolist():
                 lsh.insert(i, LeanMinHash(seed=_MINHASH_SEED, hashvalues=signatures[i], scheme="affine32"))
         per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
-        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms)
-
-    def describe(self) -> dict:
-        """{eval_set: items} for summary.json."""
-        return dict(self.items_per_set)
+        sub = code = None
+        if c.skeleton and not sub_index and any(_DIGIT.search(t) for t in texts):
+            sub = cls.from_items(sets, c, "skeleton")
+        if c.code and not sub_index and any(looks_like_code(t) for t in texts):
+            code = cls.from_items(sets, c, "code")
+        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms, sub, code)
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None) -> list[list[dict[str, Any]] | None]:
         """Per text, its matches (eval_set, eval_id, overlap, coverage, spans, method), best first; None for None.
@@ -224,12 +264,27 @@ class ContaminationIndex:
         """
         out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
         tokens = tokens if tokens is not None else tokenize_hashed(texts)
+        tiers = []
+        if self.skeleton is not None:
+            tiers.append((self.skeleton, number_skeleton(texts, tokens, _NUMBER), "skeleton"))
+        if self.code is not None:
+            tiers.append((self.code, code_tokens(texts), "code"))
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
-            for k, matches in self._match_chunk(tokens.slice(a, b)).items():
+            found = self._match_chunk(tokens.slice(a, b))
+            for sub, sub_tokens, method in tiers:
+                for k, extra in sub._match_chunk(sub_tokens.slice(a, b), method).items():
+                    # One row per (record, item): a sub-tier's only where it covers more.
+                    best = {(m["eval_set"], m["eval_id"]): m for m in found.get(k, [])}
+                    for m in extra:
+                        key = (m["eval_set"], m["eval_id"])
+                        if key not in best or m["coverage"] > best[key]["coverage"]:
+                            best[key] = m
+                    found[k] = list(best.values())
+            for k, matches in found.items():
                 out[a + k] = sorted(matches, key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"]))
         return out
 
-    def _match_chunk(self, tokens: Tokens) -> dict[int, list[dict[str, Any]]]:
+    def _match_chunk(self, tokens: Tokens, method: str = "exact_ngram") -> dict[int, list[dict[str, Any]]]:
         if len(tokens.hashes) == 0:
             return {}
         text_of = tokens.text_of
@@ -246,7 +301,7 @@ class ContaminationIndex:
             pair = text_of[win] * n_items + gi.item[post]
             for p, overlap, coverage, spans in self._ngram_matches(pair, gi.pos[post], win, gi.n, tokens):
                 matched_pairs.add(p)
-                self._add(found, p, overlap, coverage, spans, "ngram")
+                self._add(found, p, overlap, coverage, spans, method)
         if self.lsh is not None and self.seeds is not None:
             n = self.settings.min_ngram
             g, first = gram_cache.get(n) or ngram_hashes(tokens, n)
@@ -254,7 +309,7 @@ class ContaminationIndex:
             if len(hits) >= _REGION_MIN_HITS:
                 for p, jaccard, spans in self._minhash_matches(hits, tokens, text_of):
                     if p not in matched_pairs:
-                        self._add(found, p, jaccard, jaccard, spans, "minhash")
+                        self._add(found, p, jaccard, jaccard, spans, "fuzzy")
         return found
 
     def _add(self, found: dict, pair: int, overlap: float, coverage: float, spans: list[list[int]],
@@ -263,7 +318,8 @@ class ContaminationIndex:
         found.setdefault(text, []).append({
             "eval_set": self.set_names[self.item_set[item]], "eval_id": self.item_ids[item],
             "overlap": round(min(1.0, overlap), 4), "coverage": round(min(1.0, coverage), 4), "spans": spans,
-            "method": method})
+            "method": method, "score": round(min(1.0, coverage), 4),
+            "longest_span": max(spans, key=lambda s: (s[1] - s[0], -s[0]))})
 
     def _ngram_matches(self, pair: np.ndarray, pos: np.ndarray, win: np.ndarray, n: int,
                        tokens: Tokens) -> Iterable[tuple[int, float, float, list[list[int]]]]:
@@ -378,7 +434,7 @@ class ContaminationStage(Stage):
             best: dict[str, dict] = {}
             count: dict[str, int] = {}
             for m in matches:
-                limit = c.minhash_threshold if m["method"] == "minhash" else c.threshold
+                limit = c.minhash_threshold if m["method"] == "fuzzy" else c.threshold
                 if m["coverage"] < limit:
                     continue
                 count[m["eval_set"]] = count.get(m["eval_set"], 0) + 1
@@ -398,19 +454,25 @@ def counted(column: pa.Array | pa.ChunkedArray, config: "AuditConfig") -> pa.Arr
     flat = pc.list_flatten(col)
     if len(flat) == 0:
         return col
-    limit = pc.if_else(pc.equal(pc.struct_field(flat, "method"), "minhash"), c.minhash_threshold, c.threshold)
+    limit = pc.if_else(pc.equal(pc.struct_field(flat, "method"), "fuzzy"), c.minhash_threshold, c.threshold)
     return filter_list(col, pc.greater_equal(pc.struct_field(flat, "coverage"), limit))
 
 
 def first_match(table: pa.Table, config: "AuditConfig") -> dict | None:
     """The first record (in table order) with a contamination match that counts: the canary's
     stop signal. Returns doc_id, shard, record, eval_set, eval_id, overlap and method of its
-    best match, or None when no record of `table` matches.
+    best match of a method in `contamination.canary_methods`, or None when no record of `table` has one.
     """
     if "contamination" not in table.column_names or table.num_rows == 0:
         return None
     table = table.set_column(table.schema.get_field_index("contamination"), "contamination",
                              counted(table.column("contamination"), config))
+    col = table.column("contamination").combine_chunks()
+    flat = pc.list_flatten(col)
+    if len(flat):
+        wanted = pc.is_in(pc.struct_field(flat, "method"), pa.array(config.contamination.canary_methods, pa.string()))
+        table = table.set_column(table.schema.get_field_index("contamination"), "contamination",
+                                 filter_list(col, wanted))
     lengths = pc.fill_null(pc.list_value_length(table.column("contamination")), 0)
     hits = pc.indices_nonzero(pc.greater(lengths, 0))
     if len(hits) == 0:
