@@ -79,7 +79,7 @@ def main() -> None:
                      "order": pa.array(np.arange(len(records)), pa.int64()),
                      "minhash_bands": pa.chunked_array([c for t in out for c in t.column("minhash_bands").chunks])})
     t0 = time.perf_counter()
-    dups = near_duplicate_clusters(keys, config, use_ray=False)
+    dups = near_duplicate_clusters(keys, config)
     print(f"near_duplicate_clusters (in-process): {dups.num_rows} reported in {time.perf_counter() - t0:.3f} s")
 
 

@@ -3,7 +3,7 @@
     python ../shared/tools/make_corpus.py --data ../shared/data --out /tmp/h3corpus --docs 12000 --shards 8
     python bench/eval_dedup_contamination.py --corpus /tmp/h3corpus [--json]
 
-No Ray: the stages run over the corpus records in batches, the clusters with use_ray=False.
+No Ray: the stages run over the corpus records in batches, the clusters in one process (near_duplicate_clusters).
 Counts the way ../shared/tools/score_audit.py does:
 - contamination item recall per (eval_set, variant): the planted (eval_set, eval_id) is among
   the record's matches at or over the threshold;
@@ -164,7 +164,7 @@ def evaluate(corpus: Path) -> dict:
     keys = pa.table({"doc_id": pa.array(ids, pa.string()), "order": pa.array(np.arange(len(ids)), pa.int64()),
                      "minhash_bands": pa.chunked_array([c for b in bands for c in b.chunks])})
     t0 = time.perf_counter()
-    dups = near_duplicate_clusters(keys, config, use_ray=False)
+    dups = near_duplicate_clusters(keys, config)
     m["near_dup.cluster_seconds"] = round(time.perf_counter() - t0, 3)
     flagged = set(dups.column("doc_id").to_pylist())
     groups = truth_groups(truth)

@@ -59,7 +59,7 @@ def test_code_canonical_form_ignores_names_comments_docstrings_and_layout():
 
 
 def test_renamed_reindented_code_matches_by_the_code_tier():
-    config = _config(code_ngram=12)
+    config = _config(code_ngram=12, code=True)  # the code tier is opt-in (its cost)
     index = _index(config, [("he/1", CODE_ITEM), ("q/1", PROSE_ITEM)])
     [matches] = _counted(config, index, [RENAMED])
     assert [(m["eval_id"], m["method"]) for m in matches] == [("he/1", "code")]
@@ -79,7 +79,7 @@ def test_clean_document_full_of_shared_boilerplate_does_not_match():
     main_idiom = 'if __name__ == "__main__":\n    main()\n'
     items += [(f"c/{k}", f"def {name}(x):\n    return {expr}\n\n{main_idiom}") for k, (name, expr) in
               enumerate([("double", "x * 2"), ("square", "x ** 2"), ("half", "x / 2")])]
-    config = _config(code_ngram=12)
+    config = _config(code_ngram=12, code=True)
     index = _index(config, items)
     page = "\n".join([f"{template} your reading of the passage above?"] * 5 + [main_idiom] * 5
                      + ["def run(x):\n    return x + 1\n", main_idiom])
