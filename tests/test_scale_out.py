@@ -155,7 +155,20 @@ def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_pat
         killer.join()
     assert killed, "no scan worker was seen to kill"
     clean = run_audit(load_config(corpus.config_path), out=tmp_path / "clean", progress=False)
+    assert clean.summary["scan_retries"] == 0
     assert res.summary["documents"] == clean.summary["documents"]
     assert_same_outputs(tmp_path / "killed", tmp_path / "clean")
     parts = [p.name for p in (tmp_path / "killed" / "measurements").iterdir() if p.name != "_done"]
     assert len(parts) == len(corpus.shards)  # the retried shard's part once, no leftover
+
+
+def test_a_shard_started_again_is_counted(tmp_path):
+    """Each start of a shard's scan is counted in its completion record; the summary sums the restarts."""
+    from audit.io.storage import location
+    from audit.job.resume import ShardState, drop_unused, start_attempt
+
+    meas = location(tmp_path / "measurements")
+    state = ShardState("a.jsonl", "/x/a.jsonl", 0, 10, 1, "f")
+    assert [start_attempt(meas, state) for _ in range(3)] == [1, 2, 3]
+    drop_unused(meas, {state.key})  # a finished run starts the count afresh
+    assert start_attempt(meas, state) == 1

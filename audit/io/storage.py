@@ -227,7 +227,7 @@ def location(uri_or_path: str | os.PathLike, base_dir: Path | None = None) -> Lo
         fs, path = pafs.FileSystem.from_uri(s)
         return Location(fs, path.rstrip("/"), s.rstrip("/"))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
-        pass
+        pass  # a scheme pyarrow has no filesystem for: fsspec's registry is the next to ask
     try:
         import fsspec
 

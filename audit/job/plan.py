@@ -194,6 +194,8 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
     try:
         timing: dict[str, float] = {}
         retried: dict[str, int] = {}
+        # shard scans started more than once: a task retried after a lost worker, or a killed run
+        restarts = sum(max(0, int(r.get("attempt", 1)) - 1) for r in measured.results.values())
         for r in measured.results.values():
             for k, v in r.get("seconds", {}).items():
                 timing[k] = timing.get(k, 0.0) + v
@@ -223,9 +225,12 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
             seconds=seconds, scan_seconds=measured.scan_seconds, ray_start_seconds=measured.ray_seconds,
             stages=timing, shards=len(measured.shards), duplicates=dup_stats, started=started, version=__version__,
             extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused},
-                   "retried_blocks": dict(sorted(retried.items()))})
+                   "retried_blocks": dict(sorted(retried.items())), "scan_retries": restarts})
         result["warnings"] += [f"{step} failed on {n} block(s); they were re-measured a record at a time, "
                                "which is slow: check that step's library build" for step, n in sorted(retried.items())]
+        if restarts:
+            result["warnings"].append(f"{restarts} shard scan(s) started again after a lost worker or a killed run "
+                                      "(their parts were rewritten whole)")
         for w in result["warnings"]:
             print(f"audit: warning: {w}", file=sys.stderr)
         work.child("unreadable.jsonl").write_text(

@@ -150,6 +150,19 @@ def write_done(measurements: Location, state: ShardState, result: dict[str, Any]
         "result": result})
 
 
+def start_attempt(measurements: Location, state: ShardState) -> int:
+    """Count one more start of this shard's scan (a task retried after a lost worker, or a shard
+    begun by a run that was killed, starts again): returns the attempt number, 1 the first time."""
+    marker = measurements.child(DONE, f"{state.key}.attempts")
+    try:
+        n = int(marker.read_text()) + 1
+    except (OSError, ValueError):
+        n = 1
+    measurements.child(DONE).mkdir()
+    marker.write_text(str(n))
+    return n
+
+
 def drop_unused(measurements: Location, keep: set[str]) -> None:
     """Remove parts and records that no shard of the finished run uses (older runs', killed tasks')."""
     keep_parts = {f"{k}.parquet" for k in keep}
@@ -159,5 +172,6 @@ def drop_unused(measurements: Location, keep: set[str]) -> None:
         elif p.name.startswith("."):  # a killed task's temporary file
             p.delete()
     for rec in measurements.child(DONE).ls():
-        if rec.name[:-5] not in keep:
+        # attempt counters are in the finished run's results: the next run counts afresh
+        if rec.name.endswith(".attempts") or rec.name.split(".")[0] not in keep:
             rec.delete()

@@ -19,7 +19,7 @@ from audit.config import AuditConfig
 from audit.io.shards import Shard, read_shard
 from audit.io.storage import Location
 from audit.job.parts import PartWriter
-from audit.job.resume import ShardState, write_done
+from audit.job.resume import ShardState, start_attempt, write_done
 from audit.records import RECORD_SCHEMA
 from audit.tagger import Tagger
 
@@ -40,7 +40,7 @@ def _tagger(run_id: str, config: AuditConfig, shared_ref: list[Any]) -> Tagger:
 
 
 def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: Tagger, config: AuditConfig,
-               canary: bool) -> dict[str, Any]:
+               canary: bool, attempt: int = 1) -> dict[str, Any]:
     """Read, measure and write one shard's part, then commit it; returns the shard's small result."""
     first_match = None
     if canary:
@@ -71,7 +71,8 @@ def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: 
     for k, v in stats["seconds"].items():
         seconds[k] = seconds.get(k, 0.0) + v
     result = {"rows": rows, "records": records, "bytes": nbytes, "seconds": seconds,
-              "retried_blocks": stats["retried_blocks"], "canary": match, "node": _node_id()}
+              "retried_blocks": stats["retried_blocks"], "canary": match, "node": _node_id(),
+              "attempt": attempt}
     write_done(measurements, state, result)
     return result
 
@@ -86,12 +87,12 @@ def _node_id() -> str | None:
 def _scan_udf(items: pa.Table, run_id: str, config: AuditConfig, shared_ref: list[Any],
               measurements: Location, canary: bool) -> Iterator[pa.Table]:
     """Ray Data UDF: shard descriptions in, one result row per shard out (its part is written)."""
-    tagger = _tagger(run_id, config, shared_ref)
     for row in items.to_pylist():
         shard = Shard(row["path"], row["location"], row["index"])
         state = ShardState(row["path"], row["location"], row["index"], row["size"], row["mtime_ns"],
                            row["fingerprint"])
-        result = scan_shard(shard, state, measurements, tagger, config, canary)
+        attempt = start_attempt(measurements, state)  # first: a worker lost while loading models counts too
+        result = scan_shard(shard, state, measurements, _tagger(run_id, config, shared_ref), config, canary, attempt)
         yield pa.table({"key": [state.key], "result": [json.dumps(result, default=str)]})
 
 
