@@ -7,6 +7,7 @@ without one, context fit is measured in words.
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -195,7 +196,7 @@ class LengthStats:
             if unit in self.units:
                 self.units[unit].merge(sk)
             else:
-                self.units[unit] = LengthSketch.from_dict(sk.to_dict())
+                self.units[unit] = copy.deepcopy(sk)
 
     def to_dict(self) -> dict[str, Any]:
         return {"context_lengths": self.context_lengths, "units": {u: s.to_dict() for u, s in self.units.items()}}

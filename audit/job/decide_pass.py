@@ -70,22 +70,26 @@ def empty_outputs(config: AuditConfig) -> dict[str, pa.Schema]:
             "contamination": CONTAMINATION_SCHEMA, "pii": PII_SCHEMA}
 
 
-def _duplicates_of(duplicates: Location, shard: str) -> dict[str, tuple[str, str]]:
+def duplicate_files(duplicates: Location) -> list[str]:
+    """The duplicates/ parts, listed once for every decide task."""
+    return [p.path for p in duplicates.ls() if p.name.endswith(".parquet")]
+
+
+def _duplicates_of(fs: Any, files: list[str], shard: str) -> dict[str, tuple[str, str]]:
     """{doc_id: (kind, kept_doc_id)} of one shard (duplicates/ parts are sorted by shard, so the
     filter reads only the row groups that hold it)."""
-    files = [p.path for p in duplicates.ls() if p.name.endswith(".parquet")]
     if not files:
         return {}
-    t = pads.dataset(files, format="parquet", filesystem=duplicates.fs).to_table(
+    t = pads.dataset(files, format="parquet", filesystem=fs).to_table(
         columns=["doc_id", "kind", "kept_doc_id"], filter=pc.field("shard") == shard)
     return {d: (k, kept) for d, k, kept in zip(t.column("doc_id").to_pylist(), t.column("kind").to_pylist(),
                                                t.column("kept_doc_id").to_pylist())}
 
 
 def decide_part(config: AuditConfig, part: Location, shard: str, index: int, work: Location,
-                blocklist: Blocklist) -> dict[str, Any]:
+                blocklist: Blocklist, dup_files: list[str]) -> dict[str, Any]:
     """Judge one shard's measurements and write its output parts; returns its summary partial."""
-    decider = Decider(config, stage_classes(config), _duplicates_of(work.child("duplicates"), shard), blocklist)
+    decider = Decider(config, stage_classes(config), _duplicates_of(work.fs, dup_files, shard), blocklist)
     summary = SummaryBuilder(config)
     name = f"part-{index:06d}.parquet"
     writers = {d: PartWriter(work.child(d, name)) for d in ("lineage", "quarantine", "contamination", "pii")}
@@ -127,14 +131,15 @@ def _write_decided(table: pa.Table, writers: dict[str, PartWriter], summary: Sum
     summary.add(table)
 
 
-def _decide_udf(items: pa.Table, config: AuditConfig, work: Location, blocklist_ref: list[Any]) -> Iterator[pa.Table]:
+def _decide_udf(items: pa.Table, config: AuditConfig, work: Location, blocklist_ref: list[Any],
+                dup_files: list[str]) -> Iterator[pa.Table]:
     """Ray Data UDF: measurement parts in, one summary partial per part out (its outputs written)."""
     import ray
 
     blocklist = ray.get(blocklist_ref[0])
     for row in items.to_pylist():
         partial = decide_part(config, Location(work.fs, row["part"], row["part"]), row["shard"], row["index"],
-                              work, blocklist)
+                              work, blocklist, dup_files)
         yield pa.table({"summary": [json.dumps(partial)]})
 
 
@@ -149,7 +154,8 @@ def decide_all(config: AuditConfig, parts: list[tuple[Location, str, int]], work
     ds = ray.data.from_items(items, override_num_blocks=len(items))
     ds = ds.map_batches(_decide_udf, batch_size=1, batch_format="pyarrow", num_cpus=config.ray.task_cpus,
                         concurrency=min(slots, len(items)), max_retries=3,
-                        fn_kwargs={"config": config, "work": work, "blocklist_ref": [ray.put(blocklist)]})
+                        fn_kwargs={"config": config, "work": work, "blocklist_ref": [ray.put(blocklist)],
+                                   "dup_files": duplicate_files(work.child("duplicates"))})
     for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=1):
         for s in batch.column("summary").to_pylist():
             yield json.loads(s)
