@@ -35,6 +35,8 @@ def test_two_node_cluster_matches_local_run(tmp_path: Path, ray_session) -> None
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 150 * 2**20})
     cluster.add_node(num_cpus=1, object_store_memory=150 * 2**20)
     cluster.wait_for_nodes()
+    # the cluster run hash-partitions its global pass (the local run, this small, takes one task)
+    cfg.ray.partition_rows = 500
     try:
         remote = run_audit(cfg, out=tmp_path / "cluster", address=cluster.address, progress=False)
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2

@@ -159,10 +159,12 @@ def test_short_texts_still_get_a_shingle(stage):
 
 
 @pytest.mark.ray
-def test_the_jobs_distributed_pass_agrees_with_the_one_process_rule(stage, config, tmp_path, ray_session):
-    """audit.job.global_dedup (band keys hash-partitioned on Ray Data, clusters resolved in a task)
-    finds exactly what near_duplicate_clusters finds in one process, across shard parts, exact
-    duplicates stepping aside as the one-process rule has them removed first."""
+@pytest.mark.parametrize("rows_per_partition", [40, 2_000_000], ids=["shuffled", "one-partition"])
+def test_the_jobs_distributed_pass_agrees_with_the_one_process_rule(stage, config, tmp_path, ray_session,
+                                                                     rows_per_partition):
+    """audit.job.global_dedup (band keys hash-partitioned on Ray Data, or a small run's single
+    partition in one task) finds exactly what near_duplicate_clusters finds in one process, across
+    shard parts, exact duplicates stepping aside as the one-process rule has them removed first."""
     from audit.io.storage import location
     from audit.job.global_dedup import global_duplicates
     from audit.stages.exact_dup import ExactDupStage, exact_duplicates, global_order
@@ -187,7 +189,9 @@ def test_the_jobs_distributed_pass_agrees_with_the_one_process_rule(stage, confi
         pq.write_table(measured.filter(pa.array(shard_index == k)), path)
         parts.append(location(path))
     out = location(tmp_path / "duplicates")
-    stats = global_duplicates(config, parts, n, out, slots=2)
+    cfg = config.model_copy(deep=True)
+    cfg.ray.partition_rows = rows_per_partition
+    stats = global_duplicates(cfg, parts, n, out, slots=2)
     got = pq.read_table(tmp_path / "duplicates")
 
     exact = exact_duplicates(measured.select(["doc_id", "shard_index", "record", "exact_key"]))

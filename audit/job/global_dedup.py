@@ -31,7 +31,6 @@ from audit.records import DUPLICATES_SCHEMA
 from audit.stages.exact_dup import exact_duplicates, global_order
 from audit.stages.near_dup import bands_of, bucket_edges, confirmed_clusters, exploded_band_keys
 
-_ROWS_PER_PARTITION = 2_000_000  # rows a partition task holds at once (keys only: ~50 bytes each)
 _WHERE = ["doc_id", "source_id", "shard", "shard_index", "record"]
 
 
@@ -114,11 +113,11 @@ def _nodes_of(*edge_tables: pa.Table) -> np.ndarray:
     return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
 
 
-def _node_rows_udf(batch: pa.Table, nodes_ref: list[Any]) -> pa.Table:
+def _node_rows_udf(batch: pa.Table, nodes_ref: list[Any] | np.ndarray) -> pa.Table:
     """The measurements (where + band keys) of the records that are in candidate pairs."""
     import ray
 
-    nodes = ray.get(nodes_ref[0])
+    nodes = nodes_ref if isinstance(nodes_ref, np.ndarray) else ray.get(nodes_ref[0])
     batch = batch.filter(pc.and_(pc.is_valid(batch.column("record")), pc.is_valid(batch.column("minhash_bands"))))
     order = global_order(batch)
     hit = np.isin(order, nodes)
@@ -175,14 +174,13 @@ def _read_parts(paths: list[str], fs: Any, columns: list[str]) -> Any:
 def global_duplicates(config: AuditConfig, parts: list[Location], records: int, out: Location,
                       slots: int) -> dict[str, Any]:
     """Write `out` (the run's duplicates/ dataset) from the measurement parts; returns
-    {"exact": n, "near": n, "cluster_sizes": {size: clusters}}."""
+    {"exact": n, "near": n, "cluster_sizes": {size: clusters}}.
+
+    A run whose keys fit one partition (`ray.partition_rows`) is resolved by one task that runs
+    the same partition functions without a shuffle; larger runs are hash-partitioned.
+    """
     import ray
 
-    from ray.data.context import ShuffleStrategy
-
-    # Sort-based shuffle tasks: hash shuffle's aggregator actors cost ~5 s to start per pass
-    # (measured: a 50k-record pass 6.1 s hash, 0.9 s sort), and the partitions here are few.
-    ray.data.DataContext.get_current().shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
     out.mkdir()
     stats: dict[str, Any] = {"exact": 0, "near": 0, "cluster_sizes": {}}
     if not parts or not (config.dedup.exact or config.dedup.near):
@@ -190,19 +188,70 @@ def global_duplicates(config: AuditConfig, parts: list[Location], records: int, 
         return stats
     fs = parts[0].fs
     paths = [p.path for p in parts]
-    partitions = max(slots, -(-records // _ROWS_PER_PARTITION))
+    rows = records * (config.dedup.bands if config.dedup.near else 1)
+    rows_per_partition = config.ray.partition_rows
+    if rows <= rows_per_partition:
+        # a shuffle's fixed cost (~0.7 s on 2 CPUs) would outweigh the work of a single partition
+        found = ray.get(ray.remote(_one_partition_task).remote(config, paths, fs, out))
+    else:
+        found = _partitioned(config, paths, fs, out, slots, records, rows_per_partition)
+    stats["exact"], stats["near"] = found["exact"], found["near"]
+    if not any(p.name.endswith(".parquet") for p in out.ls()):
+        write_parquet(DUPLICATES_SCHEMA.empty_table(), out.child("empty.parquet"))
+    stats["cluster_sizes"] = {int(k): int(v) for k, v in sorted(found["sizes"].items())}
+    return stats
+
+
+def _read_all(paths: list[str], fs: Any, columns: list[str]) -> pa.Table:
+    """The measurement parts' `columns` as one table (the one-partition path)."""
+    return pa.concat_tables([t for p in paths for t in _read_udf(pa.table({"path": [p]}), fs, columns)])
+
+
+def _one_partition_task(config: AuditConfig, paths: list[str], fs: Any, out: Location) -> dict[str, Any]:
+    """The global pass of a small run in one task: the partition functions over all records."""
     sizes: Counter[int] = Counter()
+    found: dict[str, Any] = {"exact": 0, "near": 0}
+    cols = list(_WHERE) + (["exact_key"] if config.dedup.exact else []) + (["minhash_bands"] if config.dedup.near else [])
+    table = _read_all(paths, fs, cols)
+    keyed = _exact_partition_udf(table.select(_WHERE + ["exact_key"]), 1) if config.dedup.exact else None
+    if keyed is not None and keyed.num_rows:
+        got = _exact_group_udf(keyed, out)
+        found["exact"] = int(got.column("exact")[0].as_py())
+        sizes.update({int(k): v for k, v in json.loads(got.column("sizes")[0].as_py()).items()})
+    if config.dedup.near:
+        edges = _band_group_udf(_explode_udf(table, config.dedup.bands, 1))
+        nodes = [_node_rows_udf(table, _nodes_of(edges))]
+        near = _resolve_near(config, out, [edges], nodes)
+        found["near"] = near["near"]
+        sizes.update(near["sizes"])
+    found["sizes"] = sizes
+    return found
+
+
+def _partitioned(config: AuditConfig, paths: list[str], fs: Any, out: Location, slots: int, records: int,
+                 rows_per_partition: int) -> dict[str, Any]:
+    """The global pass hash-partitioned by Ray Data: exact keys, then band keys."""
+    import ray
+    from ray.data.context import ShuffleStrategy
+
+    # Sort-based shuffle tasks: hash shuffle's aggregator actors cost ~5 s to start per pass
+    # (measured: a 50k-record pass 6.1 s hash, 0.9 s sort), and the partitions here are few.
+    ray.data.DataContext.get_current().shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
+    sizes: Counter[int] = Counter()
+    found: dict[str, Any] = {"exact": 0, "near": 0}
     if config.dedup.exact:
+        partitions = max(slots, -(-records // rows_per_partition))
         ds = _read_parts(paths, fs, _WHERE + ["exact_key"])
         ds = ds.map_batches(_exact_partition_udf, batch_format="pyarrow", fn_kwargs={"partitions": partitions})
-        ds = ds.groupby("part", num_partitions=partitions).map_groups(_exact_group_udf, batch_format="pyarrow", fn_kwargs={"out": out})
+        ds = ds.groupby("part", num_partitions=partitions).map_groups(_exact_group_udf, batch_format="pyarrow",
+                                                                     fn_kwargs={"out": out})
         for row in ds.take_all():
-            stats["exact"] += int(row["exact"])
+            found["exact"] += int(row["exact"])
             sizes.update({int(k): v for k, v in json.loads(row["sizes"]).items()})
     if config.dedup.near:
         cols = ["shard_index", "record", "minhash_bands"] + (["exact_key"] if config.dedup.exact else [])
         ds = _read_parts(paths, fs, cols)
-        band_parts = max(slots, -(-records * config.dedup.bands // _ROWS_PER_PARTITION))
+        band_parts = max(slots, -(-records * config.dedup.bands // rows_per_partition))
         ds = ds.map_batches(_explode_udf, batch_format="pyarrow",
                             fn_kwargs={"bands": config.dedup.bands, "partitions": band_parts})
         edges = ds.groupby("part", num_partitions=band_parts).map_groups(_band_group_udf, batch_format="pyarrow").materialize()
@@ -211,12 +260,10 @@ def global_duplicates(config: AuditConfig, parts: list[Location], records: int, 
         infos = _read_parts(paths, fs, _WHERE + ["minhash_bands"]) \
             .map_batches(_node_rows_udf, batch_format="pyarrow", fn_kwargs={"nodes_ref": [nodes]}).materialize()
         near = ray.get(ray.remote(_resolve_near_task).remote(config, out, edge_refs, infos.to_arrow_refs()))
-        stats["near"] = near["near"]
+        found["near"] = near["near"]
         sizes.update(near["sizes"])
-    if not any(p.name.endswith(".parquet") for p in out.ls()):
-        write_parquet(DUPLICATES_SCHEMA.empty_table(), out.child("empty.parquet"))
-    stats["cluster_sizes"] = {int(k): int(v) for k, v in sorted(sizes.items())}
-    return stats
+    found["sizes"] = sizes
+    return found
 
 
 def _resolve_near_task(config: AuditConfig, out: Location, edge_refs: list[Any], node_refs: list[Any]) -> dict[str, Any]:
