@@ -21,7 +21,7 @@ from __future__ import annotations
 import shutil
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,8 +33,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 from audit import __version__
-from audit.io.atomic import write_json_atomic
-from audit.io.storage import Location, location
+from audit.io.storage import Location, location, write_parquet
 from audit.normalize import mix64
 from audit.stages.passages import passage_scheme
 
@@ -110,16 +109,10 @@ def _hash_bucket_bits(rows: int) -> int:
     return int(np.ceil(np.log2(buckets))) if buckets > 1 else 0
 
 
-def _top_bits(bits: int) -> Callable[[np.ndarray], np.ndarray]:
-    """Bucket of a uniform 64-bit key: its top `bits` bits."""
-    if bits <= 0:
-        return lambda keys: np.zeros(len(keys), dtype=np.uint64)
-    return lambda keys: keys >> np.uint64(64 - bits)
-
-
-def _record_buckets(rows_per_shard: list[int]) -> Callable[[np.ndarray], np.ndarray]:
-    """Bucket of a position: consecutive shards packed into buckets of about _BUCKET_ROWS rows,
-    a shard bigger than that split by record ranges (thousands of small shards make few files)."""
+def _record_starts(rows_per_shard: list[int]) -> list[int]:
+    """First position of each records bucket: consecutive shards packed into buckets of about
+    _BUCKET_ROWS rows, a shard bigger than that split by record ranges (thousands of small
+    shards make few files)."""
     bounds = [0]
     filled = 0
     for no, rows in enumerate(rows_per_shard):
@@ -129,8 +122,102 @@ def _record_buckets(rows_per_shard: list[int]) -> Callable[[np.ndarray], np.ndar
         cuts = list(range(_BUCKET_ROWS, rows, _BUCKET_ROWS))
         bounds.extend(int(b) for b in positions(np.full(len(cuts), no), np.array(cuts, dtype=np.int64)))
         filled = rows - cuts[-1] if cuts else filled + rows
-    starts = np.array(bounds, dtype=np.uint64)
-    return lambda pos: (np.searchsorted(starts, pos, side="right") - 1).astype(np.uint64)
+    return bounds
+
+
+@dataclass(frozen=True)
+class IndexLayout:
+    """How a run's index is cut into bucket files; the one-process build and the job's
+    distributed build share it, so both write the same files.
+
+    `shards`: lineage's shard names in order (shard_no = place in the list); `record_starts`: the
+    first position of each records bucket; `bits`: top key bits bucketing each keyed index.
+    """
+
+    shards: tuple[str, ...]
+    record_starts: tuple[int, ...]
+    bits: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def plan(cls, shard_rows: dict[str, int], passage_rows: int) -> "IndexLayout":
+        """From lineage rows per shard and the passage dataset's rows (0: no passage index)."""
+        shards = sorted(s for s, n in shard_rows.items() if n > 0)
+        key_bits = _hash_bucket_bits(sum(shard_rows[s] for s in shards))
+        bits = [(k, key_bits) for k in KEYED] + ([(PASSAGES, _hash_bucket_bits(passage_rows))] if passage_rows else [])
+        return cls(tuple(shards), tuple(_record_starts([shard_rows[s] for s in shards])), tuple(bits))
+
+    @property
+    def keyed(self) -> list[str]:
+        """The key-hash indexes, in a fixed order (their partition numbers follow it)."""
+        return [k for k, _ in self.bits]
+
+    def buckets(self, name: str) -> int:
+        """Number of buckets of index `name`."""
+        return len(self.record_starts) if name == RECORDS else 1 << dict(self.bits)[name]
+
+    def bucket_of(self, name: str, keys: np.ndarray) -> np.ndarray:
+        """Bucket of each key (records: of each position); never decreases with the key."""
+        if name == RECORDS:
+            starts = np.array(self.record_starts, dtype=np.uint64)
+            return (np.searchsorted(starts, keys, side="right") - 1).astype(np.uint64)
+        bits = dict(self.bits)[name]
+        return np.zeros(len(keys), dtype=np.uint64) if bits <= 0 else keys >> np.uint64(64 - bits)
+
+    def partition_base(self) -> dict[str, int]:
+        """First partition number of each keyed index, when all keyed buckets are partitions of one shuffle."""
+        base, at = {}, 0
+        for name in self.keyed:
+            base[name] = at
+            at += self.buckets(name)
+        return base
+
+    def shard_array(self) -> pa.Array:
+        return pa.array(list(self.shards), pa.string())
+
+
+def _write_bucket(table: pa.Table, folder: Location, name: str, bucket: int) -> pa.Table:
+    """Sort one bucket's rows and write `b<bucket>.parquet`; returns its fences
+    (file, row_group, lo, hi, rows), each row group's key range."""
+    key = "pos" if name == RECORDS else "key"
+    group_rows = _RECORD_GROUP_ROWS if name == RECORDS else _KEY_GROUP_ROWS
+    keys = table.column(key).to_numpy()
+    order = np.lexsort((table.column("pos").to_numpy(), keys))  # ties (same key) in position order
+    table = table.take(pa.array(order)).combine_chunks()
+    keys = keys[order]
+    file = f"b{bucket:016x}.parquet"
+    folder.mkdir()
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, row_group_size=group_rows, compression="zstd", write_statistics=False)
+    folder.child(file).write_bytes(sink.getvalue().to_pybytes())
+    starts = np.arange(0, len(keys), group_rows)
+    ends = np.minimum(starts + group_rows, len(keys))
+    return pa.table({"file": pa.array([file] * len(starts), pa.string()),
+                     "row_group": pa.array(np.arange(len(starts)), pa.int32()),
+                     "lo": pa.array(keys[starts], pa.uint64()), "hi": pa.array(keys[ends - 1], pa.uint64()),
+                     "rows": pa.array(ends - starts, pa.int64())})
+
+
+_FENCES = pa.schema([("file", pa.string()), ("row_group", pa.int32()), ("lo", pa.uint64()), ("hi", pa.uint64()),
+                     ("rows", pa.int64())])
+
+
+def write_fences(folder: Location, fences: list[pa.Table]) -> int:
+    """fences.parquet of one index from its buckets' fences, in key order; returns the index's rows."""
+    table = pa.concat_tables([f.cast(_FENCES) for f in fences]) if fences else _FENCES.empty_table()
+    table = table.sort_by([("file", "ascending"), ("row_group", "ascending")])  # b<hex> names sort as buckets do
+    folder.mkdir()
+    write_parquet(table.drop_columns(["rows"]), folder.child("fences.parquet"))
+    return int(pc.sum(table.column("rows")).as_py() or 0)
+
+
+def write_meta(folder: Location, layout: IndexLayout, counts: dict[str, int]) -> None:
+    """index/meta.json, written last: an index folder without it is not opened."""
+    folder.child("meta.json").write_json({
+        "format": INDEX_FORMAT, "tool_version": __version__,
+        "built": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "record_bits": RECORD_BITS, "shards": list(layout.shards), "rows": counts,
+        "passages": passage_scheme() if PASSAGES in counts else None,
+    })
 
 
 class _BucketSorter:
@@ -139,10 +226,10 @@ class _BucketSorter:
     `bucket_of` maps keys to bucket numbers and must not decrease with the key (files in key order).
     """
 
-    def __init__(self, folder: Path, schema: pa.Schema, key: str, bucket_of: Callable[[np.ndarray], np.ndarray],
-                 group_rows: int) -> None:
-        self.folder, self.schema, self.key, self.group_rows = folder, schema, key, group_rows
-        self._bucket_of = bucket_of
+    def __init__(self, folder: Path, layout: IndexLayout, name: str) -> None:
+        self.folder, self.layout, self.name = folder, layout, name
+        self.schema = RECORDS_SCHEMA if name == RECORDS else KEY_SCHEMA
+        self.key = "pos" if name == RECORDS else "key"
         self.parts_dir = folder / ".parts"
         self.parts_dir.mkdir(parents=True, exist_ok=True)
         self.buffers: dict[int, list[pa.Table]] = {}
@@ -154,7 +241,7 @@ class _BucketSorter:
         if table.num_rows == 0:
             return
         keys = table.column(self.key).to_numpy()
-        buckets = self._bucket_of(keys)
+        buckets = self.layout.bucket_of(self.name, keys)
         if buckets.min() == buckets.max():
             self.buffers.setdefault(int(buckets[0]), []).append(table)
         else:
@@ -183,40 +270,19 @@ class _BucketSorter:
 
     def finish(self) -> int:
         """Sort and write every bucket, then the fences; returns the rows written."""
-        fences: dict[str, list] = {"file": [], "row_group": [], "lo": [], "hi": []}
+        folder = location(self.folder)
+        fences = []
         for bucket in sorted(set(self.buffers) | set(self.parts)):
             tables = list(self.buffers.get(bucket, []))
             for part in self.parts.get(bucket, []):
                 with pa.memory_map(str(part)) as src:
                     tables.append(pa.ipc.open_file(src).read_all())
-            table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-            keys = table.column(self.key).to_numpy()
-            order = np.lexsort((table.column("pos").to_numpy(), keys))  # ties (same key) in position order
-            table = table.take(pa.array(order)).combine_chunks()
-            keys = keys[order]
-            name = f"b{bucket:016x}.parquet"
-            pq.write_table(table, self.folder / name, row_group_size=self.group_rows, compression="zstd",
-                           write_statistics=False)
-            for g, start in enumerate(range(0, len(keys), self.group_rows)):
-                chunk = keys[start:start + self.group_rows]
-                fences["file"].append(name)
-                fences["row_group"].append(g)
-                fences["lo"].append(int(chunk[0]))
-                fences["hi"].append(int(chunk[-1]))
+            fences.append(_write_bucket(pa.concat_tables(tables) if len(tables) > 1 else tables[0], folder,
+                                        self.name, bucket))
             for part in self.parts.get(bucket, []):
                 part.unlink()
         shutil.rmtree(self.parts_dir, ignore_errors=True)
-        pq.write_table(pa.table({"file": pa.array(fences["file"], pa.string()),
-                                 "row_group": pa.array(fences["row_group"], pa.int32()),
-                                 "lo": pa.array(fences["lo"], pa.uint64()),
-                                 "hi": pa.array(fences["hi"], pa.uint64())}), self.folder / "fences.parquet")
-        return self.rows
-
-
-def _dataset_rows(folder: Path) -> int:
-    if not folder.is_dir():
-        return 0
-    return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(folder.glob("*.parquet")))
+        return write_fences(folder, fences)
 
 
 def _batches(folder: Path | list[Path], columns: list[str]) -> Iterator[pa.Table]:
@@ -301,13 +367,11 @@ def build_lookup_indexes(run_dir: Path, passages: Path | list[Path] | None = Non
     work = run_dir / f".index-{uuid.uuid4().hex[:10]}"
     work.mkdir()
     try:
-        shard_rows = _shard_rows(lineage)
-        shard_list = list(shard_rows)
-        shards = pa.array(shard_list, pa.string())
-        bits = _hash_bucket_bits(_dataset_rows(lineage))
-        record_sorter = _BucketSorter(work / RECORDS, RECORDS_SCHEMA, "pos", _record_buckets(list(shard_rows.values())),
-                                      _RECORD_GROUP_ROWS)
-        key_sorters = {k: _BucketSorter(work / k, KEY_SCHEMA, "key", _top_bits(bits), _KEY_GROUP_ROWS) for k in KEYED}
+        p_rows = sum(pq.ParquetFile(f).metadata.num_rows for f in passage_files)
+        layout = IndexLayout.plan(_shard_rows(lineage), p_rows)
+        shards = layout.shard_array()
+        record_sorter = _BucketSorter(work / RECORDS, layout, RECORDS)
+        key_sorters = {k: _BucketSorter(work / k, layout, k) for k in KEYED}
         for t in _batches(lineage, RECORD_COLUMNS):
             pos = _pos_of(t, shards)
             record_sorter.add(_record_rows(t, pos))
@@ -316,19 +380,12 @@ def build_lookup_indexes(run_dir: Path, passages: Path | list[Path] | None = Non
                     sorter.add(_key_rows(t.column(k), pos))
         counts = {RECORDS: record_sorter.finish()}
         counts.update({k: s.finish() for k, s in key_sorters.items()})
-        if passage_files:
-            p_rows = sum(pq.ParquetFile(f).metadata.num_rows for f in passage_files)
-            p_sorter = _BucketSorter(work / PASSAGES, KEY_SCHEMA, "key", _top_bits(_hash_bucket_bits(p_rows)),
-                                     _KEY_GROUP_ROWS)
+        if p_rows:
+            p_sorter = _BucketSorter(work / PASSAGES, layout, PASSAGES)
             for t in _batches(passage_files, ["hash", "passage_hashes", "shard", "record"]):
                 p_sorter.add(_passage_rows(t, shards))
             counts[PASSAGES] = p_sorter.finish()
-        write_json_atomic(work / "meta.json", {
-            "format": INDEX_FORMAT, "tool_version": __version__,
-            "built": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "record_bits": RECORD_BITS, "shards": shard_list, "rows": counts,
-            "passages": passage_scheme() if PASSAGES in counts else None,
-        })
+        write_meta(location(work), layout, counts)
         target = run_dir / INDEX_DIR
         old = run_dir / f".index-old-{uuid.uuid4().hex[:10]}"
         if target.exists():

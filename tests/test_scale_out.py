@@ -1,7 +1,9 @@
 """The job at cluster scale: a killed run resumes, `audit decide` re-judges from measurements."""
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.dataset as pads
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -35,11 +38,22 @@ def dataset(run: Path, name: str) -> pa.Table:
     return t.sort_by([(k, "ascending") for k in keys])
 
 
+def assert_same_index(a: Path, b: Path) -> None:
+    """Two index/ folders hold the same files, row for row, and the same meta.json but its date."""
+    meta_a, meta_b = (json.loads((x / "meta.json").read_text()) for x in (a, b))
+    assert {**meta_a, "built": None} == {**meta_b, "built": None}
+    names = sorted(p.relative_to(a).as_posix() for p in a.rglob("*.parquet"))
+    assert names == sorted(p.relative_to(b).as_posix() for p in b.rglob("*.parquet"))
+    for name in names:
+        assert pq.read_table(a / name).equals(pq.read_table(b / name)), name
+
+
 def assert_same_outputs(a: Path, b: Path) -> None:
     for name in OUTPUTS:
         ta, tb = dataset(a, name), dataset(b, name)
         assert ta.num_rows == tb.num_rows, name
         assert ta.equals(tb), name
+    assert_same_index(a / "index", b / "index")
 
 
 def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, ray_session):
@@ -104,6 +118,25 @@ def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus,
     data["contamination"] = {"ngram": 9}
     strict.write_text(yaml.safe_dump(data))
     assert main(["decide", str(tmp_path / "a"), "--config", str(strict)]) == 2
+
+
+def test_the_index_built_a_task_per_bucket_equals_the_one_process_build(tmp_path, corpus, ray_session, monkeypatch):
+    """Hash-partitioned on Ray Data into several buckets per index, the run's lookup index is the
+    one `build_lookup_indexes` writes in one process from the same lineage and fingerprints."""
+    from audit import lookup_index
+
+    monkeypatch.setattr(lookup_index, "_BUCKET_ROWS", 150)  # several buckets per index
+    cfg = load_config(corpus.config_path)
+    cfg.ray.partition_rows = 100  # shuffled, not the small run's single task
+    result = run_audit(cfg, out=tmp_path / "run", progress=False)
+    meta = json.loads((tmp_path / "run" / "index" / "meta.json").read_text())
+    assert meta["rows"]["records"] == result.summary["documents"] > 0 and meta["rows"]["passages"] > 0
+    assert len(list((tmp_path / "run" / "index" / "records").glob("b*.parquet"))) >= 3
+    assert len(list((tmp_path / "run" / "index" / "sha256").glob("b*.parquet"))) >= 4
+    alone = tmp_path / "alone"
+    shutil.copytree(tmp_path / "run" / "lineage", alone / "lineage")
+    lookup_index.build_lookup_indexes(alone, sorted((tmp_path / "run" / "measurements").glob("part-*.parquet")))
+    assert_same_index(tmp_path / "run" / "index", alone / "index")
 
 
 def test_decide_refuses_a_folder_that_is_not_a_run(tmp_path, capsys):

@@ -87,8 +87,9 @@ def _duplicates_of(fs: Any, files: list[str], shard: str) -> dict[str, tuple[str
 
 
 def decide_part(config: AuditConfig, part: Location, shard: str, index: int, work: Location,
-                blocklist: Blocklist, dup_files: list[str]) -> dict[str, Any]:
-    """Judge one shard's measurements and write its output parts; returns its summary partial."""
+                blocklist: Blocklist, dup_files: list[str]) -> tuple[dict[str, Any], int]:
+    """Judge one shard's measurements and write its output parts; returns its summary partial
+    and the rows of its lineage part."""
     decider = Decider(config, stage_classes(config), _duplicates_of(work.fs, dup_files, shard), blocklist)
     summary = SummaryBuilder(config)
     name = f"part-{index:06d}.parquet"
@@ -103,7 +104,7 @@ def decide_part(config: AuditConfig, part: Location, shard: str, index: int, wor
         for w in writers.values():
             w.abort()
         raise
-    return summary.to_dict()
+    return summary.to_dict(), writers["lineage"].rows
 
 
 def _write_decided(table: pa.Table, writers: dict[str, PartWriter], summary: SummaryBuilder) -> None:
@@ -138,14 +139,15 @@ def _decide_udf(items: pa.Table, config: AuditConfig, work: Location, blocklist_
 
     blocklist = ray.get(blocklist_ref[0])
     for row in items.to_pylist():
-        partial = decide_part(config, Location(work.fs, row["part"], row["part"]), row["shard"], row["index"],
-                              work, blocklist, dup_files)
-        yield pa.table({"summary": [json.dumps(partial)]})
+        partial, rows = decide_part(config, Location(work.fs, row["part"], row["part"]), row["shard"], row["index"],
+                                    work, blocklist, dup_files)
+        yield pa.table({"summary": [json.dumps(partial)], "shard": [row["shard"]], "lineage_rows": [rows]})
 
 
 def decide_all(config: AuditConfig, parts: list[tuple[Location, str, int]], work: Location, blocklist: Blocklist,
-               slots: int) -> Iterator[dict[str, Any]]:
-    """Run the decide pass over (part, shard, shard index) on Ray Data; yields summary partials."""
+               slots: int) -> Iterator[tuple[dict[str, Any], str, int]]:
+    """Run the decide pass over (part, shard, shard index) on Ray Data; yields (summary partial,
+    shard, lineage rows) of each part as it finishes."""
     import ray
 
     if not parts:
@@ -157,8 +159,8 @@ def decide_all(config: AuditConfig, parts: list[tuple[Location, str, int]], work
                         fn_kwargs={"config": config, "work": work, "blocklist_ref": [ray.put(blocklist)],
                                    "dup_files": duplicate_files(work.child("duplicates"))})
     for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=1):
-        for s in batch.column("summary").to_pylist():
-            yield json.loads(s)
+        for s, shard, rows in zip(*(batch.column(c).to_pylist() for c in ("summary", "shard", "lineage_rows"))):
+            yield json.loads(s), shard, rows
 
 
 def fill_empty_datasets(config: AuditConfig, work: Location) -> None:

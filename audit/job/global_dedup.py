@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from audit.config import AuditConfig
 from audit.io.storage import Location, write_parquet
+from audit.job.parts import read_part, read_parts
 from audit.normalize import mix64
 from audit.records import DUPLICATES_SCHEMA
 from audit.stages.exact_dup import exact_duplicates, global_order
@@ -151,26 +150,6 @@ def _resolve_near(config: AuditConfig, out: Location, edges: list[pa.Table], nod
     return {"near": len(dup_rows), "sizes": _sizes(rows.column("cluster_id").to_pylist())}
 
 
-def _read_udf(items: pa.Table, fs: Any, columns: list[str]) -> Iterator[pa.Table]:
-    """Ray Data UDF: measurement part paths in, their key columns out (a block per row group)."""
-    for path in items.column("path").to_pylist():
-        with fs.open_input_file(path) as f:
-            pf = pq.ParquetFile(f)
-            for g in range(pf.num_row_groups):
-                yield pf.read_row_group(g, columns=columns)
-
-
-def _read_parts(paths: list[str], fs: Any, columns: list[str]) -> Any:
-    """The measurement parts' `columns` as a Ray dataset, a read task per part.
-
-    Read by our own UDF rather than ray.data.read_parquet, whose path resolution breaks when an
-    fsspec without its HTTP extra is installed (and the parts are listed already)."""
-    import ray
-
-    return ray.data.from_items([{"path": p} for p in paths], override_num_blocks=len(paths)).map_batches(
-        _read_udf, batch_size=1, batch_format="pyarrow", fn_kwargs={"fs": fs, "columns": columns})
-
-
 def global_duplicates(config: AuditConfig, parts: list[Location], records: int, out: Location,
                       slots: int) -> dict[str, Any]:
     """Write `out` (the run's duplicates/ dataset) from the measurement parts; returns
@@ -204,7 +183,7 @@ def global_duplicates(config: AuditConfig, parts: list[Location], records: int, 
 
 def _read_all(paths: list[str], fs: Any, columns: list[str]) -> pa.Table:
     """The measurement parts' `columns` as one table (the one-partition path)."""
-    return pa.concat_tables([t for p in paths for t in _read_udf(pa.table({"path": [p]}), fs, columns)])
+    return pa.concat_tables([t for p in paths for t in read_part(p, fs, columns)])
 
 
 def _one_partition_task(config: AuditConfig, paths: list[str], fs: Any, out: Location) -> dict[str, Any]:
@@ -232,16 +211,12 @@ def _partitioned(config: AuditConfig, paths: list[str], fs: Any, out: Location, 
                  rows_per_partition: int) -> dict[str, Any]:
     """The global pass hash-partitioned by Ray Data: exact keys, then band keys."""
     import ray
-    from ray.data.context import ShuffleStrategy
 
-    # Sort-based shuffle tasks: hash shuffle's aggregator actors cost ~5 s to start per pass
-    # (measured: a 50k-record pass 6.1 s hash, 0.9 s sort), and the partitions here are few.
-    ray.data.DataContext.get_current().shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
     sizes: Counter[int] = Counter()
     found: dict[str, Any] = {"exact": 0, "near": 0}
     if config.dedup.exact:
         partitions = max(slots, -(-records // rows_per_partition))
-        ds = _read_parts(paths, fs, _WHERE + ["exact_key"])
+        ds = read_parts(paths, fs, _WHERE + ["exact_key"])
         ds = ds.map_batches(_exact_partition_udf, batch_format="pyarrow", fn_kwargs={"partitions": partitions})
         ds = ds.groupby("part", num_partitions=partitions).map_groups(_exact_group_udf, batch_format="pyarrow",
                                                                      fn_kwargs={"out": out})
@@ -250,14 +225,14 @@ def _partitioned(config: AuditConfig, paths: list[str], fs: Any, out: Location, 
             sizes.update({int(k): v for k, v in json.loads(row["sizes"]).items()})
     if config.dedup.near:
         cols = ["shard_index", "record", "minhash_bands"] + (["exact_key"] if config.dedup.exact else [])
-        ds = _read_parts(paths, fs, cols)
+        ds = read_parts(paths, fs, cols)
         band_parts = max(slots, -(-records * config.dedup.bands // rows_per_partition))
         ds = ds.map_batches(_explode_udf, batch_format="pyarrow",
                             fn_kwargs={"bands": config.dedup.bands, "partitions": band_parts})
         edges = ds.groupby("part", num_partitions=band_parts).map_groups(_band_group_udf, batch_format="pyarrow").materialize()
         edge_refs = [b for b in edges.to_arrow_refs()]
         nodes = ray.remote(_nodes_of).remote(*edge_refs)
-        infos = _read_parts(paths, fs, _WHERE + ["minhash_bands"]) \
+        infos = read_parts(paths, fs, _WHERE + ["minhash_bands"]) \
             .map_batches(_node_rows_udf, batch_format="pyarrow", fn_kwargs={"nodes_ref": [nodes]}).materialize()
         near = ray.get(ray.remote(_resolve_near_task).remote(config, out, edge_refs, infos.to_arrow_refs()))
         found["near"] = near["near"]

@@ -184,6 +184,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
     """Passes 2 and 3 and the summary, into a fresh work folder swapped in at the end."""
     from audit.job.decide_pass import decide_all, fill_empty_datasets
     from audit.job.global_dedup import global_duplicates
+    from audit.job.index_pass import build_index
     from audit.job.ray_session import start_ray, task_slots
 
     measurements = out.child(MEASUREMENTS)
@@ -212,13 +213,19 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         summary = SummaryBuilder(config)
         for p in problems:
             summary.add_unreadable(p)
-        for partial in decide_all(config, [(p, st.shard, st.index) for p, st in with_rows], work, blocklist, slots):
+        lineage_rows: dict[str, int] = {}
+        for partial, shard, rows in decide_all(config, [(p, st.shard, st.index) for p, st in with_rows], work,
+                                               blocklist, slots):
             summary.merge(partial)
+            lineage_rows[shard] = rows
         fill_empty_datasets(config, work)
         timing["decide_write"] = time.perf_counter() - t2
-        if with_rows:
+        if any(lineage_rows.values()):
             t3 = time.perf_counter()
-            _build_index(work, [p for p, _ in with_rows] if config.lookup.passages else [])
+            passages = with_rows if config.lookup.passages else []
+            build_index(config, work, [(work.child("lineage", f"part-{st.index:06d}.parquet"), st.shard,
+                                        lineage_rows.get(st.shard, 0)) for _, st in with_rows],
+                        [p for p, _ in passages], sum(measured.results[st.key]["rows"] for _, st in passages))
             timing["lookup_index"] = time.perf_counter() - t3
         seconds = time.perf_counter() - t0
         result = summary.finish(
@@ -252,31 +259,6 @@ def _load_blocklist(out: Location) -> Blocklist:
     with tempfile.TemporaryDirectory() as tmp:
         out.child("blocklist").download(Path(tmp) / "blocklist")
         return Blocklist.load(Path(tmp))
-
-
-def _build_index(work: Location, passage_parts: list[Location]) -> None:
-    """The lookup index, built by a task on the cluster from the run's lineage and passages."""
-    import ray
-
-    ray.get(ray.remote(_index_task).remote(work, passage_parts))
-
-
-def _index_task(work: Location, passage_parts: list[Location]) -> None:
-    """Build index/ (object stores: in a local copy of lineage and passages, then uploaded)."""
-    from audit.lookup_index import build_lookup_indexes
-
-    if work.is_local:
-        build_lookup_indexes(Path(work.path), [Path(p.path) for p in passage_parts])
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        local = Path(tmp)
-        work.child("lineage").download(local / "lineage")
-        files = []
-        for i, p in enumerate(passage_parts):
-            files.append(local / "passages" / f"{i:06d}.parquet")
-            p.download(files[-1])
-        build_lookup_indexes(local, files)
-        work.child("index").upload(local / "index")
 
 
 def _write_report(work: Location, result: dict[str, Any]) -> None:
