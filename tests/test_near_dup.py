@@ -204,3 +204,29 @@ def test_the_jobs_distributed_pass_agrees_with_the_one_process_rule(stage, confi
     ex = got.filter(pc.equal(got.column("kind"), "exact")).select(["doc_id", "kept_doc_id"]).sort_by("doc_id")
     assert ex.equals(exact.select(["doc_id", "kept_doc_id"]).sort_by("doc_id"))
     assert stats["exact"] == 3 and stats["near"] == local.num_rows
+
+
+@pytest.mark.ray
+def test_components_on_the_cluster_are_those_of_union_find(ray_session):
+    """Large-star/small-star rounds over Ray Data partitions end in stars around each component's
+    smallest node: the components union-find finds, a long chain included (many rounds)."""
+    import ray
+
+    from audit.job.near_clusters import _components
+    from audit.stages.near_dup import connected_components
+
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 300, 250)
+    b = rng.integers(0, 300, 250)
+    chain = np.arange(400, 440)
+    a, b = np.concatenate([a, chain[:-1]]), np.concatenate([b, chain[1:]])
+    keep = a != b
+    a, b = np.minimum(a, b)[keep] * 1000 + 7, np.maximum(a, b)[keep] * 1000 + 7  # sparse node names
+    pairs = ray.data.from_arrow(pa.table({"a": a, "b": b}))
+    stars = pa.concat_tables(ray.get(_components(pairs, partitions=3).to_arrow_refs()))
+    centre = dict(zip(stars.column("b").to_pylist(), stars.column("a").to_pylist()))
+    nodes, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+    label = connected_components(inv[:len(a)], inv[len(a):], len(nodes))
+    expect = {int(n): int(nodes[label[i]]) for i, n in enumerate(nodes) if nodes[label[i]] != n}
+    assert centre == expect and stars.num_rows == len(centre)  # one edge per leaf: stars
+    assert centre[439 * 1000 + 7] == 400 * 1000 + 7

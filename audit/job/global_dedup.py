@@ -33,13 +33,13 @@ from audit.stages.near_dup import bands_of, bucket_edges, confirmed_clusters, ex
 _WHERE = ["doc_id", "source_id", "shard", "shard_index", "record"]
 
 
-def _write(rows: pa.Table, dest: Location) -> None:
+def write_part(rows: pa.Table, dest: Location) -> None:
     """A part of duplicates/, sorted by shard so a decide task reads only its shard's row groups."""
     rows = rows.sort_by([("shard", "ascending"), ("record", "ascending")])
     write_parquet(rows.select(DUPLICATES_SCHEMA.names).cast(DUPLICATES_SCHEMA), dest)
 
 
-def _sizes(cluster_ids: list[str]) -> dict[int, int]:
+def cluster_sizes(cluster_ids: list[str]) -> dict[int, int]:
     """Cluster size (duplicates + the kept record) -> number of clusters."""
     return dict(Counter(n + 1 for n in Counter(cluster_ids).values()))
 
@@ -68,9 +68,9 @@ def _exact_group_udf(group: pa.Table, out: Location) -> pa.Table:
         where = group.select(_WHERE)
         rows = found.join(where, "doc_id").append_column(
             "similarity", pa.array([1.0] * found.num_rows, pa.float64()))
-        _write(rows, out.child(f"exact-{part:05d}.parquet"))
+        write_part(rows, out.child(f"exact-{part:05d}.parquet"))
     return pa.table({"exact": [found.num_rows],
-                     "sizes": [json.dumps(_sizes(found.column("cluster_id").to_pylist()))]})
+                     "sizes": [json.dumps(cluster_sizes(found.column("cluster_id").to_pylist()))]})
 
 
 def _explode_udf(batch: pa.Table, bands: int, partitions: int) -> pa.Table:
@@ -112,16 +112,24 @@ def _nodes_of(*edge_tables: pa.Table) -> np.ndarray:
     return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
 
 
-def _node_rows_udf(batch: pa.Table, nodes_ref: list[Any] | np.ndarray) -> pa.Table:
+def _node_rows(batch: pa.Table, nodes: np.ndarray) -> pa.Table:
     """The measurements (where + band keys) of the records that are in candidate pairs."""
-    import ray
-
-    nodes = nodes_ref if isinstance(nodes_ref, np.ndarray) else ray.get(nodes_ref[0])
     batch = batch.filter(pc.and_(pc.is_valid(batch.column("record")), pc.is_valid(batch.column("minhash_bands"))))
     order = global_order(batch)
     hit = np.isin(order, nodes)
     batch = batch.filter(pa.array(hit))
     return batch.select(_WHERE + ["minhash_bands"]).append_column("order", pa.array(order[hit], pa.int64()))
+
+
+def near_rows(where: pa.Table, dup_rows: np.ndarray, kept_rows: np.ndarray, sim: np.ndarray) -> pa.Table:
+    """duplicates/ rows of near duplicates: `dup_rows` and their `kept_rows` index `where`."""
+    ids = where.column("doc_id").combine_chunks()
+    kept = ids.take(pa.array(kept_rows, pa.int64()))
+    rows = where.select(_WHERE).take(pa.array(dup_rows, pa.int64()))
+    return rows.append_column("kind", pa.array(["near"] * len(dup_rows), pa.string())) \
+        .append_column("cluster_id", pc.binary_join_element_wise("near-", kept, "")) \
+        .append_column("kept_doc_id", kept) \
+        .append_column("similarity", pa.array(np.round(np.asarray(sim, np.float64), 4), pa.float64()))
 
 
 def _resolve_near(config: AuditConfig, out: Location, edges: list[pa.Table], nodes: list[pa.Table]) -> dict[str, Any]:
@@ -139,15 +147,9 @@ def _resolve_near(config: AuditConfig, out: Location, edges: list[pa.Table], nod
     dup_rows, kept_rows, sim = confirmed_clusters(lo, hi, mat, order, config.dedup)
     if len(dup_rows) == 0:
         return {"near": 0, "sizes": {}}
-    ids = info.column("doc_id").combine_chunks()
-    kept = ids.take(pa.array(kept_rows, pa.int64()))
-    rows = info.select(_WHERE).take(pa.array(dup_rows, pa.int64()))
-    rows = rows.append_column("kind", pa.array(["near"] * len(dup_rows), pa.string())) \
-        .append_column("cluster_id", pc.binary_join_element_wise("near-", kept, "")) \
-        .append_column("kept_doc_id", kept) \
-        .append_column("similarity", pa.array(np.round(sim.astype(np.float64), 4), pa.float64()))
-    _write(rows, out.child("near-00000.parquet"))
-    return {"near": len(dup_rows), "sizes": _sizes(rows.column("cluster_id").to_pylist())}
+    rows = near_rows(info, dup_rows, kept_rows, sim)
+    write_part(rows, out.child("near-00000.parquet"))
+    return {"near": len(dup_rows), "sizes": cluster_sizes(rows.column("cluster_id").to_pylist())}
 
 
 def global_duplicates(config: AuditConfig, parts: list[Location], records: int, out: Location,
@@ -199,7 +201,7 @@ def _one_partition_task(config: AuditConfig, paths: list[str], fs: Any, out: Loc
         sizes.update({int(k): v for k, v in json.loads(got.column("sizes")[0].as_py()).items()})
     if config.dedup.near:
         edges = _band_group_udf(_explode_udf(table, config.dedup.bands, 1))
-        nodes = [_node_rows_udf(table, _nodes_of(edges))]
+        nodes = [_node_rows(table, _nodes_of(edges))]
         near = _resolve_near(config, out, [edges], nodes)
         found["near"] = near["near"]
         sizes.update(near["sizes"])
@@ -210,7 +212,7 @@ def _one_partition_task(config: AuditConfig, paths: list[str], fs: Any, out: Loc
 def _partitioned(config: AuditConfig, paths: list[str], fs: Any, out: Location, slots: int, records: int,
                  rows_per_partition: int) -> dict[str, Any]:
     """The global pass hash-partitioned by Ray Data: exact keys, then band keys."""
-    import ray
+    from audit.job.near_clusters import near_clusters
 
     sizes: Counter[int] = Counter()
     found: dict[str, Any] = {"exact": 0, "near": 0}
@@ -229,19 +231,9 @@ def _partitioned(config: AuditConfig, paths: list[str], fs: Any, out: Location, 
         band_parts = max(slots, -(-records * config.dedup.bands // rows_per_partition))
         ds = ds.map_batches(_explode_udf, batch_format="pyarrow",
                             fn_kwargs={"bands": config.dedup.bands, "partitions": band_parts})
-        edges = ds.groupby("part", num_partitions=band_parts).map_groups(_band_group_udf, batch_format="pyarrow").materialize()
-        edge_refs = [b for b in edges.to_arrow_refs()]
-        nodes = ray.remote(_nodes_of).remote(*edge_refs)
-        infos = read_parts(paths, fs, _WHERE + ["minhash_bands"]) \
-            .map_batches(_node_rows_udf, batch_format="pyarrow", fn_kwargs={"nodes_ref": [nodes]}).materialize()
-        near = ray.get(ray.remote(_resolve_near_task).remote(config, out, edge_refs, infos.to_arrow_refs()))
-        found["near"] = near["near"]
-        sizes.update(near["sizes"])
+        edges = ds.groupby("part", num_partitions=band_parts).map_groups(_band_group_udf, batch_format="pyarrow")
+        found["near"], near_sizes = near_clusters(config, paths, fs, edges.materialize(), out,
+                                                  max(slots, -(-records // rows_per_partition)))
+        sizes.update(near_sizes)
     found["sizes"] = sizes
     return found
-
-
-def _resolve_near_task(config: AuditConfig, out: Location, edge_refs: list[Any], node_refs: list[Any]) -> dict[str, Any]:
-    import ray
-
-    return _resolve_near(config, out, ray.get(edge_refs), ray.get(node_refs))

@@ -197,7 +197,7 @@ def connected_components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
             parent = up
 
 
-def _resolve_rounds(lo: np.ndarray, hi: np.ndarray, mat: np.ndarray, order: np.ndarray,
+def resolve_rounds(lo: np.ndarray, hi: np.ndarray, mat: np.ndarray, order: np.ndarray,
                     min_shared: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Duplicate rows, their kept rows and shared band counts from confirmed edges (lo, hi).
 
@@ -243,7 +243,7 @@ def confirmed_clusters(lo: np.ndarray, hi: np.ndarray, mat: np.ndarray, order: n
                        config: "DedupConfig") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """From candidate pairs (row lo, row hi) to reported duplicates: (duplicate rows, their kept
     rows, estimated Jaccard). A pair is confirmed when the two rows' band keys (`mat`) agree in at
-    least `min_shared_bands` bands; clusters are then resolved in rounds (`_resolve_rounds`)."""
+    least `min_shared_bands` bands; clusters are then resolved in rounds (`resolve_rounds`)."""
     empty = np.zeros(0, np.int64)
     if len(lo) == 0:
         return empty, empty, np.zeros(0)
@@ -254,7 +254,7 @@ def confirmed_clusters(lo: np.ndarray, hi: np.ndarray, mat: np.ndarray, order: n
     a, b = a[keep], b[keep]
     if len(a) == 0:
         return empty, empty, np.zeros(0)
-    dup_rows, kept_rows, same = _resolve_rounds(a, b, mat, order, config.min_shared_bands)
+    dup_rows, kept_rows, same = resolve_rounds(a, b, mat, order, config.min_shared_bands)
     return dup_rows, kept_rows, (same / config.bands) ** (1.0 / config.rows)
 
 
