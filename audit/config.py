@@ -391,8 +391,8 @@ class RayConfig(Section):
     object_store_memory: int = Field(default=512 * 2**20, ge=75 * 2**20)
     # CPUs each read-and-measure task reserves (one task per shard at a time per CPU).
     task_cpus: float = Field(default=1.0, gt=0)
-    # Keys a global-pass partition task holds at once (~50 bytes each): sets the partition count;
-    # a run with fewer keys than this is resolved by one task, without a shuffle.
+    # Keys a global-pass or lookup-index task holds at once (~50 bytes each): sets the partition
+    # count; a run with fewer keys than this does the pass in one task, without a shuffle.
     partition_rows: int = Field(default=2_000_000, ge=1)
 
 

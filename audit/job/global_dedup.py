@@ -7,10 +7,13 @@ task writes them as a part of `duplicates/`.
 Near: every record's band keys are exploded and hash-partitioned by Ray Data; each partition finds
 the candidate pairs of its band buckets (`bucket_edges`). A record whose exact key already
 appeared earlier in the same bucket is an exact duplicate (its copy shares every band) and takes
-no part, as in the one-process rule. The band keys of the records in candidate pairs are then
-gathered from the measurements, and one task confirms the pairs and resolves the clusters
-(`confirmed_clusters`: same confirmation, same deterministic kept record), writing its part of
-`duplicates/`. The driver receives only counts.
+no part, as in the one-process rule. The pairs are then confirmed, joined into components and
+resolved on the cluster (audit.job.near_clusters: same confirmation, same deterministic kept
+record as `confirmed_clusters`), each partition writing its part of `duplicates/`.
+
+A run with fewer keys than `ray.partition_rows` runs the same partition functions in one task
+(`confirmed_clusters` resolving its single partition): a shuffle's fixed cost would dominate.
+The driver receives only counts.
 """
 from __future__ import annotations
 

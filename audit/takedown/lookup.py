@@ -24,6 +24,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 from audit.config import InputConfig
+from audit.io.run_copy import data_location
 from audit.io.shards import PARQUET_SUFFIXES, Shard, read_record_texts, read_shard
 from audit.lookup_index import RECORD_COLUMNS, RECORDS_SCHEMA, LookupIndex
 from audit.records import text_sha256
@@ -82,8 +83,9 @@ class RunLookup:
 
     def __init__(self, run_dir: Path, warn: Callable[[str], None] = _stderr) -> None:
         self.run_dir = Path(run_dir)
+        self.data = data_location(self.run_dir)  # index and lineage: read in place on object storage
         self.warn = warn
-        if not (self.run_dir / "lineage").is_dir():
+        if not self.data.child("lineage").is_dir():
             raise RunError(f"--run {self.run_dir}: not an audit run folder (no lineage/ in it)")
         try:
             self.manifest = json.loads((self.run_dir / "run.json").read_text(encoding="utf-8"))
@@ -95,7 +97,7 @@ class RunLookup:
         input_cfg = (self.manifest.get("config") or {}).get("input") or {"paths": ["."]}
         known = InputConfig.model_fields
         self.input_cfg = InputConfig(**{k: v for k, v in input_cfg.items() if k in known})
-        self.index = LookupIndex.open(self.run_dir)
+        self.index = LookupIndex.open(self.data)
         self.blocklist = Blocklist.load(self.run_dir)
         self._warned: set[str] = set()
 
@@ -117,9 +119,13 @@ class RunLookup:
         out.sort(key=lambda m: (m.shard, m.record))
         return out
 
+    def _lineage_dataset(self) -> pads.Dataset:
+        lineage = self.data.child("lineage")
+        return pads.dataset(lineage.path, filesystem=lineage.fs, format="parquet")
+
     def _lineage(self, expr: pc.Expression) -> pa.Table:
-        self._warn_once(f"no lookup index in {self.run_dir / 'index'}: scanning lineage/ (slow on large runs)")
-        data = pads.dataset(self.run_dir / "lineage", format="parquet")
+        self._warn_once(f"no lookup index in {self.data.child('index')}: scanning lineage/ (slow on large runs)")
+        data = self._lineage_dataset()
         return data.to_table(columns=[c for c in RECORD_COLUMNS if c in data.schema.names], filter=expr)
 
     def _by(self, column: str, value: str, method: str) -> list[Match]:
@@ -257,7 +263,7 @@ class RunLookup:
         query, pattern = self.prepare_passage(text)
         key = text_sha256(text)
         if self.index is None or not self.index.has("passages") or self.index.meta.get("passages") != passage_scheme():
-            self._warn_once(f"no passage index (of this version) in {self.run_dir / 'index'}: scanning every "
+            self._warn_once(f"no passage index (of this version) in {self.data.child('index')}: scanning every "
                             "shard (slow)")
             shards = [s for s in self.locations if s not in set(skip_shards)]
             return self.scan_text(text, shards, min_score, prepared=(query, pattern))
@@ -324,7 +330,7 @@ class RunLookup:
         ids = [m.doc_id for m in found if m.doc_id]
         if not ids:
             return
-        data = pads.dataset(self.run_dir / "lineage", format="parquet")
+        data = self._lineage_dataset()
         cols = [c for c in ("doc_id", "verdict", "reasons") if c in data.schema.names]
         if "doc_id" not in cols or len(cols) == 1:
             return
