@@ -182,6 +182,8 @@ def _lost_worker(e: BaseException) -> bool:
 def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: list[dict], started: datetime,
             address: str | None, t0: float) -> dict[str, Any]:
     """Passes 2 and 3 and the summary, into a fresh work folder swapped in at the end."""
+    import ray
+
     from audit.job.decide_pass import decide_all, fill_empty_datasets
     from audit.job.global_dedup import global_duplicates
     from audit.job.index_pass import build_index
@@ -243,7 +245,10 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         work.child("unreadable.jsonl").write_text(
             "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in summary.unreadable))
         _write_run_manifest(work, config, measured, problems)
-        _write_report(work, result)
+        if ray.is_initialized():  # on a worker: the report reads example rows of quarantine/
+            ray.get(ray.remote(_write_report).remote(work, result))
+        else:  # no shard at all: nothing started Ray, and there is nothing to read
+            _write_report(work, result)
         work.child("summary.json").write_json(result)
         replace_run(out, work)
     finally:
