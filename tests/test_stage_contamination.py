@@ -268,6 +268,8 @@ def test_skeleton_finds_an_item_with_every_number_changed(stage, config):
     [matches] = _measure(stage, [text])
     m = _only(matches, "long")
     assert m["method"] == "skeleton" and m["coverage"] >= 0.9 and m["score"] == m["coverage"]
+    # Evidence: the item's numbers against the record's, once each.
+    assert {"17 -> 52", "5 -> 16", "12 -> 37"} <= set(m["evidence"]) and len(m["evidence"]) == len(set(m["evidence"]))
     a, b = m["longest_span"]
     assert changed[:40] in text[a:b]
     assert list(ContaminationStage.judge(pa.table({"contamination": pa.array([matches], COLUMN_TYPE)}), config))

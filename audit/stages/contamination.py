@@ -69,16 +69,16 @@ MATCH_TYPE = pa.struct([
 ])
 COLUMN_TYPE = pa.list_(MATCH_TYPE)
 
-# An n-gram shared by more items than this is template text (instructions, boilerplate), not
-# evidence of a leak; it is left out so one common phrase cannot fan out to every item.
-_MAX_ITEMS_PER_GRAM = 1000
+# Item document frequency: an n-gram shared by more than this share of the indexed items (and
+# more than _MIN_DF items) is template text (instructions, "Which of the following", a
+# `__main__` guard), not evidence of a leak: it is left out, and the words only such n-grams hold
+# are left out of the item's coverage too, so a verbatim copy still covers 1.0 and a record
+# holding only the template covers nothing.
+_MAX_DF_SHARE = 0.01
+_MIN_DF = 4
 # Canonical code n-grams (names erased) shared by several items are idioms (a loop header, a
 # `return result`), not evidence of one item.
 _MAX_ITEMS_PER_CODE_GRAM = 2
-# Fuzzy tier: a `fuzzy_ngram`-gram shared by more than this share of the items (at least
-# _FUZZY_MIN_DF items) is template text; it neither proposes a candidate nor weighs in alignment.
-_FUZZY_MAX_DF_SHARE = 0.01
-_FUZZY_MIN_DF = 4
 # A (record, item) pair is aligned when the record holds this share of the item's rare
 # `fuzzy_ngram`-grams (a fifth of the words edited leaves about half of its 3-grams), and at least
 # _FUZZY_MIN_HITS of them.
@@ -178,6 +178,22 @@ class GramIndex:
         return probe_idx, np.repeat(lo, count) + offset
 
 
+def _max_df(indexed_items: int) -> int:
+    """The most items an n-gram may be shared by and still be evidence (see _MAX_DF_SHARE)."""
+    return max(_MIN_DF, int(_MAX_DF_SHARE * indexed_items))
+
+
+def _held_words(gi: GramIndex, bounds: np.ndarray) -> np.ndarray:
+    """Per word of the indexed items (item after item, `bounds` as in Tokens): whether one of the
+    n-grams kept in `gi` holds it."""
+    pair = np.unique(gi.item.astype(np.int64) * (1 << 32) + gi.pos)
+    start = bounds[(pair >> 32)] + (pair & 0xFFFFFFFF)
+    held = np.zeros(int(bounds[-1]) + gi.n + 1, dtype=np.int64)
+    np.add.at(held, start, 1)
+    np.add.at(held, start + gi.n, -1)
+    return np.cumsum(held)[:int(bounds[-1])] > 0
+
+
 def _runs(key: np.ndarray) -> np.ndarray:
     """Start index of each run of equal values in a sorted array."""
     new = np.ones(len(key), dtype=bool)
@@ -204,17 +220,10 @@ class FuzzyIndex:
         g, first = ngram_hashes(tokens, n)
         item = tokens.text_of[first]
         mine = indexed[item]
-        max_df = max(_FUZZY_MIN_DF, int(_FUZZY_MAX_DF_SHARE * int(indexed.sum())))
-        grams = GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]], max_df)
-        # An item word weighs 1 when one of the rare n-grams kept for its item holds it.
-        pair = grams.item.astype(np.int64) * (1 << 32) + grams.pos
-        pair = np.unique(pair)
-        rare = np.bincount((pair >> 32).astype(np.int64), minlength=n_items).astype(np.int32)
-        held = np.zeros(len(tokens.hashes) + n, dtype=np.int64)
-        start = tokens.bounds[(pair >> 32).astype(np.int64)] + (pair & 0xFFFFFFFF)
-        np.add.at(held, start, 1)
-        np.add.at(held, start + n, -1)
-        weights = (np.cumsum(held)[:len(tokens.hashes)] > 0).astype(np.float32)
+        grams = GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
+                                _max_df(int(indexed.sum())))
+        rare = np.bincount(grams.item, minlength=n_items).astype(np.int32)  # postings are distinct per (item, pos)
+        weights = _held_words(grams, tokens.bounds).astype(np.float32)
         pieces = [item_pieces(tokens.starts[tokens.bounds[i]:tokens.bounds[i + 1]], texts[i])
                   for i in range(n_items)]
         return cls(grams, rare, tokens.hashes.copy(), tokens.bounds.copy(), weights, pieces)
@@ -236,6 +245,7 @@ class ContaminationIndex:
     skeleton: "ContaminationIndex | None" = None  # number-skeleton n-grams of the items holding numbers
     code: "ContaminationIndex | None" = None      # canonical code n-grams of the items that look like code
     numbers: dict[int, str] = field(default_factory=dict)  # skeleton: (item << 32 | word) -> the item's number
+    coverable: np.ndarray | None = None  # int32, words of each item held by its kept (not template) n-grams
 
     @classmethod
     def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
@@ -291,7 +301,12 @@ class ContaminationIndex:
                 upto = np.concatenate([[0], np.cumsum(tokens.hashes == np.uint64(_NUMBER))])
                 mine &= (upto[first + n] - upto[first]) <= n // 4
             grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
-                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _MAX_ITEMS_PER_GRAM))
+                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _max_df(int((size > 0).sum()))))
+        held = np.zeros(len(tokens.hashes), dtype=bool)
+        for gi in grams:
+            held |= _held_words(gi, tokens.bounds)
+        coverable = np.add.reduceat(held.astype(np.int32), tokens.bounds[:-1]) if len(held) else np.zeros(0, np.int32)
+        coverable = np.where(words > 0, coverable, 0).astype(np.int32)
         fuzzy = None
         if c.minhash and not sub_index:
             fuzzy = FuzzyIndex.build(c.fuzzy_ngram, tokens, texts, size > 0)
@@ -301,7 +316,7 @@ class ContaminationIndex:
             sub = cls.from_items(sets, c, "skeleton")
         if c.code and not sub_index and any(looks_like_code(t) for t in texts):
             code = cls.from_items(sets, c, "code")
-        return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers)
+        return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable)
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None) -> list[list[dict[str, Any]] | None]:
         """Per text, its matches (eval_set, eval_id, overlap, coverage, spans, method), best first; None for None.
@@ -378,13 +393,14 @@ class ContaminationIndex:
         covered = np.add.reduceat(step, starts)
         pairs = ps[starts]
         words = self.item_words[pairs % n_items]
-        coverage = covered / words
+        coverable = words if self.coverable is None else self.coverable[pairs % n_items]
+        coverage = covered / np.maximum(1, coverable)
         # The contract's overlap: distinct item n-grams found / the item's n-grams.
         found_grams = np.diff(np.append(starts, len(ps)))
         overlap = found_grams / np.maximum(1, words - n + 1)
         # A match also covers at least `ngram` words (all of a shorter item): one common 5-word
         # phrase must not make a 9-word question a leak.
-        good = (coverage >= self.settings.floor) & (covered >= np.minimum(words, self.settings.ngram))
+        good = (coverage >= self.settings.floor) & (covered >= np.minimum(coverable, self.settings.ngram))
         if not good.any():
             return
         wanted = pairs[good]
