@@ -36,7 +36,7 @@ class PieceHit:
     end: int
 
 
-def item_pieces(starts: np.ndarray, text: str, max_words: int = 24, min_words: int = 4) -> np.ndarray:
+def item_pieces(starts: np.ndarray, text: str, max_words: int = 24, min_words: int = 3) -> np.ndarray:
     """Piece bounds (word indices, len = pieces + 1) of an item whose words start at char
     offsets `starts` in `text`: a new piece after a line break or a sentence end, pieces longer
     than `max_words` cut evenly, pieces shorter than `min_words` joined to the one before."""
