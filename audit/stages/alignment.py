@@ -88,8 +88,8 @@ def align_pieces(item: np.ndarray, weights: np.ndarray, pieces: np.ndarray, doc:
             vert = h[1:] + _GAP
             use_diag = diag >= vert
             e = np.empty(n + 1)
-            e[0] = 0.0
-            e[1:] = np.maximum(np.maximum(diag, vert), 0.0)
+            e[0] = -1.0
+            e[1:] = np.maximum(diag, vert)
             se = np.empty(n + 1, dtype=np.int64)
             se[0] = 0
             se[1:] = np.where(use_diag, s[:-1], s[1:])
@@ -99,7 +99,9 @@ def align_pieces(item: np.ndarray, weights: np.ndarray, pieces: np.ndarray, doc:
             ce = np.empty(n + 1, dtype=np.int64)
             ce[0] = 0
             ce[1:] = np.where(use_diag, c[:-1] + eq, c[1:])
-            restart = e <= 0.0
+            # A path falling below zero restarts here; one at zero goes on (its matches still count).
+            restart = e < 0.0
+            e[restart] = 0.0
             se[restart] = idx[restart]
             we[restart] = 0.0
             ce[restart] = 0

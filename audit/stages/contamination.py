@@ -346,7 +346,9 @@ class ContaminationIndex:
         text_of = tokens.text_of
         n_items = len(self.item_ids)
         found: dict[int, list[dict[str, Any]]] = {}
-        strong: set[int] = set()  # pairs matched by n-grams at the threshold: no alignment needed
+        # Pairs whose n-grams cover the whole item: alignment cannot do better (a fixed bar, not the
+        # threshold, so what is measured does not depend on a judge-only setting).
+        strong: set[int] = set()
         for gi in self.grams:
             g, first = ngram_hashes(tokens, gi.n)
             probe, post = gi.lookup(g)
@@ -356,7 +358,7 @@ class ContaminationIndex:
             pair = text_of[win] * n_items + gi.item[post]
             for p, overlap, coverage, spans, evidence in self._ngram_matches(pair, gi.pos[post], win, gi.n,
                                                                              tokens, texts):
-                if coverage >= self.settings.threshold:
+                if coverage >= 1.0:
                     strong.add(p)
                 self._add(found, p, overlap, coverage, spans, method, evidence=evidence)
         if self.fuzzy is not None:
