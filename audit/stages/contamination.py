@@ -88,6 +88,9 @@ _FUZZY_MIN_HITS = 4
 # _FUZZY_REGION_PER_WORD record words per item word in all.
 _FUZZY_PAD_WORDS = 12
 _FUZZY_REGION_PER_WORD = 4
+# ... and at most this many alignment cells (item words x record words) per pair, so a long item
+# (a passage, a whole program) costs a bounded time per candidate record.
+_FUZZY_MAX_CELLS = 2_000_000
 # A piece's alignment counts only with this many item words matched and at least this share
 # of the piece's words: a few common words in a row ("you need to") are anyone's.
 _FUZZY_PIECE_MIN_WORDS = 3
@@ -515,13 +518,15 @@ class ContaminationIndex:
         wa = a[first]
         wb = np.maximum.reduceat(b, first)
         density = np.diff(np.append(first, len(a)))
-        cap = _FUZZY_REGION_PER_WORD * item_words + 2 * _FUZZY_PAD_WORDS
+        cap = min(_FUZZY_REGION_PER_WORD * item_words + 2 * _FUZZY_PAD_WORDS,
+                  max(4 * _FUZZY_PAD_WORDS, _FUZZY_MAX_CELLS // max(1, item_words)))
         keep = np.zeros(len(wa), dtype=bool)
         size = 0
         for w in np.argsort(-density, kind="stable").tolist():
             if size and size + wb[w] - wa[w] > cap:
                 continue
             keep[w] = True
+            wb[w] = min(wb[w], wa[w] + cap)  # the densest window alone may be over the cap
             size += int(wb[w] - wa[w])
         parts = []
         for x, y in zip(wa[keep].tolist(), wb[keep].tolist()):
