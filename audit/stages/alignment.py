@@ -16,13 +16,17 @@ without a traceback.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from audit.normalize import Tokens
+
 _MATCH = 1.0
 _MISMATCH = -1.0
 _GAP = -1.0
+_BREAKS = np.array([ord(c) for c in "\n.?!;"], dtype=np.uint32)
 
 
 @dataclass
@@ -36,19 +40,33 @@ class PieceHit:
     end: int
 
 
-def item_pieces(starts: np.ndarray, text: str, max_words: int = 24, min_words: int = 3) -> np.ndarray:
-    """Piece bounds (word indices, len = pieces + 1) of an item whose words start at char
-    offsets `starts` in `text`: a new piece after a line break or a sentence end, pieces longer
-    than `max_words` cut evenly, pieces shorter than `min_words` joined to the one before."""
-    n = len(starts)
+def piece_starts(texts: Sequence[str], tokens: Tokens) -> np.ndarray:
+    """Per word of `tokens` (the words of `texts`): whether a line break or a sentence end
+    (. ? ! ;) stands between it and the word before it in its text, or ends that word."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    text_start = np.zeros(len(texts), dtype=np.int64)
+    if len(texts) > 1:
+        np.cumsum(lengths[:-1] + 1, out=text_start[1:])
+    cps = np.frombuffer(" ".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    upto = np.zeros(len(cps) + 1, dtype=np.int64)
+    np.cumsum(np.isin(cps, _BREAKS), out=upto[1:])
+    base = np.repeat(text_start, np.diff(tokens.bounds))
+    out = np.zeros(len(tokens.hashes), dtype=bool)
+    if len(out) > 1:
+        # from the last character of the word before (a word may end with its full stop) to this one
+        prev_last = np.maximum(np.minimum(tokens.ends[:-1], tokens.starts[1:]) - 1, 0)
+        out[1:] = upto[base[1:] + tokens.starts[1:]] > upto[base[1:] + prev_last]
+    return out
+
+
+def item_pieces(cut: np.ndarray, max_words: int = 24, min_words: int = 3) -> np.ndarray:
+    """Piece bounds (word indices, len = pieces + 1) of an item whose words start a new piece
+    where `cut` is set (see piece_starts): pieces longer than `max_words` cut evenly, pieces
+    shorter than `min_words` joined to the one before."""
+    n = len(cut)
     if n == 0:
         return np.zeros(1, dtype=np.int64)
-    cuts = [0]
-    for k in range(1, n):
-        gap = text[int(starts[k - 1]):int(starts[k])]
-        if "\n" in gap or any(ch in gap for ch in ".?!;"):
-            cuts.append(k)
-    cuts.append(n)
+    cuts = [0, *np.flatnonzero(cut[1:]).__add__(1).tolist(), n]
     bounds = [0]
     for a, b in zip(cuts[:-1], cuts[1:]):
         parts = max(1, -(-(b - a) // max_words))

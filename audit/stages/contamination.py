@@ -47,7 +47,7 @@ from audit.evalsets import load_eval_sets
 from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
                              tokenize_hashed)
 from audit.stages import Finding, Stage, filter_list
-from audit.stages.alignment import align_pieces, item_pieces
+from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
 
 if TYPE_CHECKING:
@@ -227,8 +227,8 @@ class FuzzyIndex:
                                 _max_df(int(indexed.sum())))
         rare = np.bincount(grams.item, minlength=n_items).astype(np.int32)  # postings are distinct per (item, pos)
         weights = _held_words(grams, tokens.bounds).astype(np.float32)
-        pieces = [item_pieces(tokens.starts[tokens.bounds[i]:tokens.bounds[i + 1]], texts[i])
-                  for i in range(n_items)]
+        cut = piece_starts(texts, tokens)
+        pieces = [item_pieces(cut[tokens.bounds[i]:tokens.bounds[i + 1]]) for i in range(n_items)]
         return cls(grams, rare, tokens.hashes.copy(), tokens.bounds.copy(), weights, pieces)
 
 
@@ -281,9 +281,11 @@ class ContaminationIndex:
         numbers: dict[int, str] = {}
         if kind == "skeleton":
             tokens = number_skeleton(texts, tokens, _NUMBER)
-            for k in np.flatnonzero(tokens.hashes == np.uint64(_NUMBER)).tolist():
-                t = int(tokens.text_of[k])
-                numbers[(t << 32) | (k - int(tokens.bounds[t]))] = texts[t][tokens.starts[k]:tokens.ends[k]]
+            at = np.flatnonzero(tokens.hashes == np.uint64(_NUMBER))
+            of = tokens.text_of[at]
+            for t, w, a, b in zip(of.tolist(), (at - tokens.bounds[of]).tolist(), tokens.starts[at].tolist(),
+                                  tokens.ends[at].tolist()):
+                numbers[(t << 32) | w] = texts[t][a:b]
         words = tokens.counts.astype(np.int32)
         size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
         too_short = {name: int(((item_set == k) & (size == 0)).sum()) for k, name in enumerate(names)}
