@@ -165,3 +165,14 @@ def test_template_shared_by_many_items_makes_no_match_alone():
     clean, leak = out.column("contamination").to_pylist()
     assert clean == []  # not even below the threshold
     assert [(m["eval_id"], m["coverage"]) for m in leak] == [("t/4", 1.0)]
+
+
+def test_short_question_with_words_edited_matches_and_its_common_words_alone_do_not():
+    question = "How many marbles does Priya keep after giving seven to her cousin Omar?"  # 13 words
+    config = _config()
+    index = _index(config, [("q/1", question), ("gsm/1", STORY)])
+    edited = "How many shiny marbles does Priya keep after handing seven to her cousin?"  # 1 added, 1 replaced, 1 dropped
+    [matches, none] = _counted(config, index, [HOST + "\n" + edited + "\n" + HOST,
+                                               HOST + "\nHow many marbles does a child keep in a jar?\n" + HOST])
+    assert [(m["eval_id"], m["method"]) for m in matches] == [("q/1", "fuzzy")]
+    assert none == []

@@ -83,7 +83,7 @@ _MAX_ITEMS_PER_CODE_GRAM = 2
 # `fuzzy_ngram`-grams (a fifth of the words edited leaves about half of its 3-grams), and at least
 # _FUZZY_MIN_HITS of them.
 _FUZZY_CANDIDATE_SHARE = 0.2
-_FUZZY_MIN_HITS = 4
+_FUZZY_MIN_HITS = 3
 # Record words aligned around each candidate hit: this many either side (merged), at most
 # _FUZZY_REGION_PER_WORD record words per item word in all.
 _FUZZY_PAD_WORDS = 12
@@ -95,6 +95,9 @@ _FUZZY_MAX_CELLS = 2_000_000
 # of the piece's words: a few common words in a row ("you need to") are anyone's.
 _FUZZY_PIECE_MIN_WORDS = 3
 _FUZZY_PIECE_MIN_SHARE = 0.5
+# A fuzzy match aligns at least `ngram` item words, or this share of a shorter item (and at least
+# `min_ngram`): an edited short question still matches, a few of its common words do not.
+_FUZZY_SHORT_SHARE = 0.8
 # The hash every number-holding word takes in the skeleton tier (any fixed value off the word hashes).
 _NUMBER = 0x4E554D4245520001
 # Skeleton evidence: at most this many differing numbers per match, each at most this long.
@@ -503,7 +506,8 @@ class ContaminationIndex:
                 if hit.words > longest_words:
                     longest, longest_words = span, hit.words
             coverage = covered / total
-            if coverage < c.minhash_floor or words < min(hi - lo, c.ngram) or longest is None:
+            if coverage < c.minhash_floor or words < min(c.ngram, max(c.min_ngram, _FUZZY_SHORT_SHARE * (hi - lo))) \
+                    or longest is None:
                 continue
             yield p, coverage, _merge_spans(spans), longest
 
