@@ -9,7 +9,7 @@ whole, while unrelated text gives only short runs of common words.
 
 The dynamic programme runs one item word at a time, vectorised over the record's words: the
 horizontal (record-word-inserted) moves of a row are a running maximum of
-`E[k] + gap * k`, so a row costs a few numpy passes and no Python loop over the record.
+`E[k] + |gap| * k`, so a row costs a few numpy passes and no Python loop over the record.
 Alongside each cell's score it carries the column the alignment started at and the weight
 of the item words matched so far, so the best cell of a piece gives its span and coverage
 without a traceback.
