@@ -1,6 +1,6 @@
 """Contamination recall on rewritten leaks: eval items edited the ways leaks reach crawls.
 
-    python bench/eval_contamination_rewrites.py --data ../shared/data [--hosts 3000 --leaks 1000] [--json]
+    python bench/eval_contamination_rewrites.py --data ../shared/data [--hosts 3000 --leaks 1000] [--code] [--json]
 
 Eval sets: GSM8K test (question + answer) and HumanEval (prompt + solution), all items indexed;
 leaks are drawn only from the odd-numbered items (the even half is left for tuning). Hosts are
@@ -124,6 +124,7 @@ def main() -> None:
     ap.add_argument("--leaks", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=10)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--code", action="store_true", help="switch the code tier on (off by default for its cost)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     gsm, he = _load(args.data)
@@ -138,7 +139,7 @@ def main() -> None:
         with open(tmp / f"{name}.jsonl", "w", encoding="utf-8") as f:
             for it in items:
                 f.write(json.dumps({"id": it["id"], "text": it["text"]}) + "\n")
-    config = parse_config({"input": {"paths": ["x/"]}, "eval_sets": [
+    config = parse_config({"input": {"paths": ["x/"]}, "contamination": {"code": args.code}, "eval_sets": [
         {"name": n, "path": f"{n}.jsonl", "text_fields": ["text"], "id_field": "id"} for n in ("gsm8k", "humaneval")]},
         base_dir=tmp)
     test_gsm = [(("gsm8k", it["id"]), it) for it in gsm[1::2]]

@@ -47,6 +47,25 @@ def test_canary_stops_the_run_with_exit_1_naming_record_and_item(tmp_path: Path,
     assert not list((tmp_path / "out").glob(".tmp-*"))
 
 
+def test_contamination_rows_carry_method_spans_and_the_changed_numbers(tmp_path: Path, ray_session) -> None:
+    import pyarrow.dataset as pads
+    docs = [{"id": f"d{i}", "text": t} for i, t in enumerate(_prose("en_US", 12, 4))]
+    changed = GSM_ITEM.replace("48", "36").replace("24", "18").replace("72", "54")
+    docs[5]["text"] += "\n\n" + changed
+    _write_jsonl(tmp_path / "shards" / "a.jsonl", docs)
+    _write_jsonl(tmp_path / "evals" / "gsm.jsonl", [{"id": "gsm-0", "question": GSM_ITEM}])
+    cfg = tmp_path / "job.yaml"
+    cfg.write_text("input: {paths: [shards/]}\n"
+                   "eval_sets: [{name: gsm8k, path: evals/gsm.jsonl, text_fields: [question], id_field: id}]\n"
+                   "output: out\n")
+    assert main(["run", str(cfg), "--quiet"]) == 0
+    [row] = pads.dataset(tmp_path / "out" / "contamination", format="parquet").to_table().to_pylist()
+    assert (row["record"], row["eval_id"], row["method"]) == (5, "gsm-0", "skeleton")
+    assert {"48 -> 36", "24 -> 18", "72 -> 54"} <= set(row["evidence"])
+    a, b = row["longest_span"]
+    assert docs[5]["text"][a:b] in changed and row["longest_span"] in row["spans"]
+
+
 def _mixed_run(root: Path, english: int, german: int, expected: str | None) -> dict:
     texts = _prose("en_US", english, 2) + _prose("de_DE", german, 3)
     random.Random(0).shuffle(texts)

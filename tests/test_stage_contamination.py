@@ -135,17 +135,17 @@ def test_item_shorter_than_min_ngram_is_not_indexed(stage):
     assert matches == []
 
 
-def test_edited_item_is_caught_by_minhash(stage):
+def test_edited_item_is_caught_by_alignment(stage):
     words = ITEMS["long"].split(" ")
     edited = " ".join(w[::-1] if i % 8 == 4 else w for i, w in enumerate(words))  # breaks every 13-gram
     text = _filler(200, 13) + "\n\n" + edited + "\n\n" + _filler(200, 14)
     [matches] = _measure(stage, [text])
     m = _only(matches, "long")
     assert m["method"] == "fuzzy" and m["overlap"] >= 0.5
-    # The span is the region dense in n-gram hits: inside the edited item, covering most of it.
-    [[start, end]] = m["spans"]
+    # Spans: the aligned pieces, inside the edited item, covering most of it; the longest among them.
     at = text.index(edited)
-    assert at <= start < end <= at + len(edited) and end - start >= 0.8 * len(edited)
+    assert all(at <= a < b <= at + len(edited) for a, b in m["spans"])
+    assert sum(b - a for a, b in m["spans"]) >= 0.8 * len(edited) and m["longest_span"] in m["spans"]
 
 
 def test_clean_empty_and_unreadable_records(stage):
@@ -268,6 +268,8 @@ def test_skeleton_finds_an_item_with_every_number_changed(stage, config):
     [matches] = _measure(stage, [text])
     m = _only(matches, "long")
     assert m["method"] == "skeleton" and m["coverage"] >= 0.9 and m["score"] == m["coverage"]
+    # Evidence: the item's numbers against the record's, once each.
+    assert {"17 -> 52", "5 -> 16", "12 -> 37"} <= set(m["evidence"]) and len(m["evidence"]) == len(set(m["evidence"]))
     a, b = m["longest_span"]
     assert changed[:40] in text[a:b]
     assert list(ContaminationStage.judge(pa.table({"contamination": pa.array([matches], COLUMN_TYPE)}), config))

@@ -1,8 +1,10 @@
 """Contamination tiers beyond exact n-grams: canonical code, and boilerplate that must not match."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from audit.config import parse_config
@@ -84,3 +86,93 @@ def test_clean_document_full_of_shared_boilerplate_does_not_match():
     page = "\n".join([f"{template} your reading of the passage above?"] * 5 + [main_idiom] * 5
                      + ["def run(x):\n    return x + 1\n", main_idiom])
     assert _counted(config, index, [page]) == [[]]
+
+
+# A word problem of several sentences, long enough that a fifth of it edited breaks every 13-gram.
+STORY = ("Maria runs a small bakery on the corner of the old market square. Every morning she bakes "
+         "forty loaves of rye bread and sixty sweet rolls before the doors open. On Saturdays her "
+         "brother helps her carry the trays and she bakes twice as many rolls. The rye bread sells "
+         "for a good price while the rolls go quickly to children walking to school. How many rolls "
+         "does Maria bake over a week that has one Saturday in it?")
+HOST = ("The council met on Tuesday to discuss the new bus timetable. Several residents asked for "
+        "later evening services. The mayor promised a review before the summer holidays begin.")
+
+
+def _edit(text: str, every: int) -> str:
+    """Every `every`-th word replaced, the one after it dropped: a rewrite with insertions and deletions."""
+    out, words = [], text.split(" ")
+    for k, w in enumerate(words):
+        if k % every == every - 1:
+            out.append("zebra")
+        elif k % every == 0 and k:
+            continue
+        else:
+            out.append(w)
+    return " ".join(out)
+
+
+def test_alignment_of_a_piece_tolerates_replaced_and_dropped_words():
+    from audit.stages.alignment import align_pieces
+    item = np.arange(1, 13, dtype=np.uint64)
+    edited = np.array([1, 2, 99, 4, 5, 7, 8, 9, 9, 10, 11, 12], dtype=np.uint64)  # 3 replaced, 6 dropped, 9 twice
+    doc = np.concatenate([np.arange(500, 520, dtype=np.uint64), edited, np.arange(600, 610, dtype=np.uint64)])
+    [hit] = align_pieces(item, np.ones(12, dtype=np.float32), np.array([0, 12]), doc)
+    assert hit.words == 10 and hit.weight == 10 and (hit.start, hit.end) == (20, 32)
+    [none] = align_pieces(item, np.ones(12, dtype=np.float32), np.array([0, 12]), np.arange(500, 540, dtype=np.uint64))
+    assert none.words == 0
+
+
+def test_words_replaced_and_dropped_item_matches_by_alignment():
+    config = _config()
+    index = _index(config, [("gsm/1", STORY), ("q/1", PROSE_ITEM)])
+    leak = _edit(STORY, 10)  # a fifth of the words edited
+    text = HOST + "\n" + leak + "\n" + HOST
+    [matches] = _counted(config, index, [text])
+    assert [(m["eval_id"], m["method"]) for m in matches] == [("gsm/1", "fuzzy")]
+    m = matches[0]
+    assert 0.6 <= m["coverage"] < 1.0 and m["longest_span"] in m["spans"]
+    at = text.index(leak)
+    assert all(at <= a < b <= at + len(leak) for a, b in m["spans"])
+    off = _config(minhash=False)
+    assert _counted(off, _index(off, [("gsm/1", STORY)]), [text]) == [[]]
+
+
+def test_reordered_edited_item_adds_up_over_the_record():
+    config = _config()
+    index = _index(config, [("gsm/1", STORY)])
+    sentences = [_edit(s, 8) for s in re.split(r"(?<=[.?])\s+", STORY)]
+    # Sentences in another order, two of them paragraphs away from the rest.
+    text = "\n".join([sentences[3], sentences[0], HOST, sentences[4], HOST, HOST, sentences[2], sentences[1]])
+    [matches] = _counted(config, index, [text])
+    assert [(m["eval_id"], m["method"]) for m in matches] == [("gsm/1", "fuzzy")]
+    assert len(matches[0]["spans"]) >= 4 and matches[0]["coverage"] >= 0.6
+
+
+def test_template_shared_by_many_items_makes_no_match_alone():
+    # Item document frequency: twelve items open with one long instruction; a clean page holding
+    # that instruction (and a question of its own) is measured as nothing, a verbatim item as 1.0.
+    template = ("Read the following question carefully and think step by step before you answer it. "
+                "Show all of your working and give the final answer on its own line at the end.")
+    questions = [f"How many {a} does {b} need to {c} the {d}?" for a, b, c, d in [
+        ("apples", "Tom", "fill", "basket"), ("nails", "Ann", "build", "shed"), ("cups", "Raj", "serve", "guests"),
+        ("tiles", "Lee", "cover", "floor"), ("boxes", "Kim", "pack", "books"), ("seeds", "Eva", "plant", "garden"),
+        ("bricks", "Sam", "finish", "wall"), ("pages", "Ali", "print", "report"), ("coins", "Mia", "buy", "ticket"),
+        ("eggs", "Ben", "bake", "cake"), ("ropes", "Zoe", "tie", "boat"), ("lamps", "Ian", "light", "hall")]]
+    config = _config()
+    index = _index(config, [(f"t/{k}", f"{template}\n{q}") for k, q in enumerate(questions)])
+    page = HOST + "\n" + template + "\nHow many volunteers does the club need this year?\n" + HOST
+    out = ContaminationStage(config, index)(pa.table({"text": [page, HOST + "\n" + template + "\n" + questions[4]]}))
+    clean, leak = out.column("contamination").to_pylist()
+    assert clean == []  # not even below the threshold
+    assert [(m["eval_id"], m["coverage"]) for m in leak] == [("t/4", 1.0)]
+
+
+def test_short_question_with_words_edited_matches_and_its_common_words_alone_do_not():
+    question = "How many marbles does Priya keep after giving seven to her cousin Omar?"  # 13 words
+    config = _config()
+    index = _index(config, [("q/1", question), ("gsm/1", STORY)])
+    edited = "How many shiny marbles does Priya keep after handing seven to her cousin?"  # 1 added, 1 replaced, 1 dropped
+    [matches, none] = _counted(config, index, [HOST + "\n" + edited + "\n" + HOST,
+                                               HOST + "\nHow many marbles does a child keep in a jar?\n" + HOST])
+    assert [(m["eval_id"], m["method"]) for m in matches] == [("q/1", "fuzzy")]
+    assert none == []

@@ -15,19 +15,20 @@ a shorter item). Spans are [start, end) character offsets
 (end exclusive) in the original text of the merged runs of matching n-grams. Words run
 across line breaks, so a leak split over lines matches as well.
 
-Edited items, whose n-grams break, are caught by MinHash: regions of the record dense in
-`min_ngram`-gram hits of any item (so a leak buried in a long record costs nothing elsewhere)
-are compared with every item through datasketch's MinHashLSH over word `minhash_ngram`-grams;
-a region whose estimated Jaccard with an item reaches `minhash_threshold` is a "fuzzy" match
-(overlap and coverage: that Jaccard; span: the region). Items matched by n-grams are not reported again.
+Edited items, whose n-grams break, are caught by the fuzzy tier: a record holding enough of an
+item's rare `fuzzy_ngram`-grams (item document frequency: n-grams of many items, templates and
+idioms, neither propose nor weigh) is aligned with the item around those hits, each item piece
+(line, sentence) on its own (audit/stages/alignment.py), and the aligned item words summed over
+the record; coverage: their share of the item's weight, judged with `minhash_threshold`.
+Spans: the aligned pieces; longest_span: the piece with most words matched.
 
 Two more tiers, each a sub-index of the same kind probed the same way (one row per record and
 item: the tier with the highest coverage wins): "skeleton" (`contamination.skeleton`): items
 holding numbers, every number-holding word one placeholder, n-grams mostly numbers left out;
 "code" (`contamination.code`): items that look like code as canonical code tokens
 (audit/stages/code_canon.py), `code_ngram`-grams, n-grams shared by more than two items left out.
-Methods: exact_ngram, skeleton, code, fuzzy (MinHash). Every match carries `score` (its coverage)
-and `longest_span`.
+Methods: exact_ngram, skeleton, code, fuzzy (alignment). Every match carries `score` (its coverage),
+`longest_span`, and `evidence` (skeleton: the numbers that differ, "item number -> record number").
 """
 from __future__ import annotations
 
@@ -40,15 +41,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from datasketch import LeanMinHash, MinHashLSH
 
 from audit.config import ConfigError
 from audit.evalsets import load_eval_sets
 from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
                              tokenize_hashed)
 from audit.stages import Finding, Stage, filter_list
+from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
-from audit.stages.near_dup import minhash_permutations, minhash_signatures
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig, ContaminationConfig
@@ -65,22 +65,46 @@ MATCH_TYPE = pa.struct([
     ("method", pa.string()),
     ("score", pa.float64()),
     ("longest_span", pa.list_(pa.int64())),
+    ("evidence", pa.list_(pa.string())),
 ])
 COLUMN_TYPE = pa.list_(MATCH_TYPE)
 
-# An n-gram shared by more items than this is template text (instructions, boilerplate), not
-# evidence of a leak; it is left out so one common phrase cannot fan out to every item.
-_MAX_ITEMS_PER_GRAM = 1000
+# Item document frequency: an n-gram shared by more than this share of the indexed items (and
+# more than _MIN_DF items) is template text (instructions, "Which of the following", a
+# `__main__` guard), not evidence of a leak: it is left out, and the words only such n-grams hold
+# are left out of the item's coverage too, so a verbatim copy still covers 1.0 and a record
+# holding only the template covers nothing.
+_MAX_DF_SHARE = 0.01
+_MIN_DF = 4
 # Canonical code n-grams (names erased) shared by several items are idioms (a loop header, a
 # `return result`), not evidence of one item.
 _MAX_ITEMS_PER_CODE_GRAM = 2
-# MinHash regions: runs of `min_ngram`-gram hits at most this many words apart, with at least
-# this many hits.
-_REGION_GAP_WORDS = 16
-_REGION_MIN_HITS = 3
-_MINHASH_SEED = 2
+# A (record, item) pair is aligned when the record holds this share of the item's rare
+# `fuzzy_ngram`-grams (a fifth of the words edited leaves about half of its 3-grams), and at least
+# _FUZZY_MIN_HITS of them.
+_FUZZY_CANDIDATE_SHARE = 0.2
+_FUZZY_MIN_HITS = 3
+# Record words aligned around each candidate hit: this many either side (merged), at most
+# _FUZZY_REGION_PER_WORD record words per item word in all.
+_FUZZY_PAD_WORDS = 12
+_FUZZY_REGION_PER_WORD = 4
+# ... and at most this many alignment cells (item words x record words) per pair, so a long item
+# (a passage, a whole program) costs a bounded time per candidate record.
+_FUZZY_MAX_CELLS = 2_000_000
+# A piece's alignment counts only with this many item words matched and at least this share
+# of the piece's words: a few common words in a row ("you need to") are anyone's.
+_FUZZY_PIECE_MIN_WORDS = 3
+_FUZZY_PIECE_MIN_SHARE = 0.5
+# A fuzzy match aligns at least `ngram` item words, or this share of a shorter item (and at least
+# `min_ngram`): an edited short question still matches, a few of its common words do not.
+_FUZZY_SHORT_SHARE = 0.8
 # The hash every number-holding word takes in the skeleton tier (any fixed value off the word hashes).
 _NUMBER = 0x4E554D4245520001
+# Skeleton evidence: at most this many differing numbers per match, each at most this long.
+_MAX_EVIDENCE = 20
+_MAX_EVIDENCE_CHARS = 16
+# The word between two aligned windows of a record: matches no item word.
+_SEPARATOR = np.uint64(0x5345504152415445)
 
 
 @dataclass
@@ -160,6 +184,22 @@ class GramIndex:
         return probe_idx, np.repeat(lo, count) + offset
 
 
+def _max_df(indexed_items: int) -> int:
+    """The most items an n-gram may be shared by and still be evidence (see _MAX_DF_SHARE)."""
+    return max(_MIN_DF, int(_MAX_DF_SHARE * indexed_items))
+
+
+def _held_words(gi: GramIndex, bounds: np.ndarray) -> np.ndarray:
+    """Per word of the indexed items (item after item, `bounds` as in Tokens): whether one of the
+    n-grams kept in `gi` holds it."""
+    pair = np.unique(gi.item.astype(np.int64) * (1 << 32) + gi.pos)
+    start = bounds[(pair >> 32)] + (pair & 0xFFFFFFFF)
+    held = np.zeros(int(bounds[-1]) + gi.n + 1, dtype=np.int64)
+    np.add.at(held, start, 1)
+    np.add.at(held, start + gi.n, -1)
+    return np.cumsum(held)[:int(bounds[-1])] > 0
+
+
 def _runs(key: np.ndarray) -> np.ndarray:
     """Start index of each run of equal values in a sorted array."""
     new = np.ones(len(key), dtype=bool)
@@ -168,23 +208,50 @@ def _runs(key: np.ndarray) -> np.ndarray:
 
 
 @dataclass
+class FuzzyIndex:
+    """What the fuzzy tier keeps per item: its rare `n`-grams (candidates), and its words, word
+    weights (0 for words only in template n-grams) and pieces (alignment)."""
+
+    grams: GramIndex
+    rare: np.ndarray         # int32, distinct rare n-grams of each item
+    words: np.ndarray        # uint64, every item's words, item after item
+    bounds: np.ndarray       # int64, item i's words are words[bounds[i]:bounds[i+1]]
+    weights: np.ndarray      # float32, parallel to words
+    pieces: list[np.ndarray]  # per item, piece bounds in its own word indices
+
+    @classmethod
+    def build(cls, n: int, tokens: Tokens, texts: list[str], indexed: np.ndarray) -> "FuzzyIndex":
+        """Index the items `indexed` (bool per item) of `tokens` for the fuzzy tier."""
+        n_items = len(texts)
+        g, first = ngram_hashes(tokens, n)
+        item = tokens.text_of[first]
+        mine = indexed[item]
+        grams = GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
+                                _max_df(int(indexed.sum())))
+        rare = np.bincount(grams.item, minlength=n_items).astype(np.int32)  # postings are distinct per (item, pos)
+        weights = _held_words(grams, tokens.bounds).astype(np.float32)
+        cut = piece_starts(texts, tokens)
+        pieces = [item_pieces(cut[tokens.bounds[i]:tokens.bounds[i + 1]]) for i in range(n_items)]
+        return cls(grams, rare, tokens.hashes.copy(), tokens.bounds.copy(), weights, pieces)
+
+
+@dataclass
 class ContaminationIndex:
-    """Eval items' n-grams and MinHash sketches: plain data, cheap to ship to workers."""
+    """Eval items' n-grams and fuzzy-tier words: plain data, cheap to ship to workers."""
 
     set_names: list[str]
     item_ids: list[str]
     item_set: np.ndarray    # int32, eval set of each item
     item_words: np.ndarray  # int32, words of each item
     grams: list[GramIndex]
-    seeds: HashSet | None   # min_ngram-grams of every indexed item (MinHash regions)
-    lsh: MinHashLSH | None
-    signatures: np.ndarray  # uint32 (items x minhash_num_perm)
+    fuzzy: FuzzyIndex | None  # the fuzzy tier (alignment), None when off
     settings: "ContaminationConfig"
     items_per_set: dict[str, int] = field(default_factory=dict)
     too_short: dict[str, int] = field(default_factory=dict)
-    perms: tuple[np.ndarray, np.ndarray] | None = None  # the MinHash permutations, made once
     skeleton: "ContaminationIndex | None" = None  # number-skeleton n-grams of the items holding numbers
     code: "ContaminationIndex | None" = None      # canonical code n-grams of the items that look like code
+    numbers: dict[int, str] = field(default_factory=dict)  # skeleton: (item << 32 | word) -> the item's number
+    coverable: np.ndarray | None = None  # int32, words of each item held by its kept (not template) n-grams
 
     @classmethod
     def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
@@ -214,8 +281,14 @@ class ContaminationIndex:
         texts = [t for _, _, set_texts in sets for t in set_texts]
         item_set = np.concatenate([np.full(len(set_ids), k, dtype=np.int32) for k, (_, set_ids, _) in enumerate(sets)])
         tokens = code_tokens(texts) if kind == "code" else tokenize_hashed(texts)
+        numbers: dict[int, str] = {}
         if kind == "skeleton":
             tokens = number_skeleton(texts, tokens, _NUMBER)
+            at = np.flatnonzero(tokens.hashes == np.uint64(_NUMBER))
+            of = tokens.text_of[at]
+            for t, w, a, b in zip(of.tolist(), (at - tokens.bounds[of]).tolist(), tokens.starts[at].tolist(),
+                                  tokens.ends[at].tolist()):
+                numbers[(t << 32) | w] = texts[t][a:b]
         words = tokens.counts.astype(np.int32)
         size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
         too_short = {name: int(((item_set == k) & (size == 0)).sum()) for k, name in enumerate(names)}
@@ -236,26 +309,22 @@ class ContaminationIndex:
                 upto = np.concatenate([[0], np.cumsum(tokens.hashes == np.uint64(_NUMBER))])
                 mine &= (upto[first + n] - upto[first]) <= n // 4
             grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
-                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _MAX_ITEMS_PER_GRAM))
-        seeds = lsh = perms = None
-        signatures = np.zeros((len(texts), 0), dtype=np.uint32)
+                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _max_df(int((size > 0).sum()))))
+        held = np.zeros(len(tokens.hashes), dtype=bool)
+        for gi in grams:
+            held |= _held_words(gi, tokens.bounds)
+        coverable = np.add.reduceat(held.astype(np.int32), tokens.bounds[:-1]) if len(held) else np.zeros(0, np.int32)
+        coverable = np.where(words > 0, coverable, 0).astype(np.int32)
+        fuzzy = None
         if c.minhash and not sub_index:
-            perms = minhash_permutations(c.minhash_num_perm, _MINHASH_SEED)
-            g, first = ngram_hashes(tokens, c.min_ngram)
-            seeds = HashSet.build(np.unique(g[size[tokens.text_of[first]] > 0]))
-            sh, first = ngram_hashes(tokens, c.minhash_ngram, short=True)
-            bounds = np.searchsorted(tokens.text_of[first], np.arange(len(texts) + 1), side="left")
-            signatures = minhash_signatures(sh, bounds, perms)
-            lsh = MinHashLSH(threshold=c.minhash_floor, num_perm=c.minhash_num_perm)
-            for i in np.flatnonzero(size > 0).tolist():
-                lsh.insert(i, LeanMinHash(seed=_MINHASH_SEED, hashvalues=signatures[i], scheme="affine32"))
+            fuzzy = FuzzyIndex.build(c.fuzzy_ngram, tokens, texts, size > 0)
         per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
         sub = code = None
         if c.skeleton and not sub_index and any(_DIGIT.search(t) for t in texts):
             sub = cls.from_items(sets, c, "skeleton")
         if c.code and not sub_index and any(looks_like_code(t) for t in texts):
             code = cls.from_items(sets, c, "code")
-        return cls(names, ids, item_set, words, grams, seeds, lsh, signatures, c, per_set, too_short, perms, sub, code)
+        return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable)
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None) -> list[list[dict[str, Any]] | None]:
         """Per text, its matches (eval_set, eval_id, overlap, coverage, spans, method), best first; None for None.
@@ -272,58 +341,53 @@ class ContaminationIndex:
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
             for sub, sub_tokens, method in tiers:
-                for k, extra in sub._match_chunk(sub_tokens.slice(a, b), method).items():
-                    # One row per (record, item): a sub-tier's only where it covers more.
-                    best = {(m["eval_set"], m["eval_id"]): m for m in found.get(k, [])}
-                    for m in extra:
-                        key = (m["eval_set"], m["eval_id"])
-                        if key not in best or m["coverage"] > best[key]["coverage"]:
-                            best[key] = m
-                    found[k] = list(best.values())
+                for k, extra in sub._match_chunk(sub_tokens.slice(a, b), method, texts[a:b]).items():
+                    found.setdefault(k, []).extend(extra)
             for k, matches in found.items():
-                out[a + k] = sorted(matches, key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"]))
+                out[a + k] = sorted(_best_per_item(matches), key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"]))
         return out
 
-    def _match_chunk(self, tokens: Tokens, method: str = "exact_ngram") -> dict[int, list[dict[str, Any]]]:
+    def _match_chunk(self, tokens: Tokens, method: str = "exact_ngram",
+                     texts: list[str | None] | None = None) -> dict[int, list[dict[str, Any]]]:
         if len(tokens.hashes) == 0:
             return {}
         text_of = tokens.text_of
         n_items = len(self.item_ids)
         found: dict[int, list[dict[str, Any]]] = {}
-        matched_pairs: set[int] = set()
-        gram_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        # Pairs whose n-grams cover the whole item: alignment cannot do better (a fixed bar, not the
+        # threshold, so what is measured does not depend on a judge-only setting).
+        strong: set[int] = set()
         for gi in self.grams:
-            gram_cache[gi.n] = g, first = ngram_hashes(tokens, gi.n)
+            g, first = ngram_hashes(tokens, gi.n)
             probe, post = gi.lookup(g)
             if len(probe) == 0:
                 continue
             win = first[probe]
             pair = text_of[win] * n_items + gi.item[post]
-            for p, overlap, coverage, spans in self._ngram_matches(pair, gi.pos[post], win, gi.n, tokens):
-                matched_pairs.add(p)
-                self._add(found, p, overlap, coverage, spans, method)
-        if self.lsh is not None and self.seeds is not None:
-            n = self.settings.min_ngram
-            g, first = gram_cache.get(n) or ngram_hashes(tokens, n)
-            hits = first[self.seeds.contains(g)]
-            if len(hits) >= _REGION_MIN_HITS:
-                for p, jaccard, spans in self._minhash_matches(hits, tokens, text_of):
-                    if p not in matched_pairs:
-                        self._add(found, p, jaccard, jaccard, spans, "fuzzy")
+            for p, overlap, coverage, spans, evidence in self._ngram_matches(pair, gi.pos[post], win, gi.n,
+                                                                             tokens, texts):
+                if coverage >= 1.0:
+                    strong.add(p)
+                self._add(found, p, overlap, coverage, spans, method, evidence=evidence)
+        if self.fuzzy is not None:
+            for p, coverage, spans, longest in self._fuzzy_matches(tokens, text_of, strong):
+                self._add(found, p, coverage, coverage, spans, "fuzzy", longest)
         return found
 
     def _add(self, found: dict, pair: int, overlap: float, coverage: float, spans: list[list[int]],
-             method: str) -> None:
+             method: str, longest: list[int] | None = None, evidence: list[str] | None = None) -> None:
         text, item = divmod(pair, len(self.item_ids))
         found.setdefault(text, []).append({
             "eval_set": self.set_names[self.item_set[item]], "eval_id": self.item_ids[item],
             "overlap": round(min(1.0, overlap), 4), "coverage": round(min(1.0, coverage), 4), "spans": spans,
             "method": method, "score": round(min(1.0, coverage), 4),
-            "longest_span": max(spans, key=lambda s: (s[1] - s[0], -s[0]))})
+            "longest_span": longest or max(spans, key=lambda s: (s[1] - s[0], -s[0])), "evidence": evidence or []})
 
-    def _ngram_matches(self, pair: np.ndarray, pos: np.ndarray, win: np.ndarray, n: int,
-                       tokens: Tokens) -> Iterable[tuple[int, float, float, list[list[int]]]]:
-        """(text x item, overlap, coverage, spans) of pairs whose n-grams cover >= threshold of the item."""
+    def _ngram_matches(self, pair: np.ndarray, pos: np.ndarray, win: np.ndarray, n: int, tokens: Tokens,
+                       texts: list[str | None] | None = None) -> Iterable[tuple[int, float, float, list[list[int]], list[str]]]:
+        """(text x item, overlap, coverage, spans, evidence) of pairs whose n-grams cover >= threshold
+        of the item. Evidence (skeleton index with `texts`): "item number -> record number" for the
+        numbers that differ in the matched n-grams."""
         n_items = len(self.item_ids)
         # Covered item words: the union of [pos, pos + n) over distinct positions found.
         order = np.lexsort((pos, pair))
@@ -339,20 +403,21 @@ class ContaminationIndex:
         covered = np.add.reduceat(step, starts)
         pairs = ps[starts]
         words = self.item_words[pairs % n_items]
-        coverage = covered / words
+        coverable = words if self.coverable is None else self.coverable[pairs % n_items]
+        coverage = covered / np.maximum(1, coverable)
         # The contract's overlap: distinct item n-grams found / the item's n-grams.
         found_grams = np.diff(np.append(starts, len(ps)))
         overlap = found_grams / np.maximum(1, words - n + 1)
         # A match also covers at least `ngram` words (all of a shorter item): one common 5-word
         # phrase must not make a 9-word question a leak.
-        good = (coverage >= self.settings.floor) & (covered >= np.minimum(words, self.settings.ngram))
+        good = (coverage >= self.settings.floor) & (covered >= np.minimum(coverable, self.settings.ngram))
         if not good.any():
             return
         wanted = pairs[good]
         # Spans: merged runs of matching windows [win, win + n) in the record.
         sel = np.isin(pair, wanted)
         order = np.lexsort((win[sel], pair[sel]))
-        wp, ww = pair[sel][order], win[sel][order]
+        wp, ww, wq = pair[sel][order], win[sel][order], pos[sel][order]
         new = np.ones(len(wp), dtype=bool)
         new[1:] = (wp[1:] != wp[:-1]) | (ww[1:] > ww[:-1] + n)
         span_start = np.flatnonzero(new)
@@ -362,44 +427,139 @@ class ContaminationIndex:
         spans_by_pair: dict[int, list[list[int]]] = {}
         for p, a, b in zip(wp[span_start].tolist(), char_a.tolist(), char_b.tolist()):
             spans_by_pair.setdefault(p, []).append([a, b])
+        evidence = self._number_evidence(wp, ww, wq, n, tokens, texts) if self.numbers and texts else {}
         for p, ov, cov in zip(wanted.tolist(), overlap[good].tolist(), coverage[good].tolist()):
-            yield p, ov, cov, spans_by_pair[p]
+            yield p, ov, cov, spans_by_pair[p], evidence.get(p, [])
 
-    def _minhash_matches(self, hits: np.ndarray, tokens: Tokens,
-                         text_of: np.ndarray) -> Iterable[tuple[int, float, list[list[int]]]]:
-        """MinHash LSH matches of the regions dense in n-gram hits of any item."""
-        c = self.settings
+    def _number_evidence(self, pair: np.ndarray, win: np.ndarray, pos: np.ndarray, n: int, tokens: Tokens,
+                         texts: list[str | None]) -> dict[int, list[str]]:
+        """Per pair, "item number -> record number" for each number word of its matched n-grams
+        that differs from the item's (in record order, each record word once)."""
+        k = np.arange(n, dtype=np.int64)
+        rec = (win[:, None] + k).ravel()
+        itm = (pos.astype(np.int64)[:, None] + k).ravel()
+        prs = np.repeat(pair, n)
+        num = tokens.hashes[rec] == np.uint64(_NUMBER)
+        rec, itm, prs = rec[num], itm[num], prs[num]
+        _, first = np.unique(prs * (len(tokens.hashes) + 1) + rec, return_index=True)
         n_items = len(self.item_ids)
-        region_new = np.ones(len(hits), dtype=bool)
-        region_new[1:] = (np.diff(hits) > _REGION_GAP_WORDS) | (text_of[hits[1:]] != text_of[hits[:-1]])
-        starts = np.flatnonzero(region_new)
-        ends = np.append(starts[1:], len(hits))
-        dense = (ends - starts) >= _REGION_MIN_HITS
-        if not dense.any():
+        out: dict[int, list[str]] = {}
+        text_of = tokens.text_of
+        for p, r, i in zip(prs[first].tolist(), rec[first].tolist(), itm[first].tolist()):
+            text = texts[int(text_of[r])] or ""
+            got = text[int(tokens.starts[r]):int(tokens.ends[r])]
+            want = self.numbers.get(((p % n_items) << 32) | i, "")
+            ev = out.setdefault(p, [])
+            if got != want and len(ev) < _MAX_EVIDENCE and max(len(got), len(want)) <= _MAX_EVIDENCE_CHARS:
+                ev.append(f"{want} -> {got}")
+        return out
+
+    def _fuzzy_matches(self, tokens: Tokens, text_of: np.ndarray,
+                       skip: set[int]) -> Iterable[tuple[int, float, list[list[int]], list[int]]]:
+        """(text x item, coverage, spans, longest span) of the pairs holding enough of the item's
+        rare n-grams, confirmed by aligning the item's pieces against the record around those hits.
+        Coverage: the weight of the item words aligned (matches only) over the item's weight."""
+        f = self.fuzzy
+        assert f is not None
+        n_items = len(self.item_ids)
+        g, first = ngram_hashes(tokens, f.grams.n)
+        probe, post = f.grams.lookup(g)
+        if len(probe) == 0:
             return
-        lo = hits[starts[dense]]
-        hi = hits[ends[dense] - 1] + c.min_ngram  # region words [lo, hi)
-        shingles, first = ngram_hashes(tokens, c.minhash_ngram, short=True)
-        a = np.searchsorted(first, lo, side="left")
-        b = np.searchsorted(first, hi - c.minhash_ngram, side="right")
-        some = b > a
-        lo, hi, a, b = lo[some], hi[some], a[some], b[some]
-        if len(lo) == 0:
-            return
-        # Every region's shingles in one array, so all signatures come from one vectorised pass.
-        count = b - a
-        bounds = np.zeros(len(count) + 1, dtype=np.int64)
-        np.cumsum(count, out=bounds[1:])
-        take = np.repeat(a - bounds[:-1], count) + np.arange(bounds[-1])
-        sigs = minhash_signatures(shingles[take], bounds, self.perms)
-        for r in range(len(lo)):
-            query = LeanMinHash(seed=_MINHASH_SEED, hashvalues=sigs[r], scheme="affine32")
-            text = int(text_of[lo[r]])
-            span = [[int(tokens.starts[lo[r]]), int(tokens.ends[hi[r] - 1])]]
-            for item in self.lsh.query(query):  # type: ignore[union-attr]
-                jaccard = float(np.mean(self.signatures[item] == sigs[r]))
-                if jaccard >= c.minhash_floor:
-                    yield text * n_items + item, jaccard, span
+        win = first[probe]
+        item = f.grams.item[post].astype(np.int64)
+        pair = text_of[win] * n_items + item
+        pos = f.grams.pos[post]
+        order = np.lexsort((pos, pair))
+        pair, pos, win = pair[order], pos[order], win[order]
+        starts = _runs(pair)
+        new_pos = np.ones(len(pair), dtype=bool)
+        new_pos[1:] = (pair[1:] != pair[:-1]) | (pos[1:] != pos[:-1])
+        distinct = np.add.reduceat(new_pos.astype(np.int64), starts)
+        cand_item = pair[starts] % n_items
+        need = np.maximum(_FUZZY_MIN_HITS, np.ceil(_FUZZY_CANDIDATE_SHARE * f.rare[cand_item]))
+        ends = np.append(starts[1:], len(pair))
+        c = self.settings
+        for k in np.flatnonzero(distinct >= need).tolist():
+            p = int(pair[starts[k]])
+            if p in skip:
+                continue
+            text, it = divmod(p, n_items)
+            lo, hi = int(f.bounds[it]), int(f.bounds[it + 1])
+            total = float(f.weights[lo:hi].sum())
+            if total <= 0:
+                continue
+            cols = self._fuzzy_region(np.unique(win[starts[k]:ends[k]]), tokens, text, hi - lo, f.grams.n)
+            doc = tokens.hashes[cols]
+            doc[cols < 0] = _SEPARATOR
+            covered = 0.0
+            words = 0
+            spans, longest, longest_words = [], None, 0
+            piece_words = np.diff(f.pieces[it])
+            for hit, size in zip(align_pieces(f.words[lo:hi], f.weights[lo:hi], f.pieces[it], doc), piece_words):
+                if hit.words < max(_FUZZY_PIECE_MIN_WORDS, _FUZZY_PIECE_MIN_SHARE * size):
+                    continue
+                covered += hit.weight
+                words += hit.words
+                span = [int(tokens.starts[cols[hit.start]]), int(tokens.ends[cols[hit.end - 1]])]
+                spans.append(span)
+                if hit.words > longest_words:
+                    longest, longest_words = span, hit.words
+            coverage = covered / total
+            if coverage < c.minhash_floor or words < min(c.ngram, max(c.min_ngram, _FUZZY_SHORT_SHARE * (hi - lo))) \
+                    or longest is None:
+                continue
+            yield p, coverage, _merge_spans(spans), longest
+
+    @staticmethod
+    def _fuzzy_region(hits: np.ndarray, tokens: Tokens, text: int, item_words: int, n: int) -> np.ndarray:
+        """Record word indices to align an item against: windows around the candidate hits
+        (merged, the densest first when over the cap), -1 between windows (a separator)."""
+        lo, hi = int(tokens.bounds[text]), int(tokens.bounds[text + 1])
+        a = np.maximum(hits - _FUZZY_PAD_WORDS, lo)
+        b = np.minimum(hits + n + _FUZZY_PAD_WORDS, hi)
+        new = np.ones(len(a), dtype=bool)
+        new[1:] = a[1:] > np.maximum.accumulate(b)[:-1]
+        first = np.flatnonzero(new)
+        wa = a[first]
+        wb = np.maximum.reduceat(b, first)
+        density = np.diff(np.append(first, len(a)))
+        cap = min(_FUZZY_REGION_PER_WORD * item_words + 2 * _FUZZY_PAD_WORDS,
+                  max(4 * _FUZZY_PAD_WORDS, _FUZZY_MAX_CELLS // max(1, item_words)))
+        keep = np.zeros(len(wa), dtype=bool)
+        size = 0
+        for w in np.argsort(-density, kind="stable").tolist():
+            if size and size + wb[w] - wa[w] > cap:
+                continue
+            keep[w] = True
+            wb[w] = min(wb[w], wa[w] + cap)  # the densest window alone may be over the cap
+            size += int(wb[w] - wa[w])
+        parts = []
+        for x, y in zip(wa[keep].tolist(), wb[keep].tolist()):
+            parts += [np.arange(x, y, dtype=np.int64), np.array([-1], dtype=np.int64)]
+        return np.concatenate(parts[:-1])
+
+
+def _best_per_item(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (record, item): the method covering most of the item, the first found on a tie
+    (exact n-grams, then fuzzy, skeleton, code)."""
+    best: dict[tuple[str, str], dict[str, Any]] = {}
+    for m in matches:
+        key = (m["eval_set"], m["eval_id"])
+        if key not in best or m["coverage"] > best[key]["coverage"]:
+            best[key] = m
+    return list(best.values())
+
+
+def _merge_spans(spans: list[list[int]]) -> list[list[int]]:
+    """Sorted spans, overlapping ones merged."""
+    out: list[list[int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
 
 
 class ContaminationStage(Stage):

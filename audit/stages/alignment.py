@@ -1,0 +1,136 @@
+"""Local alignment of an eval item's words against a stretch of a record (the fuzzy tier's check).
+
+An item is cut into pieces (its lines and sentences, long ones cut again); each piece is
+aligned on its own, Smith-Waterman with linear gaps (match +1, substitution -1, a word inserted
+or dropped -1), against the record's words, so pieces moved elsewhere in the record (reordered,
+split far apart) each find their own place and their matched words add up. An edit costs one
+word of score, so a piece with a fifth of its words replaced, dropped or repeated still aligns
+whole, while unrelated text gives only short runs of common words.
+
+The dynamic programme runs one item word at a time, vectorised over the record's words: the
+horizontal (record-word-inserted) moves of a row are a running maximum of
+`E[k] + |gap| * k`, so a row costs a few numpy passes and no Python loop over the record.
+Alongside each cell's score it carries the column the alignment started at and the weight
+of the item words matched so far, so the best cell of a piece gives its span and coverage
+without a traceback.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from audit.normalize import Tokens
+
+_MATCH = 1.0
+_MISMATCH = -1.0
+_GAP = -1.0
+_BREAKS = np.array([ord(c) for c in "\n.?!;"], dtype=np.uint32)
+
+
+@dataclass
+class PieceHit:
+    """The best local alignment of one item piece: matched item-word weight, matched words, and
+    the record columns [start, end) it spans."""
+
+    weight: float
+    words: int
+    start: int
+    end: int
+
+
+def piece_starts(texts: Sequence[str], tokens: Tokens) -> np.ndarray:
+    """Per word of `tokens` (the words of `texts`): whether a line break or a sentence end
+    (. ? ! ;) stands between it and the word before it in its text, or ends that word."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    text_start = np.zeros(len(texts), dtype=np.int64)
+    if len(texts) > 1:
+        np.cumsum(lengths[:-1] + 1, out=text_start[1:])
+    cps = np.frombuffer(" ".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    upto = np.zeros(len(cps) + 1, dtype=np.int64)
+    np.cumsum(np.isin(cps, _BREAKS), out=upto[1:])
+    base = np.repeat(text_start, np.diff(tokens.bounds))
+    out = np.zeros(len(tokens.hashes), dtype=bool)
+    if len(out) > 1:
+        # from the last character of the word before (a word may end with its full stop) to this one
+        prev_last = np.maximum(np.minimum(tokens.ends[:-1], tokens.starts[1:]) - 1, 0)
+        out[1:] = upto[base[1:] + tokens.starts[1:]] > upto[base[1:] + prev_last]
+    return out
+
+
+def item_pieces(cut: np.ndarray, max_words: int = 24, min_words: int = 3) -> np.ndarray:
+    """Piece bounds (word indices, len = pieces + 1) of an item whose words start a new piece
+    where `cut` is set (see piece_starts): pieces longer than `max_words` cut evenly, pieces
+    shorter than `min_words` joined to the one before."""
+    n = len(cut)
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    cuts = [0, *np.flatnonzero(cut[1:]).__add__(1).tolist(), n]
+    bounds = [0]
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        parts = max(1, -(-(b - a) // max_words))
+        for p in range(1, parts + 1):
+            bounds.append(a + (b - a) * p // parts)
+    merged = [0]
+    for b in bounds[1:]:
+        if b - merged[-1] < min_words and len(merged) > 1:
+            merged[-1] = b  # too short: joined to the piece before
+        else:
+            merged.append(b)
+    if len(merged) > 2 and merged[-1] - merged[-2] < min_words:
+        merged.pop(-2)
+    return np.asarray(merged, dtype=np.int64)
+
+
+def align_pieces(item: np.ndarray, weights: np.ndarray, pieces: np.ndarray, doc: np.ndarray) -> list[PieceHit]:
+    """Best local alignment of each item piece `item[pieces[p]:pieces[p+1]]` (word hashes, with
+    per-word `weights`) against the record words `doc`."""
+    n = len(doc)
+    out: list[PieceHit] = []
+    if n == 0:
+        return [PieceHit(0.0, 0, 0, 0) for _ in range(len(pieces) - 1)]
+    cols = np.arange(n + 1, dtype=np.float64)
+    ramp = cols * -_GAP  # E[k] + gap*k form of the running maximum
+    idx = np.arange(n + 1, dtype=np.int64)
+    for p in range(len(pieces) - 1):
+        h = np.zeros(n + 1)
+        s = idx.copy()             # start column of the alignment ending at each cell
+        w = np.zeros(n + 1)        # matched item-word weight along it
+        c = np.zeros(n + 1, dtype=np.int64)  # matched words along it
+        best = PieceHit(0.0, 0, 0, 0)
+        best_score = 0.0
+        for i in range(int(pieces[p]), int(pieces[p + 1])):
+            eq = doc == item[i]
+            diag = h[:-1] + np.where(eq, _MATCH, _MISMATCH)
+            vert = h[1:] + _GAP
+            use_diag = diag >= vert
+            e = np.empty(n + 1)
+            e[0] = -1.0
+            e[1:] = np.maximum(diag, vert)
+            se = np.empty(n + 1, dtype=np.int64)
+            se[0] = 0
+            se[1:] = np.where(use_diag, s[:-1], s[1:])
+            we = np.empty(n + 1)
+            we[0] = 0.0
+            we[1:] = np.where(use_diag, w[:-1] + eq * weights[i], w[1:])
+            ce = np.empty(n + 1, dtype=np.int64)
+            ce[0] = 0
+            ce[1:] = np.where(use_diag, c[:-1] + eq, c[1:])
+            # A path falling below zero restarts here; one at zero goes on (its matches still count).
+            restart = e < 0.0
+            e[restart] = 0.0
+            se[restart] = idx[restart]
+            we[restart] = 0.0
+            ce[restart] = 0
+            t = e + ramp
+            run = np.maximum.accumulate(t)
+            arg = np.maximum.accumulate(np.where(t >= run, idx, 0))
+            h = run - ramp
+            s, w, c = se[arg], we[arg], ce[arg]
+            j = int(np.argmax(h))
+            if h[j] > best_score:
+                best_score = float(h[j])
+                best = PieceHit(float(w[j]), int(c[j]), int(s[j]), j)
+        out.append(best)
+    return out
