@@ -14,6 +14,8 @@ code was wrong for what the models mean (zh is Mandarin, als is Alemannic as in 
 from __future__ import annotations
 
 UNDETERMINED = "und"
+# What `language_model` says when lid.176 decided (anything else: the second identifier did).
+LID176_NAME = "lid.176"
 
 # short code -> (ISO 639-3, ISO 15924 script)
 LANGUAGES = {

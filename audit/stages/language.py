@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.langcodes import UNDETERMINED, language_code, language_tag, normalize
+from audit.langcodes import LID176_NAME, UNDETERMINED, language_code, language_tag, normalize
 from audit.stages import Finding, Stage
 
 if TYPE_CHECKING:
@@ -46,7 +46,6 @@ _LINE_BREAKS = r"[\n\r\v\f\x00\x{85}\x{2028}\x{2029}]+"
 _LETTER = r"\p{L}"
 # Pieces a sample is cut into for language_share, and the fewest characters a piece has.
 _PIECES = 3
-LID176_NAME = "lid.176"
 
 
 def lid176_path() -> Path:
