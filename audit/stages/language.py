@@ -210,8 +210,9 @@ class LanguageStage(Stage):
 
     @classmethod
     def preload(cls) -> None:
-        """fastText's bindings, imported but no model loaded."""
+        """fastText's and heliport's bindings, imported but no model loaded."""
         import fasttext  # noqa: F401
+        import heliport  # noqa: F401
 
     def __init__(self, config: "AuditConfig") -> None:
         super().__init__(config)
