@@ -44,8 +44,10 @@ _LABEL_PREFIX = len("__label__")
 _LINE_BREAKS = r"[\n\r\v\f\x00\x{85}\x{2028}\x{2029}]+"
 # A sample with no letter at all (digits, symbols, control characters) is not a language.
 _LETTER = r"\p{L}"
-# Pieces a sample is cut into for language_share, and the fewest characters a piece has.
+# Pieces a sample is cut into at most (language_share).
 _PIECES = 3
+# A long text up to this many characters is decoded and sliced in Python; a longer one in Arrow.
+_SLICE_IN_PYTHON = 50_000
 
 
 def lid176_path() -> Path:
@@ -84,11 +86,15 @@ def sample_texts(texts: pa.Array | pa.ChunkedArray, sample_chars: int, parts: in
     # Decode only the short texts to Python; the long ones are sliced in Arrow.
     out = pc.if_else(pa.array(is_long), pa.scalar(None, pa.string()), texts).to_pylist()
     for i in long_rows.tolist():
-        one = texts.slice(i, 1)
         n = int(lengths[i])
         # Evenly spaced slices from the start to the end of the text.
         starts = [round(k * (n - piece) / (parts - 1)) for k in range(parts)] if parts > 1 else [0]
-        out[i] = " ".join(pc.utf8_slice_codeunits(one, start=s, stop=s + piece)[0].as_py() for s in starts)
+        if n <= _SLICE_IN_PYTHON:  # decoding a page costs less than an Arrow call per slice
+            text = texts[i].as_py()
+            out[i] = " ".join(text[s:s + piece] for s in starts)
+        else:
+            one = texts.slice(i, 1)
+            out[i] = " ".join(pc.utf8_slice_codeunits(one, start=s, stop=s + piece)[0].as_py() for s in starts)
     return pa.array(out, pa.string())
 
 
