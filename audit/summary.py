@@ -143,7 +143,8 @@ class SummaryBuilder:
         """Per language, most documents first: its code and ISO 639-3 + script tag, documents,
         mean score, mean share of the document in it, and the share the second identifier decided."""
         rows = []
-        for code, (docs, score, second, share) in sorted(self.language_stats.items(), key=lambda kv: (-kv[1][0], kv[0])):
+        by_size = sorted(self.language_stats.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        for code, (docs, score, second, share) in by_size:
             rows.append({"language": code, "tag": language_tag(code), "documents": int(docs),
                          "mean_score": round(score / docs, 4) if docs else None,
                          "mean_share": round(share / docs, 4) if docs else None,

@@ -205,9 +205,10 @@ def test_user_supplied_fasttext_model_as_second_identifier(tmp_path):
     path = tmp_path / "my_lid.ftz"
     shutil.copy(lid176_path(), path)
     own = LanguageStage(config(second_model=str(path), consult_below=1.0))
-    table = own(pa.table({"text": [SAMPLES["de"], SAMPLES["ru"]]}))
-    assert table.column("language").to_pylist() == ["de", "ru"]
-    assert table.column("language_model").to_pylist() == ["my_lid", "my_lid"]
+    table = own(pa.table({"text": [SAMPLES["de"], SAMPLES["es"], SAMPLES["ru"]]}))
+    assert table.column("language").to_pylist() == ["de", "es", "ru"]
+    # Only Latin-script labels are sent to the second identifier (lid.176 names the others right).
+    assert table.column("language_model").to_pylist() == ["my_lid", "my_lid", "lid.176"]
 
 
 def test_summary_language_table_and_und_warning(stage):
@@ -221,7 +222,8 @@ def test_summary_language_table_and_und_warning(stage):
     n = measured.num_rows
     decided = measured.append_column("doc_id", pa.array([f"d{i}" for i in range(n)])) \
         .append_column("shard", pa.array(["s0"] * n)).append_column("record", pa.array(range(n), pa.int64())) \
-        .append_column("verdict", pa.array(["kept"] * n)).append_column("reasons", pa.array([[]] * n, pa.list_(pa.string()))) \
+        .append_column("verdict", pa.array(["kept"] * n)) \
+        .append_column("reasons", pa.array([[]] * n, pa.list_(pa.string()))) \
         .append_column("bytes", pa.array([len(t) for t in texts], pa.int64())) \
         .append_column("chars", pa.array([len(t) for t in texts], pa.int64())) \
         .append_column("error", pa.nulls(n, pa.string())).append_column("source", pa.nulls(n, pa.string()))

@@ -16,11 +16,12 @@ cost), the document's label is the length-weighted mean of the pieces' probabili
 
 lid.176 has no label for many languages (Zulu, Xhosa, Sesotho, Maori, ...) and confuses some
 pairs (Malay read as Indonesian, Afrikaans as Dutch). The second identifier (heliport, whose
-model ships in its wheel; or a user-supplied fastText model such as GlotLID) is consulted only
-for documents whose lid.176 score is below `languages.consult_below` or whose lid.176 label is
-in `languages.consult_labels`: measured on a make_corpus.py corpus (bench/eval_language.py), that
-is about 7% of documents and all of the gain; consulting it always was no more accurate (its
-Chinese is weaker) and cost about 60% more. It reads the same sample.
+model ships in its wheel; or a user-supplied fastText model such as GlotLID) reads the same
+sample, and only where lid.176 named a Latin-script language with a score below
+`languages.consult_below` or a label in `languages.consult_labels`. Measured with
+bench/eval_language.py on make_corpus.py corpora: that is about 7% of documents and all of the
+gain; consulting it always was no more accurate (heliport's Chinese is weaker) and cost about 60%
+more; every failure of lid.176 measured was between Latin-script languages.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.langcodes import LID176_NAME, UNDETERMINED, language_code, language_tag, normalize
+from audit.langcodes import LANGUAGES, LID176, LID176_NAME, UNDETERMINED, language_code, language_tag, normalize
 from audit.stages import Finding, Stage
 
 if TYPE_CHECKING:
@@ -228,6 +229,7 @@ class LanguageStage(Stage):
         self.min_score = lc.min_score
         self.consult_below = lc.consult_below
         self.consult_labels = frozenset(lc.consult_labels)
+        self.latin = frozenset(code for code in LID176 if LANGUAGES[code][1] == "Latn")
         self.model = load_lid176()
         self.second = load_second(config)
 
@@ -271,7 +273,9 @@ class LanguageStage(Stage):
                 # fastText's softmax can overshoot 1 by a rounding error.
                 scores[row] = min(1.0, weight[best] / total)
                 shares[row] = sum(len(p) for p, t in zip(parts, tops) if t == best) / total
-                if scores[row] < self.consult_below or label in self.consult_labels:
+                # Every failure measured was between Latin-script languages; lid.176 named every
+                # other script right, where heliport on noisy text (ANSI art) did worse.
+                if (scores[row] < self.consult_below or label in self.consult_labels) and label in self.latin:
                     consult.append(j)
             if consult and self.second is not None:
                 decided = self.second.judge([batch[j] for j in consult], [pieces[j] for j in consult],
