@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,9 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
     from ray.data.context import ShuffleStrategy
 
     ctx.shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
+    # Shard and decide tasks bound their retries with map_batches' max_retries, deprecated in
+    # Ray 2.60 with no named replacement yet; pyproject pins Ray below 2.64, which removes it.
+    warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated")
     # Ready Ray Data (its first execution starts internal actors) and one worker per CPU with
     # the job's code imported; Ray's worker pool keeps them for the job's tasks. Start-up, not
     # the job's time: models and indexes are still built by the job, once per worker.
