@@ -252,6 +252,7 @@ class ContaminationIndex:
     code: "ContaminationIndex | None" = None      # canonical code n-grams of the items that look like code
     numbers: dict[int, str] = field(default_factory=dict)  # skeleton: (item << 32 | word) -> the item's number
     coverable: np.ndarray | None = None  # int32, words of each item held by its kept (not template) n-grams
+    code_records: int = 0  # records the code tier canonicalised (its prefilter passed them), in this process
 
     @classmethod
     def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
@@ -270,9 +271,10 @@ class ContaminationIndex:
         char_tables_ready()
         sub_index = kind != "words"
         if sub_index:
-            keep = _DIGIT.search if kind == "skeleton" else looks_like_code
-            sets = [(name, [i for i, t in zip(ids, texts) if keep(t)], [t for t in texts if keep(t)])
-                    for name, ids, texts in sets]
+            def kept(texts: list[str]) -> list[bool]:
+                return [bool(_DIGIT.search(t)) for t in texts] if kind == "skeleton" else looks_like_code(texts).tolist()
+            sets = [(name, [i for i, k in zip(ids, flags) if k], [t for t, k in zip(texts, flags) if k])
+                    for name, ids, texts, flags in ((n, i, t, kept(t)) for n, i, t in sets)]
             sets = [s for s in sets if s[1]]
         if kind == "code":
             c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": c.code_ngram})
@@ -322,14 +324,16 @@ class ContaminationIndex:
         sub = code = None
         if c.skeleton and not sub_index and any(_DIGIT.search(t) for t in texts):
             sub = cls.from_items(sets, c, "skeleton")
-        if c.code and not sub_index and any(looks_like_code(t) for t in texts):
+        if c.code and not sub_index and looks_like_code(texts).any():
             code = cls.from_items(sets, c, "code")
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable)
 
-    def match(self, texts: list[str | None], tokens: Tokens | None = None) -> list[list[dict[str, Any]] | None]:
+    def match(self, texts: list[str | None], tokens: Tokens | None = None,
+              column: pa.Array | pa.ChunkedArray | None = None) -> list[list[dict[str, Any]] | None]:
         """Per text, its matches (eval_set, eval_id, overlap, coverage, spans, method), best first; None for None.
 
-        `tokens`: the texts' words when already tokenised (the pipeline tokenises a block once).
+        `tokens`: the texts' words when already tokenised (the pipeline tokenises a block once);
+        `column`: the texts as an Arrow array when at hand (the code tier's prefilter reads it).
         """
         out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
         tokens = tokens if tokens is not None else tokenize_hashed(texts)
@@ -337,7 +341,9 @@ class ContaminationIndex:
         if self.skeleton is not None:
             tiers.append((self.skeleton, number_skeleton(texts, tokens, _NUMBER), "skeleton"))
         if self.code is not None:
-            tiers.append((self.code, code_tokens(texts), "code"))
+            code = looks_like_code(column if column is not None else texts)
+            self.code_records += int(code.sum())
+            tiers.append((self.code, code_tokens(texts, code), "code"))
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
             for sub, sub_tokens, method in tiers:
@@ -579,7 +585,7 @@ class ContaminationStage(Stage):
         if self.index is None:
             matches: list = [None if t is None else [] for t in texts]
         else:
-            matches = self.index.match(texts, block_tokens(batch))
+            matches = self.index.match(texts, block_tokens(batch), batch.column("text"))
         return batch.append_column("contamination", pa.array(matches, COLUMN_TYPE))
 
     @staticmethod
