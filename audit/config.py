@@ -240,9 +240,21 @@ class ContaminationConfig(Section):
     # 0.92 of renamed/re-indented code leaks (none without) for about a tenth of the stage's time.
     code: bool = True
     code_ngram: int = Field(default=20, gt=0)
-    # The methods whose counted matches stop a canary run (exact_ngram, skeleton, fuzzy).
-    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy"]] = ["exact_ngram", "skeleton", "code",
-                                                                                 "fuzzy"]
+    # Semantic tier, for paraphrases whose words and n-grams mostly changed (method "semantic"):
+    # windows of each record (sized to the items) are embedded with WordLlama's 256-dimension
+    # model, which ships inside the wordllama wheel (no download), and compared with every item's
+    # embedding (a numpy matrix product); a window at cosine >= semantic_similarity proposes the
+    # item, which counts when the item's pieces aligned against the record around that window cover
+    # >= semantic_threshold of it (the alignment of the fuzzy tier). Off by default: it costs
+    # about a third of the stage's speed (bench/eval_contamination_rewrites.py --semantic).
+    semantic: bool = False
+    semantic_similarity: float = Field(default=0.6, gt=0, le=1)
+    semantic_threshold: float = Field(default=0.3, ge=0, le=1)
+    # Leading dimensions of the model's vectors used (its training makes each prefix a model).
+    semantic_dim: Literal[64, 128, 256] = 256
+    # The methods whose counted matches stop a canary run.
+    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic"]] = [
+        "exact_ngram", "skeleton", "code", "fuzzy", "semantic"]
 
     @property
     def floor(self) -> float:
@@ -253,6 +265,15 @@ class ContaminationConfig(Section):
     def minhash_floor(self) -> float:
         """The estimated Jaccard down to which MinHash matches are measured."""
         return min(self.measure_floor, self.minhash_threshold)
+
+    @property
+    def semantic_floor(self) -> float:
+        """The aligned coverage down to which semantic matches are measured."""
+        return min(self.measure_floor, self.semantic_threshold)
+
+    def limit(self, method: str) -> float:
+        """The coverage at which a match found by `method` counts."""
+        return {"fuzzy": self.minhash_threshold, "semantic": self.semantic_threshold}.get(method, self.threshold)
 
     @model_validator(mode="after")
     def _min_below_ngram(self) -> "ContaminationConfig":
