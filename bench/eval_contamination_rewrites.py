@@ -12,7 +12,8 @@ split (the item cut in two, halves paragraphs apart), templated (chat template, 
 line), code_renamed (identifiers renamed, comments dropped, re-indented), and two variants of
 our own: words10_reordered (both at once) and prefix60 (the first 60% of the item), and
 paraphrase (GSM8K items with words and phrases swapped from a synonym table and opening clauses
-moved to the end: a stand-in for a model's rewording that breaks most n-grams).
+moved to the end: a stand-in for a model's rewording that breaks most n-grams), and words33
+(every third word replaced: no word 3-gram of the item left).
 Prints item recall per kind and per method (among counted matches), false contaminated
 hosts, and the stage's MB/s on this set (one process).
 """
@@ -150,6 +151,9 @@ KINDS = {
     "words10_reordered": lambda t, r: _reordered(_words20(t, r, 0.1), r),
     "prefix60": lambda t, r: t[: int(len(t) * 0.6)],
     "paraphrase": _paraphrase,
+    # every third word replaced: no 3-gram survives, so only a tier that does not start from
+    # shared n-grams (semantic) can propose the item
+    "words33": lambda t, r: " ".join(r.choice(_VOCAB) if k % 3 == 2 else w for k, w in enumerate(t.split(" "))),
 }
 
 
@@ -188,7 +192,8 @@ def main() -> None:
     kinds = list(KINDS) + ["split", "code_renamed"]
     per_kind = max(1, args.leaks // len(kinds))
     for kind in kinds:
-        pool = test_he if kind == "code_renamed" else (test_gsm if kind in ("numbers", "paraphrase") else test_gsm + test_he)
+        pool = test_he if kind == "code_renamed" else (test_gsm if kind in ("numbers", "paraphrase", "words33")
+                                                       else test_gsm + test_he)
         for _ in range(per_kind):
             key, it = rng.choice(pool)
             plan.append((kind, key, it["text"]))
