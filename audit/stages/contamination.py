@@ -80,6 +80,9 @@ _MIN_DF = 4
 # Canonical code n-grams (names erased) shared by several items are idioms (a loop header, a
 # `return result`), not evidence of one item.
 _MAX_ITEMS_PER_CODE_GRAM = 2
+# A code item of fewer than `code_ngram` canonical tokens (a one-line body) is indexed in n-grams of
+# this many and matches only when all of it is found; shorter ones are not indexed.
+_CODE_MIN_NGRAM = 12
 # A (record, item) pair is aligned when the record holds this share of the item's rare
 # `fuzzy_ngram`-grams (a fifth of the words edited leaves about half of its 3-grams), and at least
 # _FUZZY_MIN_HITS of them.
@@ -395,8 +398,8 @@ class ContaminationIndex:
             sets = [(name, [i for i, k in zip(ids, flags) if k], [t for t, k in zip(texts, flags) if k])
                     for name, ids, texts, flags in ((n, i, t, kept(t)) for n, i, t in sets)]
             sets = [s for s in sets if s[1]]
-        if kind == "code":
-            c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": c.code_ngram})
+        if kind == "code":  # a function shorter than code_ngram tokens: all of it, in _CODE_MIN_NGRAM-grams
+            c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": min(c.code_ngram, _CODE_MIN_NGRAM)})
         names = [name for name, _, _ in sets]
         ids = [i for _, set_ids, _ in sets for i in set_ids]
         texts = [t for _, _, set_texts in sets for t in set_texts]
