@@ -219,3 +219,15 @@ def test_code_prefilter_passes_code_and_not_prose():
                              PROSE_ITEM, "We define the return on capital as profit (before tax): see below.", None])
     assert flags.tolist() == [True, True, True, True, False, False, False]
     assert len(code_tokens([PROSE_ITEM, None, CODE_ITEM]).hashes) == len(code_tokens([CODE_ITEM]).hashes) > 0
+
+
+def test_one_line_function_renamed_matches_whole_and_a_part_of_it_does_not():
+    # 16 canonical tokens, under code_ngram: indexed whole, so all of it must be found.
+    item = 'def add(x: int, y: int):\n    """Add two numbers x and y\n    >>> add(2, 3)\n    5\n    """\n    return x + y\n'
+    config = _config()
+    index = _index(config, [("he/53", item), ("he/1", CODE_ITEM)])
+    renamed = "Try this:\n\ndef plus(a: int, b: int):\n  return a + b\n\nThat is all."
+    partial = "Try this:\n\ndef plus(a: int, b: int):\n  return None\n\nThat is all."
+    [leak, other] = _counted(config, index, [renamed, partial])
+    assert [(m["eval_id"], m["method"], m["coverage"]) for m in leak] == [("he/53", "code", 1.0)]
+    assert other == []
