@@ -75,3 +75,13 @@ def test_model_loads_from_the_wheel_with_no_network(monkeypatch):
 def test_bad_semantic_settings_are_refused(key, value):
     with pytest.raises(Exception, match=key):
         _config(semantic=True, **{key: value})
+
+
+def test_index_ships_to_a_worker_without_the_model_and_matches_the_same():
+    import pickle
+    config = _config(semantic=True)
+    index = ContaminationIndex.from_items([("gsm", ["s1", "q1"], [STORY, QUESTION])], config.contamination)
+    blob = pickle.dumps(index)
+    assert len(blob) < 2_000_000  # the 32 MB model table stays behind; the worker loads its own
+    text = [HOST + "\n" + EVERY_THIRD + "\n" + HOST]
+    assert pickle.loads(blob).match(text) == index.match(text)
