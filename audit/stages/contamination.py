@@ -658,6 +658,18 @@ class ContaminationIndex:
             return None
         doc = tokens.hashes[cols]
         doc[cols < 0] = _SEPARATOR
+        c = self.settings
+        floor = min(c.minhash_floor, c.semantic_floor)
+        need_words = min(c.ngram, max(c.min_ngram, _FUZZY_SHORT_SHARE * (hi - lo)))
+        # An aligned word is a word present in `doc`: pieces with too few present cannot count, and
+        # when those that can hold too little of the item, no alignment reaches the floor.
+        present = np.isin(f.words[lo:hi], doc)
+        starts = f.pieces[it][:-1]
+        piece_present = np.add.reduceat(present.astype(np.int64), starts)
+        could = piece_present >= np.maximum(_FUZZY_PIECE_MIN_WORDS, min_share * np.diff(f.pieces[it]))
+        if float(np.add.reduceat(f.weights[lo:hi] * present, starts)[could].sum()) < floor * total \
+                or int(piece_present[could].sum()) < need_words:
+            return None
         covered = 0.0
         words = 0
         spans, longest, longest_words = [], None, 0
@@ -671,10 +683,8 @@ class ContaminationIndex:
             spans.append(span)
             if hit.words > longest_words:
                 longest, longest_words = span, hit.words
-        c = self.settings
         coverage = covered / total
-        if coverage < min(c.minhash_floor, c.semantic_floor) or longest is None \
-                or words < min(c.ngram, max(c.min_ngram, _FUZZY_SHORT_SHARE * (hi - lo))):
+        if coverage < floor or longest is None or words < need_words:
             return None
         return coverage, _merge_spans(spans), longest
 
