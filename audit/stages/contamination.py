@@ -27,8 +27,13 @@ item: the tier with the highest coverage wins): "skeleton" (`contamination.skele
 holding numbers, every number-holding word one placeholder, n-grams mostly numbers left out;
 "code" (`contamination.code`): items that look like code as canonical code tokens
 (audit/stages/code_canon.py), `code_ngram`-grams, n-grams shared by more than two items left out.
-Methods: exact_ngram, skeleton, code, fuzzy (alignment). Every match carries `score` (its coverage),
-`longest_span`, and `evidence` (skeleton: the numbers that differ, "item number -> record number").
+"semantic" (`contamination.semantic`, off by default): windows of the record sized to the items,
+embedded with WordLlama (audit/stages/semantic.py), propose the items at cosine >=
+`semantic_similarity`; the item's pieces aligned around the window confirm (coverage >=
+`semantic_threshold`, a piece counting with a quarter of its words aligned).
+Methods: exact_ngram, skeleton, code, fuzzy (alignment), semantic. Every match carries `score` (its
+coverage), `longest_span`, and `evidence` (skeleton: the numbers that differ, "item number ->
+record number"; semantic: "cosine 0.862").
 """
 from __future__ import annotations
 
