@@ -12,6 +12,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from audit.langcodes import normalize as normalize_language
+
 
 class ConfigError(ValueError):
     """A bad config: the message is one line that names the key and the fix."""
@@ -60,10 +62,11 @@ class EvalSetConfig(Section):
 
 
 class LanguagesConfig(Section):
-    # Language ID with fastText lid.176 on every record; off: `language` is null and no mix or
-    # drift is measured.
+    # Language ID with fastText lid.176 on every record (and the second identifier where lid.176
+    # is weak); off: `language` is null and no mix or drift is measured.
     identify: bool = True
-    # The recipe that drift is measured against, e.g. {en: 0.7, zh: 0.2, ru: 0.1}.
+    # The recipe that drift is measured against, e.g. {en: 0.7, zh: 0.2, ru: 0.1}. A language may
+    # be named by its ISO 639-1 code (zu), ISO 639-3 code (zul) or ISO 639-3 + script (zul_Latn).
     expected: dict[str, float] | None = None
     # Drift verdict: Jensen-Shannon distance (base 2, 0..1) above this is drift.
     js_threshold: float = Field(default=0.1, ge=0, le=1)
@@ -78,10 +81,26 @@ class LanguagesConfig(Section):
     other_tolerance: float = Field(default=0.02, ge=0, lt=1)
     # Language ID reads at most this many characters of a document (sampled from its parts).
     sample_chars: int = Field(default=2000, gt=0)
-    # Below this fastText score the language is reported as "und" (undetermined).
+    # Below this score (of whichever identifier decided) the language is reported as "und".
     min_score: float = Field(default=0.0, ge=0, le=1)
-    # Quarantine records whose language is not in this list (empty: keep every language).
+    # Quarantine records whose language is not in this list (empty: keep every language); codes
+    # as in `expected`.
     allowed: list[str] = Field(default_factory=list)
+    # The second identifier for what lid.176 cannot name: heliport (220 languages, model inside
+    # its wheel; lingua splits the few groups heliport names as one), or off.
+    second_identifier: Literal["heliport", "off"] = "heliport"
+    # Instead of heliport: a fastText language-ID model file you supply (GlotLID, OpenLID; labels
+    # like __label__zul_Latn). Nothing is downloaded.
+    second_model: str | None = None
+    # The second identifier reads a document whose lid.176 score is below this ...
+    consult_below: float = Field(default=0.5, ge=0, le=1)
+    # ... or whose lid.176 label is one of these: the labels lid.176 gives to languages it does
+    # not know or confuses (measured with bench/eval_language.py: Tagalog, Waray, Esperanto, Ido
+    # for the southern African languages; Indonesian for Malay; Dutch for Afrikaans; ...).
+    consult_labels: list[str] = Field(default_factory=lambda: [
+        "af", "nl", "id", "ms", "tl", "war", "ceb", "ilo", "eo", "io", "mg", "ga", "lv", "sw", "so", "yo"])
+    # `audit run` warns when more than this share of readable documents is "und" (undetermined).
+    max_und_share: float = Field(default=0.05, ge=0, le=1)
 
     @field_validator("expected")
     @classmethod
@@ -93,7 +112,25 @@ class LanguagesConfig(Section):
         total = sum(v.values())
         if not 0.99 <= total <= 1.01:
             raise ValueError(f"shares must add up to 1 (they add up to {total:.3f})")
-        return v
+        out: dict[str, float] = {}
+        for name, share in v.items():
+            code = normalize_language(name)
+            if code in out:
+                raise ValueError(f"{name!r} names a language already in the recipe ({code})")
+            out[code] = share
+        return out
+
+    @field_validator("allowed")
+    @classmethod
+    def _allowed_codes(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(normalize_language(x) for x in v))
+
+    @field_validator("second_model")
+    @classmethod
+    def _model_file_exists(cls, v: str | None) -> str | None:
+        if v is not None and not Path(v).expanduser().is_file():
+            raise ValueError(f"model file {v} not found: give the path of a fastText .bin/.ftz file, or remove the key")
+        return None if v is None else str(Path(v).expanduser())
 
 
 class LengthConfig(Section):

@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from audit.langcodes import UNDETERMINED
+
 if TYPE_CHECKING:
     from audit.config import LanguagesConfig
 
 # Stands in for an empty bin in PSI and for a zero expected share in the chi-square test.
 EPSILON = 1e-4
 OTHER = "other"
-UNDETERMINED = "und"
 
 
 # ---------------------------------------------------------------- distances and the test

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from audit.config import AuditConfig
 from audit.decide import reason_kind
+from audit.langcodes import LID176_NAME, UNDETERMINED, language_tag
 from audit.lengths import LengthStats, length_report
 
 _EXAMPLES = 5  # example doc_ids kept per reason
@@ -41,6 +42,9 @@ class SummaryBuilder:
         self.languages: Counter[str] = Counter()
         self.languages_by_shard: dict[str, Counter[str]] = defaultdict(Counter)
         self.languages_by_source: dict[str, Counter[str]] = defaultdict(Counter)
+        # per language code: [documents, sum of language_score, documents the second identifier
+        # decided, sum of language_share]
+        self.language_stats: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0.0])
         # Lengths are grouped by the records' source when input.source_field names one, else by shard.
         self.by_source = bool(config.input.source_field)
         # per reason kind: the earliest records in input order, as (shard_index, record, doc_id)
@@ -86,6 +90,7 @@ class SummaryBuilder:
                     self.languages_by_shard[shard][lang] += 1
                     if self.by_source:
                         self.languages_by_source[group][lang] += 1
+            self._language_stats(readable)
         cols = {"chars": _lengths(readable, "chars")}
         cols["words"] = _lengths(readable, "length_words") if "length_words" in readable.column_names \
             else np.zeros(readable.num_rows)
@@ -118,6 +123,34 @@ class SummaryBuilder:
                     for f in findings:
                         self.pii_types[f["entity_type"]] += 1
 
+    def _language_stats(self, readable: pa.Table) -> None:
+        """Documents, score, share and second-identifier counts per language of a batch."""
+        names = readable.column_names
+        n = readable.num_rows
+        scores = readable.column("language_score").to_pylist() if "language_score" in names else [None] * n
+        shares = readable.column("language_share").to_pylist() if "language_share" in names else [None] * n
+        models = readable.column("language_model").to_pylist() if "language_model" in names else [None] * n
+        for lang, score, share, model in zip(readable.column("language").to_pylist(), scores, shares, models):
+            if lang is None:
+                continue
+            st = self.language_stats[lang]
+            st[0] += 1
+            st[1] += score or 0.0
+            st[2] += model is not None and model != LID176_NAME
+            st[3] += 1.0 if share is None else share
+
+    def language_table(self) -> list[dict[str, Any]]:
+        """Per language, most documents first: its code and ISO 639-3 + script tag, documents,
+        mean score, mean share of the document in it, and the share the second identifier decided."""
+        rows = []
+        by_size = sorted(self.language_stats.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        for code, (docs, score, second, share) in by_size:
+            rows.append({"language": code, "tag": language_tag(code), "documents": int(docs),
+                         "mean_score": round(score / docs, 4) if docs else None,
+                         "mean_share": round(share / docs, 4) if docs else None,
+                         "second_identifier_share": round(second / docs, 4) if docs else None})
+        return rows
+
     def to_dict(self) -> dict[str, Any]:
         """The partial as JSON-able data (what a decide task returns to the driver)."""
         return {
@@ -125,6 +158,7 @@ class SummaryBuilder:
             "reasons": dict(self.reasons), "kinds": dict(self.kinds), "languages": dict(self.languages),
             "languages_by_shard": {k: dict(v) for k, v in self.languages_by_shard.items()},
             "languages_by_source": {k: dict(v) for k, v in self.languages_by_source.items()},
+            "language_stats": {k: list(v) for k, v in self.language_stats.items()},
             "examples": {k: [list(e) for e in v] for k, v in self.examples.items()},
             "unreadable": self.unreadable,
             "contamination": {k: {"records": v["records"], "items": sorted(v["items"])}
@@ -148,6 +182,10 @@ class SummaryBuilder:
             self.languages_by_shard[k].update(v)
         for k, v in d["languages_by_source"].items():
             self.languages_by_source[k].update(v)
+        for k, v in d.get("language_stats", {}).items():
+            st = self.language_stats[k]
+            for i, x in enumerate(v):
+                st[i] += x
         for k, v in d["examples"].items():
             self.examples[k] = sorted(self.examples[k] + [tuple(e) for e in v])[:_EXAMPLES]  # type: ignore[misc]
         self.unreadable.extend(d["unreadable"])
@@ -200,6 +238,7 @@ class SummaryBuilder:
             "reasons": dict(self.reasons.most_common()),
             "reason_kinds": dict(kinds.most_common()),
             "languages": dict(self.languages.most_common()),
+            "language_table": self.language_table(),
             "length": length_report(self.lengths, self.lengths_by_group),
             "drift": drift,
             "duplicates": {
@@ -222,6 +261,13 @@ class SummaryBuilder:
             "examples": {k: [e[2] for e in v] for k, v in sorted(self.examples.items())},
             "warnings": [],
         }
+        readable = sum(self.languages.values())
+        und = self.languages.get(UNDETERMINED, 0)
+        if readable and und / readable > self.config.languages.max_und_share:
+            result["warnings"].append(
+                f"{und / readable:.1%} of readable documents have no identified language ('und'), above "
+                f"languages.max_und_share ({self.config.languages.max_und_share:.0%}): check the text field, "
+                "the encoding, or languages.min_score")
         result.update(extra or {})
         return result
 

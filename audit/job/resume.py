@@ -26,7 +26,7 @@ DONE = "_done"  # pyarrow datasets skip names starting with "_": the records nev
 JUDGE_ONLY = frozenset({
     "output", "sidecar", "ray", "fail_on_contamination",
     "languages.expected", "languages.js_threshold", "languages.psi_threshold",
-    "languages.new_language_min_share", "languages.other_tolerance", "languages.allowed",
+    "languages.new_language_min_share", "languages.other_tolerance", "languages.allowed", "languages.max_und_share",
     "filters.length.min_chars", "filters.length.max_chars", "filters.length.min_words",
     "filters.charset.min_alnum_share", "filters.charset.max_control_share", "filters.charset.max_replacement_share",
     "filters.charset.min_mojibake", "filters.charset.min_mojibake_share", "filters.charset.max_surrogates",

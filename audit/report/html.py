@@ -277,7 +277,18 @@ def _languages(s: Mapping[str, Any]) -> Html:
         body += '<p class="note">No new languages above the reporting share.</p>'
     body += _source_mix(_mapping(drift.get("sources")))
     body += _shard_drift(_mapping(drift.get("shards")))
-    if counts:
+    table = [_mapping(r) for r in s.get("language_table") or []]
+    if table:
+        # Per language: how sure the identifiers were, and how much the second one decided.
+        rows = [[r.get("language"), r.get("tag"), _num(r.get("documents")), _pct(observed.get(r.get("language"))),
+                 _pct(expected[r["language"]] / exp_total) if r.get("language") in expected else "—",
+                 _fmt_float(r.get("mean_score"), 3), _pct(r.get("mean_share")), _pct(r.get("second_identifier_share"))]
+                for r in table[:_MAX_ROWS]]
+        body += "<h3>Per language</h3>" + _table(
+            ["Language", "ISO 639-3 + script", "Documents", "Share", "Recipe", "Mean score",
+             "Mean share of the document in it", "Judged by the second identifier"], rows,
+            numeric=(2, 3, 4, 5, 6, 7)) + _more(len(table), "languages")
+    elif counts:
         rows = [[k, _num(v), _pct(observed.get(k)), _pct(expected[k] / exp_total) if k in expected else "—"]
                 for k, v in list(counts.items())[:_MAX_ROWS]]
         body += "<h3>Counts</h3>" + _table(["Language", "Documents", "Share", "Recipe"], rows, numeric=(1, 2, 3)) \
