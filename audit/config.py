@@ -272,14 +272,28 @@ class ContaminationConfig(Section):
     # "skeleton", judged with `threshold` like exact n-grams).
     skeleton: bool = True
     # Code: items that look like code are also indexed as canonical code tokens (comments and
-    # docstrings dropped, names erased, layout ignored), `code_ngram`-grams of them (method "code").
-    # Off by default: it finds 0.92 of renamed/re-indented code leaks (0.04 without) but halves the
-    # stage's speed (about 13 -> 6.5 MB/s per core, bench/bench_dedup_contamination.py).
-    code: bool = False
+    # docstrings dropped, names erased, layout ignored), `code_ngram`-grams of them (method "code");
+    # only records that look like code (one RE2 pass over the block) are canonicalised. It finds
+    # 0.995 of renamed/re-indented code leaks (none without) for about a sixth of the stage's time
+    # (bench/bench_dedup_contamination.py).
+    code: bool = True
     code_ngram: int = Field(default=20, gt=0)
-    # The methods whose counted matches stop a canary run (exact_ngram, skeleton, fuzzy).
-    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy"]] = ["exact_ngram", "skeleton", "code",
-                                                                                 "fuzzy"]
+    # Semantic tier, for paraphrases whose words and n-grams mostly changed (method "semantic"):
+    # windows of each record (sized to the items) are embedded with WordLlama's 256-dimension
+    # model, which ships inside the wordllama wheel (no download), and compared with every item's
+    # embedding (a numpy matrix product); a window at cosine >= semantic_similarity proposes the
+    # item, which counts when the item's pieces aligned against the record around that window cover
+    # >= semantic_threshold of it (the alignment of the fuzzy tier). Off by default for its cost:
+    # about 0.65 s of one core per MB (the stage 6.4 -> 1.2 MB/s on the bench corpus); it finds
+    # 0.93 of items with every third word replaced, which no other tier finds.
+    semantic: bool = False
+    semantic_similarity: float = Field(default=0.6, gt=0, le=1)
+    semantic_threshold: float = Field(default=0.3, ge=0, le=1)
+    # Leading dimensions of the model's vectors used (its training makes each prefix a model).
+    semantic_dim: Literal[64, 128, 256] = 256
+    # The methods whose counted matches stop a canary run.
+    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic"]] = [
+        "exact_ngram", "skeleton", "code", "fuzzy", "semantic"]
 
     @property
     def floor(self) -> float:
@@ -290,6 +304,15 @@ class ContaminationConfig(Section):
     def minhash_floor(self) -> float:
         """The estimated Jaccard down to which MinHash matches are measured."""
         return min(self.measure_floor, self.minhash_threshold)
+
+    @property
+    def semantic_floor(self) -> float:
+        """The aligned coverage down to which semantic matches are measured."""
+        return min(self.measure_floor, self.semantic_threshold)
+
+    def limit(self, method: str) -> float:
+        """The coverage at which a match found by `method` counts."""
+        return {"fuzzy": self.minhash_threshold, "semantic": self.semantic_threshold}.get(method, self.threshold)
 
     @model_validator(mode="after")
     def _min_below_ngram(self) -> "ContaminationConfig":

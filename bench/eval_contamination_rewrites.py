@@ -1,6 +1,7 @@
 """Contamination recall on rewritten leaks: eval items edited the ways leaks reach crawls.
 
-    python bench/eval_contamination_rewrites.py --data ../shared/data [--hosts 3000 --leaks 1000] [--code] [--json]
+    python bench/eval_contamination_rewrites.py --data ../shared/data [--hosts 3000 --leaks 1000] [--no-code]
+        [--semantic] [--set KEY=VALUE] [--json]
 
 Eval sets: GSM8K test (question + answer) and HumanEval (prompt + solution), all items indexed;
 leaks are drawn only from the odd-numbered items (the even half is left for tuning). Hosts are
@@ -9,7 +10,10 @@ Rewrite kinds: verbatim, recased (case/punctuation), words20 (a fifth of the wor
 dropped or repeated), numbers (every number changed), reordered (sentences/lines shuffled),
 split (the item cut in two, halves paragraphs apart), templated (chat template, a clause a
 line), code_renamed (identifiers renamed, comments dropped, re-indented), and two variants of
-our own: words10_reordered (both at once) and prefix60 (the first 60% of the item).
+our own: words10_reordered (both at once) and prefix60 (the first 60% of the item), and
+paraphrase (GSM8K items with words and phrases swapped from a synonym table and opening clauses
+moved to the end: a stand-in for a model's rewording that breaks most n-grams), and words33
+(every third word replaced: no word 3-gram of the item left).
 Prints item recall per kind and per method (among counted matches), false contaminated
 hosts, and the stage's MB/s on this set (one process).
 """
@@ -95,6 +99,38 @@ def _code_renamed(code: str, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
+# A paraphrase: words and phrases swapped for synonyms from this table (whole words, case kept),
+# then in half the sentences holding a comma the opening clause moved to the end. Real paraphrases
+# (a model rewording an item) change more than this; it is a stand-in that breaks most n-grams.
+_SYNONYMS = dict(x.split(":") for x in (
+    "how many:what number of|in total:altogether|more than:over|less than:under|twice:two times|has:owns|"
+    "have:own|had:owned|buys:purchases|bought:purchased|buy:purchase|sells:trades|sold:traded|gets:receives|"
+    "got:received|gives:hands|gave:handed|makes:produces|made:produced|spends:uses|spent:used|wants:wishes|"
+    "needs:requires|need:require|takes:needs|earns:brings in|costs:is priced at|total:overall|money:cash|"
+    "store:shop|house:home|friends:pals|friend:pal|children:kids|car:vehicle|big:large|large:big|small:little|"
+    "starts:begins|started:began|finished:completed|remaining:left|quickly:fast|also:as well|then:afterwards|"
+    "after:following|before:prior to|went:traveled|goes:travels|walks:strolls|ate:consumed|eats:consumes|"
+    "answer:result|number:quantity|each:every|every:each|amount:quantity|week:seven days|month:calendar month|"
+    "year:twelve months|hours:hrs|minutes:mins|dollars:bucks|price:cost|pays:hands over|paid:handed over|"
+    "people:persons|students:pupils|class:group|school:academy|job:work|works:labors|worked:labored|"
+    "decides:chooses|decided:chose|wants to:would like to|much:a lot|sell:trade").split("|"))
+_SYN_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _SYNONYMS), key=len, reverse=True)) + r")\b", re.I)
+
+
+def _paraphrase(text: str, rng: random.Random) -> str:
+    def swap(m: re.Match) -> str:
+        new = _SYNONYMS[m.group().lower()]
+        return new[0].upper() + new[1:] if m.group()[0].isupper() else new
+    out = []
+    for sent in re.split(r"(?<=[.?!])\s+", _SYN_RE.sub(swap, text)):
+        at = sent.find(", ")
+        if 0 < at and rng.random() < 0.5 and sent[-1:] in ".?!":
+            head, tail = sent[:at], sent[at + 2:-1]
+            sent = tail[:1].upper() + tail[1:] + ", " + head[:1].lower() + head[1:] + sent[-1]
+        out.append(sent)
+    return " ".join(out)
+
+
 def _load(data: Path) -> tuple[list[dict], list[dict]]:
     with open(data / "evals/gsm8k_test.jsonl", encoding="utf-8") as f:
         gsm = [json.loads(x) for x in f if x.strip()]
@@ -114,6 +150,10 @@ KINDS = {
     "templated": _templated,
     "words10_reordered": lambda t, r: _reordered(_words20(t, r, 0.1), r),
     "prefix60": lambda t, r: t[: int(len(t) * 0.6)],
+    "paraphrase": _paraphrase,
+    # every third word replaced: no 3-gram survives, so only a tier that does not start from
+    # shared n-grams (semantic) can propose the item
+    "words33": lambda t, r: " ".join(r.choice(_VOCAB) if k % 3 == 2 else w for k, w in enumerate(t.split(" "))),
 }
 
 
@@ -124,7 +164,10 @@ def main() -> None:
     ap.add_argument("--leaks", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=10)
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--code", action="store_true", help="switch the code tier on (off by default for its cost)")
+    ap.add_argument("--no-code", action="store_true", help="switch the code tier off")
+    ap.add_argument("--semantic", action="store_true", help="switch the semantic tier on (off by default)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="another contamination setting, e.g. --set semantic_similarity=0.8")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     gsm, he = _load(args.data)
@@ -139,7 +182,8 @@ def main() -> None:
         with open(tmp / f"{name}.jsonl", "w", encoding="utf-8") as f:
             for it in items:
                 f.write(json.dumps({"id": it["id"], "text": it["text"]}) + "\n")
-    config = parse_config({"input": {"paths": ["x/"]}, "contamination": {"code": args.code}, "eval_sets": [
+    config = parse_config({"input": {"paths": ["x/"]}, "contamination": {"code": not args.no_code, "semantic": args.semantic,
+                                                            **{k: json.loads(v) for k, v in (x.split("=", 1) for x in args.set)}}, "eval_sets": [
         {"name": n, "path": f"{n}.jsonl", "text_fields": ["text"], "id_field": "id"} for n in ("gsm8k", "humaneval")]},
         base_dir=tmp)
     test_gsm = [(("gsm8k", it["id"]), it) for it in gsm[1::2]]
@@ -148,7 +192,8 @@ def main() -> None:
     kinds = list(KINDS) + ["split", "code_renamed"]
     per_kind = max(1, args.leaks // len(kinds))
     for kind in kinds:
-        pool = test_he if kind == "code_renamed" else (test_gsm if kind == "numbers" else test_gsm + test_he)
+        pool = test_he if kind == "code_renamed" else (test_gsm if kind in ("numbers", "paraphrase", "words33")
+                                                       else test_gsm + test_he)
         for _ in range(per_kind):
             key, it = rng.choice(pool)
             plan.append((kind, key, it["text"]))
@@ -211,6 +256,9 @@ def main() -> None:
     print(f"{'rewrite':20s} recall  leaks  by method")
     for k in kinds:
         print(f"{k:20s} {result['recall'].get(k, 0):.3f}  {total[k]:5d}  {dict(by_method[k])}")
+    methods = Counter(m for k in kinds for m, n in by_method[k].items() for _ in range(n))
+    print("found by method (all kinds): " + ", ".join(f"{m} {n} ({n / max(1, sum(total.values())):.3f})"
+                                                     for m, n in methods.most_common()))
     print(f"false contaminated docs: {false_docs} of {clean} clean ({result['false_doc_rate']:.3%}); "
           f"by method {dict(false_methods)}")
     print(f"stage: {mb:.1f} MB in {secs:.1f} s = {result['stage_mb_s']} MB/s (one process); index {build_s:.1f} s")

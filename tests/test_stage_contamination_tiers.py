@@ -61,7 +61,7 @@ def test_code_canonical_form_ignores_names_comments_docstrings_and_layout():
 
 
 def test_renamed_reindented_code_matches_by_the_code_tier():
-    config = _config(code_ngram=12, code=True)  # the code tier is opt-in (its cost)
+    config = _config(code_ngram=12)  # the code tier is on by default
     index = _index(config, [("he/1", CODE_ITEM), ("q/1", PROSE_ITEM)])
     [matches] = _counted(config, index, [RENAMED])
     assert [(m["eval_id"], m["method"]) for m in matches] == [("he/1", "code")]
@@ -176,3 +176,58 @@ def test_short_question_with_words_edited_matches_and_its_common_words_alone_do_
                                                HOST + "\nHow many marbles does a child keep in a jar?\n" + HOST])
     assert [(m["eval_id"], m["method"]) for m in matches] == [("q/1", "fuzzy")]
     assert none == []
+
+
+# The lexer's semantics, as one regular expression scanned left to right (the vectorised lexer
+# in audit/stages/code_canon.py must cut and hash exactly these tokens).
+_REFERENCE = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|//[^\n]*|"(?:\\.|[^"\\\n])*"'
+                        r"|'(?:\\.|[^'\\\n])*'|[A-Za-z_]\w*|\d+(?:\.\d+)?|==|!=|<=|>=|\*\*|->|\+=|-=|[^\s\w]")
+
+
+def _reference_tokens(text: str) -> list[tuple[int, int, int]]:
+    from audit.normalize import hash_word
+    from audit.stages.code_canon import _KEEP
+    out = []
+    for m in _REFERENCE.finditer(text):
+        tok = m.group()
+        if tok.startswith(('"""', "'''", "#", "//")):
+            continue  # docstrings and comments leave no token
+        canon = "\x00S" if tok[0] in "\"'" else ("\x00I" if (tok[0].isalpha() or tok[0] == "_") and tok not in _KEEP
+                                                  else tok)
+        out.append((hash_word(canon) ^ 0xC0DE, m.start(), m.end()))
+    return out
+
+
+def test_vectorised_lexer_cuts_the_tokens_of_the_reference_regex():
+    import random
+    rng = random.Random(7)
+    alphabet = "ab_Z09 .\n\t'\"#/=!<>*-+(){}:é²٣\\x"  # quotes, comments, decimals, chained operators, non-ASCII
+    texts = [CODE_ITEM, RENAMED, 'x = 1.2.3.4 === y !== "a\\"b" # c\n\'\'\'d\ne\'\'\' f\'g "h 12ab x1.5 3é4.5',
+             "def f():\n    return '''unclosed\n" + '"""', "def g(): pass\n/* c */ // d\n a // b \n 1_000 ->= **="]
+    texts += ["def f(x):\n    return " + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80)))
+              for _ in range(3000)]
+    tokens = code_tokens(texts, np.ones(len(texts), dtype=bool))  # every text lexed, code-like or not
+    for i, text in enumerate(texts):
+        lo, hi = tokens.bounds[i], tokens.bounds[i + 1]
+        got = list(zip(tokens.hashes[lo:hi].tolist(), tokens.starts[lo:hi].tolist(), tokens.ends[lo:hi].tolist()))
+        assert got == _reference_tokens(text), text
+
+
+def test_code_prefilter_passes_code_and_not_prose():
+    from audit.stages.code_canon import looks_like_code
+    flags = looks_like_code([CODE_ITEM, RENAMED, "int main() {\n  return 0;\n}", "var f = function (a) { }",
+                             PROSE_ITEM, "We define the return on capital as profit (before tax): see below.", None])
+    assert flags.tolist() == [True, True, True, True, False, False, False]
+    assert len(code_tokens([PROSE_ITEM, None, CODE_ITEM]).hashes) == len(code_tokens([CODE_ITEM]).hashes) > 0
+
+
+def test_one_line_function_renamed_matches_whole_and_a_part_of_it_does_not():
+    # 16 canonical tokens, under code_ngram: indexed whole, so all of it must be found.
+    item = 'def add(x: int, y: int):\n    """Add two numbers x and y\n    >>> add(2, 3)\n    5\n    """\n    return x + y\n'
+    config = _config()
+    index = _index(config, [("he/53", item), ("he/1", CODE_ITEM)])
+    renamed = "Try this:\n\ndef plus(a: int, b: int):\n  return a + b\n\nThat is all."
+    partial = "Try this:\n\ndef plus(a: int, b: int):\n  return None\n\nThat is all."
+    [leak, other] = _counted(config, index, [renamed, partial])
+    assert [(m["eval_id"], m["method"], m["coverage"]) for m in leak] == [("he/53", "code", 1.0)]
+    assert other == []

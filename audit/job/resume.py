@@ -35,7 +35,8 @@ JUDGE_ONLY = frozenset({
     "filters.junk.min_mean_word_chars", "filters.junk.max_mean_word_chars", "filters.junk.max_dup_line_share",
     "filters.junk.max_top_ngram_share",
     "dedup.min_shared_bands",
-    "contamination.threshold", "contamination.minhash_threshold", "contamination.canary_methods",
+    "contamination.threshold", "contamination.minhash_threshold", "contamination.semantic_threshold",
+    "contamination.canary_methods",
     "pii.quarantine_types", "pii.min_score",
     "stats.context_lengths",
 })

@@ -85,52 +85,67 @@ def item_pieces(cut: np.ndarray, max_words: int = 24, min_words: int = 3) -> np.
 
 def align_pieces(item: np.ndarray, weights: np.ndarray, pieces: np.ndarray, doc: np.ndarray) -> list[PieceHit]:
     """Best local alignment of each item piece `item[pieces[p]:pieces[p+1]]` (word hashes, with
-    per-word `weights`) against the record words `doc`."""
+    per-word `weights`) against the record words `doc`. All pieces advance together, one row of
+    each per step (pieces x record words arrays), so an item costs as many numpy passes as its
+    longest piece has words, not as it has words."""
     n = len(doc)
-    out: list[PieceHit] = []
-    if n == 0:
-        return [PieceHit(0.0, 0, 0, 0) for _ in range(len(pieces) - 1)]
-    cols = np.arange(n + 1, dtype=np.float64)
-    ramp = cols * -_GAP  # E[k] + gap*k form of the running maximum
-    idx = np.arange(n + 1, dtype=np.int64)
-    for p in range(len(pieces) - 1):
-        h = np.zeros(n + 1)
-        s = idx.copy()             # start column of the alignment ending at each cell
-        w = np.zeros(n + 1)        # matched item-word weight along it
-        c = np.zeros(n + 1, dtype=np.int64)  # matched words along it
-        best = PieceHit(0.0, 0, 0, 0)
-        best_score = 0.0
-        for i in range(int(pieces[p]), int(pieces[p + 1])):
-            eq = doc == item[i]
-            diag = h[:-1] + np.where(eq, _MATCH, _MISMATCH)
-            vert = h[1:] + _GAP
-            use_diag = diag >= vert
-            e = np.empty(n + 1)
-            e[0] = -1.0
-            e[1:] = np.maximum(diag, vert)
-            se = np.empty(n + 1, dtype=np.int64)
-            se[0] = 0
-            se[1:] = np.where(use_diag, s[:-1], s[1:])
-            we = np.empty(n + 1)
-            we[0] = 0.0
-            we[1:] = np.where(use_diag, w[:-1] + eq * weights[i], w[1:])
-            ce = np.empty(n + 1, dtype=np.int64)
-            ce[0] = 0
-            ce[1:] = np.where(use_diag, c[:-1] + eq, c[1:])
-            # A path falling below zero restarts here; one at zero goes on (its matches still count).
-            restart = e < 0.0
-            e[restart] = 0.0
-            se[restart] = idx[restart]
-            we[restart] = 0.0
-            ce[restart] = 0
-            t = e + ramp
-            run = np.maximum.accumulate(t)
-            arg = np.maximum.accumulate(np.where(t >= run, idx, 0))
-            h = run - ramp
-            s, w, c = se[arg], we[arg], ce[arg]
-            j = int(np.argmax(h))
-            if h[j] > best_score:
-                best_score = float(h[j])
-                best = PieceHit(float(w[j]), int(c[j]), int(s[j]), j)
-        out.append(best)
+    n_pieces = len(pieces) - 1
+    if n == 0 or n_pieces <= 0:
+        return [PieceHit(0.0, 0, 0, 0) for _ in range(max(n_pieces, 0))]
+    order = np.argsort(-np.diff(np.asarray(pieces, dtype=np.int64)), kind="stable")  # longest first
+    first = np.asarray(pieces[:-1], dtype=np.int64)[order]
+    length = np.diff(np.asarray(pieces, dtype=np.int64))[order]
+    ramp = np.arange(n + 1, dtype=np.float64) * -_GAP  # E[k] + gap*k form of the running maximum
+    idx_row = np.arange(n + 1, dtype=np.int64)
+    h = np.zeros((n_pieces, n + 1))
+    s = np.tile(idx_row, (n_pieces, 1))                # start column of the alignment ending at each cell
+    w = np.zeros((n_pieces, n + 1))                    # matched item-word weight along it
+    c = np.zeros((n_pieces, n + 1), dtype=np.int64)    # matched words along it
+    best_score = np.zeros(n_pieces)
+    best = np.zeros((n_pieces, 4))  # weight, words, start, end
+    for i in range(int(length[0])):
+        k = int(np.count_nonzero(length > i))  # the pieces still going: the first k (longest first)
+        at = first[:k] + i
+        hk = h[:k]
+        eq = doc[None, :] == item[at][:, None]
+        diag = hk[:, :-1] + np.where(eq, _MATCH, _MISMATCH)
+        vert = hk[:, 1:] + _GAP
+        use_diag = diag >= vert
+        e = np.empty((k, n + 1))
+        e[:, 0] = -1.0
+        e[:, 1:] = np.maximum(diag, vert)
+        se = np.empty((k, n + 1), dtype=np.int64)
+        se[:, 0] = 0
+        se[:, 1:] = np.where(use_diag, s[:k, :-1], s[:k, 1:])
+        we = np.empty((k, n + 1))
+        we[:, 0] = 0.0
+        we[:, 1:] = np.where(use_diag, w[:k, :-1] + eq * weights[at][:, None], w[:k, 1:])
+        ce = np.empty((k, n + 1), dtype=np.int64)
+        ce[:, 0] = 0
+        ce[:, 1:] = np.where(use_diag, c[:k, :-1] + eq, c[:k, 1:])
+        # A path falling below zero restarts here; one at zero goes on (its matches still count).
+        restart = e < 0.0
+        e[restart] = 0.0
+        se[restart] = np.broadcast_to(idx_row, (k, n + 1))[restart]
+        we[restart] = 0.0
+        ce[restart] = 0
+        t = e + ramp
+        run = np.maximum.accumulate(t, axis=1)
+        arg = np.maximum.accumulate(np.where(t >= run, idx_row, 0), axis=1)
+        h[:k] = run - ramp
+        s[:k] = np.take_along_axis(se, arg, axis=1)
+        w[:k] = np.take_along_axis(we, arg, axis=1)
+        c[:k] = np.take_along_axis(ce, arg, axis=1)
+        j = np.argmax(h[:k], axis=1)
+        rows = np.arange(k)
+        top = h[rows, j]
+        better = top > best_score[:k]
+        if better.any():
+            b = rows[better]
+            jb = j[better]
+            best_score[b] = top[better]
+            best[b] = np.stack([w[b, jb], c[b, jb], s[b, jb], jb], axis=1)
+    out = [PieceHit(0.0, 0, 0, 0)] * n_pieces
+    for p, hit in zip(order.tolist(), best.tolist()):
+        out[p] = PieceHit(float(hit[0]), int(hit[1]), int(hit[2]), int(hit[3]))
     return out

@@ -27,14 +27,19 @@ item: the tier with the highest coverage wins): "skeleton" (`contamination.skele
 holding numbers, every number-holding word one placeholder, n-grams mostly numbers left out;
 "code" (`contamination.code`): items that look like code as canonical code tokens
 (audit/stages/code_canon.py), `code_ngram`-grams, n-grams shared by more than two items left out.
-Methods: exact_ngram, skeleton, code, fuzzy (alignment). Every match carries `score` (its coverage),
-`longest_span`, and `evidence` (skeleton: the numbers that differ, "item number -> record number").
+"semantic" (`contamination.semantic`, off by default): windows of the record sized to the items,
+embedded with WordLlama (audit/stages/semantic.py), propose the items at cosine >=
+`semantic_similarity`; the item's pieces aligned around the window confirm (coverage >=
+`semantic_threshold`, a piece counting with a quarter of its words aligned).
+Methods: exact_ngram, skeleton, code, fuzzy (alignment), semantic. Every match carries `score` (its
+coverage), `longest_span`, and `evidence` (skeleton: the numbers that differ, "item number ->
+record number"; semantic: "cosine 0.862").
 """
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +54,7 @@ from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_text
 from audit.stages import Finding, Stage, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
+from audit.stages.semantic import WordVectors
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig, ContaminationConfig
@@ -79,6 +85,9 @@ _MIN_DF = 4
 # Canonical code n-grams (names erased) shared by several items are idioms (a loop header, a
 # `return result`), not evidence of one item.
 _MAX_ITEMS_PER_CODE_GRAM = 2
+# A code item of fewer than `code_ngram` canonical tokens (a one-line body) is indexed in n-grams of
+# this many and matches only when all of it is found; shorter ones are not indexed.
+_CODE_MIN_NGRAM = 12
 # A (record, item) pair is aligned when the record holds this share of the item's rare
 # `fuzzy_ngram`-grams (a fifth of the words edited leaves about half of its 3-grams), and at least
 # _FUZZY_MIN_HITS of them.
@@ -235,6 +244,123 @@ class FuzzyIndex:
         return cls(grams, rare, tokens.hashes.copy(), tokens.bounds.copy(), weights, pieces)
 
 
+# Semantic tier: windows of 2 x half words, half = _SEMANTIC_BASE x 2^k up to _SEMANTIC_TOP
+# (an item of L words is compared with the windows of the largest size <= L, at least the
+# smallest); windows start every `half` words, so a leak of 1.5 window lengths holds one whole.
+_SEMANTIC_BASE = 8
+_SEMANTIC_TOP = 128
+# A paraphrase keeps fewer words of each piece in place than an edit does: a piece's alignment
+# counts for the semantic tier with a quarter of its words (the window's cosine vouches for the rest).
+_SEMANTIC_PIECE_MIN_SHARE = 0.25
+# Words embedded at a time (the vectors take words x dim x 4 bytes).
+_SEMANTIC_WORDS = 65_536
+
+
+@dataclass
+class SemanticIndex:
+    """Per window size, the unit embedding of each item compared with windows of that size."""
+
+    vectors: WordVectors
+    halves: list[int]          # half window (words) of each size class
+    items: list[np.ndarray]    # per class, the item indices
+    mats: list[np.ndarray]     # per class, items x dim unit vectors (float32)
+
+    @classmethod
+    def build(cls, texts: list[str], tokens: Tokens, indexed: np.ndarray, dim: int) -> "SemanticIndex":
+        """Embed every indexed item (bool per item) of `tokens`, the words of `texts`."""
+        vectors = WordVectors(dim)
+        vectors.add_words(texts, tokens)
+        rows = vectors.rows(tokens.hashes)
+        counts = tokens.counts
+        sums = np.stack([vectors.vecs[rows[a:b]].sum(axis=0) for a, b in
+                         zip(tokens.bounds[:-1].tolist(), tokens.bounds[1:].tolist())]) if len(texts) else \
+            np.zeros((0, dim), dtype=np.float32)
+        nonempty = counts > 0
+        unit = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-9)
+        halves = [_SEMANTIC_BASE << k for k in range(int(np.log2(_SEMANTIC_TOP // _SEMANTIC_BASE)) + 1)]
+        size = np.clip(2 ** np.floor(np.log2(np.maximum(counts, 1))) // 2, halves[0], halves[-1]).astype(np.int64)
+        items, mats = [], []
+        for h in halves:
+            mine = np.flatnonzero(indexed & nonempty & (size == h))
+            items.append(mine)
+            mats.append(np.ascontiguousarray(unit[mine]))
+        return cls(vectors, halves, items, mats)
+
+    def candidates(self, texts: Sequence[str | None], tokens: Tokens, n_items: int,
+                   similarity: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(text x item pair, cosine, first word, end word) of the best window of each pair at
+        cosine >= `similarity`, pairs sorted."""
+        out = []
+        bounds = tokens.bounds
+        a = 0
+        while a < len(texts):  # texts in groups of about _SEMANTIC_WORDS words
+            b = int(np.searchsorted(bounds, bounds[a] + _SEMANTIC_WORDS, side="right"))
+            b = min(len(texts), max(b - 1, a + 1))
+            g_pair, g_sim, g_lo, g_hi = self._group(texts, tokens.slice(a, b), a, n_items, similarity)
+            out.append((g_pair, g_sim, g_lo + int(bounds[a]), g_hi + int(bounds[a])))
+            a = b
+        pair, sim, lo, hi = (np.concatenate([o[k] for o in out]) for k in range(4))
+        order = np.lexsort((-sim, pair))
+        pair, sim, lo, hi = pair[order], sim[order], lo[order], hi[order]
+        first = _runs(pair) if len(pair) else np.zeros(0, dtype=np.int64)
+        return pair[first], sim[first], lo[first], hi[first]
+
+    def _group(self, texts: Sequence[str | None], tokens: Tokens, offset: int, n_items: int,
+               similarity: float) -> tuple[np.ndarray, ...]:
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64),
+                 np.zeros(0, dtype=np.int64))
+        if len(tokens.hashes) == 0:
+            return empty
+        rows = self.vectors.rows(tokens.hashes)
+        counts = tokens.counts
+        base = self.halves[0]
+        # Base segments: `base` words from each text's start, summed by one padded gather.
+        nseg = -(-counts // base)
+        seg_text = np.repeat(np.arange(len(counts)), nseg)
+        seg_rank = np.arange(int(nseg.sum())) - np.repeat(np.cumsum(nseg) - nseg, nseg)
+        seg_start = tokens.bounds[seg_text] + seg_rank * base
+        seg_end = np.minimum(seg_start + base, tokens.bounds[seg_text + 1])
+        at = seg_start[:, None] + np.arange(base)
+        zero = len(self.vectors.vecs) - 1
+        padded = np.where(at < seg_end[:, None], rows[np.minimum(at, len(rows) - 1)], zero)
+        s_sum = self.vectors.vecs[padded].sum(axis=1)
+        s_text, s_rank, s_lo, s_hi = seg_text, seg_rank, seg_start, seg_end
+        cols_pair, cols_sim, cols_lo, cols_hi = [], [], [], []
+        for k, h in enumerate(self.halves):
+            if k:  # this size's segments: pairs of the last size's, within a text
+                head = np.flatnonzero(s_rank % 2 == 0)
+                nb = np.minimum(head + 1, len(s_text) - 1)
+                has = (head + 1 < len(s_text)) & (s_text[nb] == s_text[head])
+                partner = np.where(has, nb, head)
+                s_sum = s_sum[head] + np.where(has[:, None], s_sum[partner], 0)
+                s_text, s_rank, s_lo, s_hi = s_text[head], s_rank[head] // 2, s_lo[head], s_hi[partner]
+            if len(self.items[k]) == 0:
+                continue
+            # Windows: two consecutive class segments of a text, or a text's only one.
+            nxt = np.zeros(len(s_text), dtype=bool)
+            nxt[:-1] = s_text[1:] == s_text[:-1]
+            alone = ~nxt & np.append(True, ~nxt[:-1])
+            w_first = np.concatenate([np.flatnonzero(nxt), np.flatnonzero(alone)])
+            w_last = np.concatenate([np.flatnonzero(nxt) + 1, np.flatnonzero(alone)])
+            w_sum = s_sum[w_first] + np.where(alone[w_first][:, None], 0, s_sum[w_last])
+            w_lo, w_hi = s_lo[w_first], s_hi[w_last]
+            big = (w_hi - w_lo) >= h  # a window of fewer than `half` words says little
+            w_sum, w_lo, w_hi, w_text = w_sum[big], w_lo[big], w_hi[big], s_text[w_first][big]
+            if len(w_sum) == 0:
+                continue
+            w_sum /= np.maximum(np.linalg.norm(w_sum, axis=1, keepdims=True), 1e-9)
+            sims = w_sum @ self.mats[k].T
+            wi, ii = np.nonzero(sims >= similarity)
+            cols_pair.append((w_text[wi] + offset) * n_items + self.items[k][ii])
+            cols_sim.append(sims[wi, ii])
+            cols_lo.append(w_lo[wi])
+            cols_hi.append(w_hi[wi])
+        if not cols_pair:
+            return empty
+        return (np.concatenate(cols_pair), np.concatenate(cols_sim), np.concatenate(cols_lo),
+                np.concatenate(cols_hi))
+
+
 @dataclass
 class ContaminationIndex:
     """Eval items' n-grams and fuzzy-tier words: plain data, cheap to ship to workers."""
@@ -252,6 +378,8 @@ class ContaminationIndex:
     code: "ContaminationIndex | None" = None      # canonical code n-grams of the items that look like code
     numbers: dict[int, str] = field(default_factory=dict)  # skeleton: (item << 32 | word) -> the item's number
     coverable: np.ndarray | None = None  # int32, words of each item held by its kept (not template) n-grams
+    code_records: int = 0  # records the code tier canonicalised (its prefilter passed them), in this process
+    semantic: SemanticIndex | None = None  # item embeddings (the semantic tier), None when off
 
     @classmethod
     def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
@@ -270,12 +398,13 @@ class ContaminationIndex:
         char_tables_ready()
         sub_index = kind != "words"
         if sub_index:
-            keep = _DIGIT.search if kind == "skeleton" else looks_like_code
-            sets = [(name, [i for i, t in zip(ids, texts) if keep(t)], [t for t in texts if keep(t)])
-                    for name, ids, texts in sets]
+            def kept(texts: list[str]) -> list[bool]:
+                return [bool(_DIGIT.search(t)) for t in texts] if kind == "skeleton" else looks_like_code(texts).tolist()
+            sets = [(name, [i for i, k in zip(ids, flags) if k], [t for t, k in zip(texts, flags) if k])
+                    for name, ids, texts, flags in ((n, i, t, kept(t)) for n, i, t in sets)]
             sets = [s for s in sets if s[1]]
-        if kind == "code":
-            c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": c.code_ngram})
+        if kind == "code":  # a function shorter than code_ngram tokens: all of it, in _CODE_MIN_NGRAM-grams
+            c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": min(c.code_ngram, _CODE_MIN_NGRAM)})
         names = [name for name, _, _ in sets]
         ids = [i for _, set_ids, _ in sets for i in set_ids]
         texts = [t for _, _, set_texts in sets for t in set_texts]
@@ -316,20 +445,24 @@ class ContaminationIndex:
         coverable = np.add.reduceat(held.astype(np.int32), tokens.bounds[:-1]) if len(held) else np.zeros(0, np.int32)
         coverable = np.where(words > 0, coverable, 0).astype(np.int32)
         fuzzy = None
-        if c.minhash and not sub_index:
+        if (c.minhash or c.semantic) and not sub_index:
             fuzzy = FuzzyIndex.build(c.fuzzy_ngram, tokens, texts, size > 0)
         per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
         sub = code = None
         if c.skeleton and not sub_index and any(_DIGIT.search(t) for t in texts):
             sub = cls.from_items(sets, c, "skeleton")
-        if c.code and not sub_index and any(looks_like_code(t) for t in texts):
+        if c.code and not sub_index and looks_like_code(texts).any():
             code = cls.from_items(sets, c, "code")
-        return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable)
+        semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
+        return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
+                   semantic=semantic)
 
-    def match(self, texts: list[str | None], tokens: Tokens | None = None) -> list[list[dict[str, Any]] | None]:
+    def match(self, texts: list[str | None], tokens: Tokens | None = None,
+              column: pa.Array | pa.ChunkedArray | None = None) -> list[list[dict[str, Any]] | None]:
         """Per text, its matches (eval_set, eval_id, overlap, coverage, spans, method), best first; None for None.
 
-        `tokens`: the texts' words when already tokenised (the pipeline tokenises a block once).
+        `tokens`: the texts' words when already tokenised (the pipeline tokenises a block once);
+        `column`: the texts as an Arrow array when at hand (the code tier's prefilter reads it).
         """
         out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
         tokens = tokens if tokens is not None else tokenize_hashed(texts)
@@ -337,12 +470,16 @@ class ContaminationIndex:
         if self.skeleton is not None:
             tiers.append((self.skeleton, number_skeleton(texts, tokens, _NUMBER), "skeleton"))
         if self.code is not None:
-            tiers.append((self.code, code_tokens(texts), "code"))
+            code = looks_like_code(column if column is not None else texts)
+            self.code_records += int(code.sum())
+            tiers.append((self.code, code_tokens(texts, code), "code"))
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
             for sub, sub_tokens, method in tiers:
                 for k, extra in sub._match_chunk(sub_tokens.slice(a, b), method, texts[a:b]).items():
                     found.setdefault(k, []).extend(extra)
+            if self.semantic is not None:
+                self._semantic_matches(texts[a:b], tokens.slice(a, b), found)
             for k, matches in found.items():
                 out[a + k] = sorted(_best_per_item(matches), key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"]))
         return out
@@ -369,10 +506,32 @@ class ContaminationIndex:
                 if coverage >= 1.0:
                     strong.add(p)
                 self._add(found, p, overlap, coverage, spans, method, evidence=evidence)
-        if self.fuzzy is not None:
+        if self.fuzzy is not None and self.settings.minhash:
             for p, coverage, spans, longest in self._fuzzy_matches(tokens, text_of, strong):
-                self._add(found, p, coverage, coverage, spans, "fuzzy", longest)
+                if coverage >= self.settings.minhash_floor:
+                    self._add(found, p, coverage, coverage, spans, "fuzzy", longest)
         return found
+
+    def _semantic_matches(self, texts: Sequence[str | None], tokens: Tokens, found: dict[int, list[dict[str, Any]]]) -> None:
+        """Add to `found` the semantic matches: pairs proposed by a window's embedding, not
+        already matched at their threshold by another tier, confirmed by alignment around it."""
+        sem = self.semantic
+        assert sem is not None and self.fuzzy is not None
+        c = self.settings
+        n_items = len(self.item_ids)
+        pair, sim, lo, hi = sem.candidates(texts, tokens, n_items, c.semantic_similarity)
+        done = {(text, m["eval_set"], m["eval_id"]) for text, ms in found.items() for m in ms
+                if m["coverage"] >= c.limit(m["method"])}
+        for p, cosine, a, b in zip(pair.tolist(), sim.tolist(), lo.tolist(), hi.tolist()):
+            text, it = divmod(p, n_items)
+            if (text, self.set_names[self.item_set[it]], self.item_ids[it]) in done:
+                continue
+            pad = (b - a) // 2  # the window and half its length either side
+            cols = np.arange(max(a - pad, int(tokens.bounds[text])), min(b + pad, int(tokens.bounds[text + 1])))
+            got = self._aligned(it, cols, tokens, _SEMANTIC_PIECE_MIN_SHARE)
+            if got is not None and got[0] >= c.semantic_floor:
+                coverage, spans, longest = got
+                self._add(found, p, coverage, coverage, spans, "semantic", longest, [f"cosine {cosine:.3f}"])
 
     def _add(self, found: dict, pair: int, overlap: float, coverage: float, spans: list[list[int]],
              method: str, longest: list[int] | None = None, evidence: list[str] | None = None) -> None:
@@ -479,37 +638,60 @@ class ContaminationIndex:
         cand_item = pair[starts] % n_items
         need = np.maximum(_FUZZY_MIN_HITS, np.ceil(_FUZZY_CANDIDATE_SHARE * f.rare[cand_item]))
         ends = np.append(starts[1:], len(pair))
-        c = self.settings
         for k in np.flatnonzero(distinct >= need).tolist():
             p = int(pair[starts[k]])
             if p in skip:
                 continue
             text, it = divmod(p, n_items)
-            lo, hi = int(f.bounds[it]), int(f.bounds[it + 1])
-            total = float(f.weights[lo:hi].sum())
-            if total <= 0:
+            size = int(f.bounds[it + 1] - f.bounds[it])
+            cols = self._fuzzy_region(np.unique(win[starts[k]:ends[k]]), tokens, text, size, f.grams.n)
+            got = self._aligned(it, cols, tokens)
+            if got is not None:
+                yield p, *got
+
+    def _aligned(self, it: int, cols: np.ndarray, tokens: Tokens,
+                 min_share: float = _FUZZY_PIECE_MIN_SHARE) -> tuple[float, list[list[int]], list[int]] | None:
+        """Item `it` aligned piece by piece against the record words `cols` (-1: a separator):
+        (coverage, spans, longest span), or None when under the measure floor or too few words
+        (the confirmation of the fuzzy and semantic tiers). A piece counts with `min_share` of its
+        words aligned (and _FUZZY_PIECE_MIN_WORDS)."""
+        f = self.fuzzy
+        assert f is not None
+        lo, hi = int(f.bounds[it]), int(f.bounds[it + 1])
+        total = float(f.weights[lo:hi].sum())
+        if total <= 0:
+            return None
+        doc = tokens.hashes[cols]
+        doc[cols < 0] = _SEPARATOR
+        c = self.settings
+        floor = min(c.minhash_floor, c.semantic_floor)
+        need_words = min(c.ngram, max(c.min_ngram, _FUZZY_SHORT_SHARE * (hi - lo)))
+        # An aligned word is a word present in `doc`: pieces with too few present cannot count, and
+        # when those that can hold too little of the item, no alignment reaches the floor.
+        present = np.isin(f.words[lo:hi], doc)
+        starts = f.pieces[it][:-1]
+        piece_present = np.add.reduceat(present.astype(np.int64), starts)
+        could = piece_present >= np.maximum(_FUZZY_PIECE_MIN_WORDS, min_share * np.diff(f.pieces[it]))
+        if float(np.add.reduceat(f.weights[lo:hi] * present, starts)[could].sum()) < floor * total \
+                or int(piece_present[could].sum()) < need_words:
+            return None
+        covered = 0.0
+        words = 0
+        spans, longest, longest_words = [], None, 0
+        piece_words = np.diff(f.pieces[it])
+        for hit, size in zip(align_pieces(f.words[lo:hi], f.weights[lo:hi], f.pieces[it], doc), piece_words):
+            if hit.words < max(_FUZZY_PIECE_MIN_WORDS, min_share * size):
                 continue
-            cols = self._fuzzy_region(np.unique(win[starts[k]:ends[k]]), tokens, text, hi - lo, f.grams.n)
-            doc = tokens.hashes[cols]
-            doc[cols < 0] = _SEPARATOR
-            covered = 0.0
-            words = 0
-            spans, longest, longest_words = [], None, 0
-            piece_words = np.diff(f.pieces[it])
-            for hit, size in zip(align_pieces(f.words[lo:hi], f.weights[lo:hi], f.pieces[it], doc), piece_words):
-                if hit.words < max(_FUZZY_PIECE_MIN_WORDS, _FUZZY_PIECE_MIN_SHARE * size):
-                    continue
-                covered += hit.weight
-                words += hit.words
-                span = [int(tokens.starts[cols[hit.start]]), int(tokens.ends[cols[hit.end - 1]])]
-                spans.append(span)
-                if hit.words > longest_words:
-                    longest, longest_words = span, hit.words
-            coverage = covered / total
-            if coverage < c.minhash_floor or words < min(c.ngram, max(c.min_ngram, _FUZZY_SHORT_SHARE * (hi - lo))) \
-                    or longest is None:
-                continue
-            yield p, coverage, _merge_spans(spans), longest
+            covered += hit.weight
+            words += hit.words
+            span = [int(tokens.starts[cols[hit.start]]), int(tokens.ends[cols[hit.end - 1]])]
+            spans.append(span)
+            if hit.words > longest_words:
+                longest, longest_words = span, hit.words
+        coverage = covered / total
+        if coverage < floor or longest is None or words < need_words:
+            return None
+        return coverage, _merge_spans(spans), longest
 
     @staticmethod
     def _fuzzy_region(hits: np.ndarray, tokens: Tokens, text: int, item_words: int, n: int) -> np.ndarray:
@@ -579,7 +761,7 @@ class ContaminationStage(Stage):
         if self.index is None:
             matches: list = [None if t is None else [] for t in texts]
         else:
-            matches = self.index.match(texts, block_tokens(batch))
+            matches = self.index.match(texts, block_tokens(batch), batch.column("text"))
         return batch.append_column("contamination", pa.array(matches, COLUMN_TYPE))
 
     @staticmethod
@@ -594,8 +776,7 @@ class ContaminationStage(Stage):
             best: dict[str, dict] = {}
             count: dict[str, int] = {}
             for m in matches:
-                limit = c.minhash_threshold if m["method"] == "fuzzy" else c.threshold
-                if m["coverage"] < limit:
+                if m["coverage"] < c.limit(m["method"]):
                     continue
                 count[m["eval_set"]] = count.get(m["eval_set"], 0) + 1
                 if m["eval_set"] not in best or m["coverage"] > best[m["eval_set"]]["coverage"]:
@@ -614,7 +795,9 @@ def counted(column: pa.Array | pa.ChunkedArray, config: "AuditConfig") -> pa.Arr
     flat = pc.list_flatten(col)
     if len(flat) == 0:
         return col
-    limit = pc.if_else(pc.equal(pc.struct_field(flat, "method"), "fuzzy"), c.minhash_threshold, c.threshold)
+    method = pc.struct_field(flat, "method")
+    limit = pc.if_else(pc.equal(method, "fuzzy"), c.minhash_threshold,
+                       pc.if_else(pc.equal(method, "semantic"), c.semantic_threshold, c.threshold))
     return filter_list(col, pc.greater_equal(pc.struct_field(flat, "coverage"), limit))
 
 

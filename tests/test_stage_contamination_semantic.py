@@ -1,0 +1,87 @@
+"""The semantic contamination tier: WordLlama embeddings (from its wheel) propose, alignment confirms."""
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from audit.config import parse_config
+from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted, first_match
+
+STORY = ("Maria runs a small bakery on the corner of the old market square. Every morning she bakes "
+         "forty loaves of rye bread and sixty sweet rolls before the doors open. On Saturdays her "
+         "brother helps her carry the trays and she bakes twice as many rolls. The rye bread sells "
+         "for a good price while the rolls go quickly to children walking to school. How many rolls "
+         "does Maria bake over a week that has one Saturday in it?")
+# The same template, another story: topical neighbours, not a leak.
+OTHER = ("Maria runs a small flower shop near the station. Every morning she sells forty roses and "
+         "sixty tulips before noon. On Saturdays her sister helps her and they sell twice as many tulips. "
+         "How many tulips does the shop sell over a week that has one Saturday in it?")
+HOST = ("The council met on Tuesday to discuss the new bus timetable. Several residents asked for "
+        "later evening services. The mayor promised a review before the summer holidays begin.")
+_SWAPS = ["tiny", "at", "ancient", "plaza", "each", "day", "makes", "twoscore", "of", "wheat", "loaf", "sixty",
+          "candy", "buns", "prior", "the", "door", "opens", "Saturday", "sibling", "assists", "in", "hauling",
+          "platters", "he", "cooks", "double", "so", "many"]
+# Every third word replaced: no 3-gram of the item survives, so neither n-grams nor the fuzzy tier's
+# candidates see it; two words in three still align in place.
+EVERY_THIRD = " ".join(_SWAPS[k // 3 % len(_SWAPS)] if k % 3 == 2 else w for k, w in enumerate(STORY.split(" ")))
+QUESTION = "How many apples does Tom have if he buys three more at the shop today?"
+
+
+def _config(**contamination):
+    return parse_config({"input": {"paths": ["x/"]}, "contamination": contamination}, base_dir=Path("/"))
+
+
+def _run(config, texts):
+    index = ContaminationIndex.from_items([("gsm", ["s1", "q1"], [STORY, QUESTION])], config.contamination)
+    out = ContaminationStage(config, index)(pa.table({"text": pa.array(texts, pa.string())}))
+    return out, counted(out.column("contamination"), config).to_pylist()
+
+
+def test_every_third_word_replaced_is_found_by_the_semantic_tier_only():
+    texts = [HOST + "\n" + EVERY_THIRD + "\n" + HOST, HOST + "\n" + OTHER + "\n" + HOST, HOST]
+    config = _config(semantic=True)
+    out, (leak, other, clean) = _run(config, texts)
+    assert [(m["eval_id"], m["method"]) for m in leak] == [("s1", "semantic")]
+    m = leak[0]
+    assert 0.5 <= m["coverage"] < 1.0 and m["evidence"][0].startswith("cosine ")
+    at = texts[0].index(EVERY_THIRD)
+    assert all(at <= a < b <= at + len(EVERY_THIRD) for a, b in m["spans"]) and m["longest_span"] in m["spans"]
+    assert other == [] and clean == []
+    assert first_match(out, config)["method"] == "semantic"
+    assert first_match(out, _config(semantic=True, canary_methods=["exact_ngram"])) is None
+    # The semantic threshold judges it: raised over its coverage, it no longer counts.
+    assert counted(out.column("contamination"), _config(semantic=True, semantic_threshold=0.9)).to_pylist()[0] == []
+    # Off (the default), nothing finds it.
+    assert _run(_config(), texts)[1] == [[], [], []]
+
+
+def test_model_loads_from_the_wheel_with_no_network(monkeypatch):
+    from audit.stages.semantic import WordVectors
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the semantic tier tried to open a connection")
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    vectors = WordVectors(64)
+    [bakery, bread, council] = vectors.embed_words(["bakery", "bread", "council"])
+    assert bakery.shape == (64,) and abs(bakery).sum() > 0
+    cos = lambda a, b: float(a @ b / ((a @ a) ** 0.5 * (b @ b) ** 0.5))  # noqa: E731
+    assert cos(bakery, bread) > cos(bakery, council)
+
+
+@pytest.mark.parametrize("key,value", [("semantic_dim", 100), ("semantic_similarity", 0.0)])
+def test_bad_semantic_settings_are_refused(key, value):
+    with pytest.raises(Exception, match=key):
+        _config(semantic=True, **{key: value})
+
+
+def test_index_ships_to_a_worker_without_the_model_and_matches_the_same():
+    import pickle
+    config = _config(semantic=True)
+    index = ContaminationIndex.from_items([("gsm", ["s1", "q1"], [STORY, QUESTION])], config.contamination)
+    blob = pickle.dumps(index)
+    assert len(blob) < 2_000_000  # the 32 MB model table stays behind; the worker loads its own
+    text = [HOST + "\n" + EVERY_THIRD + "\n" + HOST]
+    assert pickle.loads(blob).match(text) == index.match(text)
