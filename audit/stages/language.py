@@ -228,8 +228,8 @@ class LanguageStage(Stage):
         self.piece_chars = max(1, lc.sample_chars // _PIECES)
         self.min_score = lc.min_score
         self.consult_below = lc.consult_below
-        self.consult_labels = frozenset(lc.consult_labels)
-        self.latin = frozenset(code for code in LID176 if LANGUAGES[code][1] == "Latn")
+        self.latin_set = pa.array(sorted(code for code in LID176 if LANGUAGES[code][1] == "Latn"), pa.string())
+        self.consult_set = pa.array(sorted(lc.consult_labels), pa.string())
         self.model = load_lid176()
         self.second = load_second(config)
 
@@ -247,12 +247,25 @@ class LanguageStage(Stage):
         shares = np.zeros(n, dtype=np.float32)
         if len(todo):
             batch = pc.take(lines, pa.array(todo)).to_pylist()
-            pieces = [cut_pieces(s, self.piece_chars) for s in batch]
-            flat = [p for parts in pieces for p in parts]
-            got_labels, got_scores = self.model.predict(flat, k=2)
+            lengths = pc.utf8_length(pc.take(lines, pa.array(todo))).to_numpy(zero_copy_only=False)
+            # A sample shorter than 1.5 pieces is one piece (cut_pieces): one prediction, read in
+            # bulk; the Python loop below is only for the longer, multi-piece samples.
+            whole = lengths * 2 < 3 * self.piece_chars
+            one = np.flatnonzero(whole)
+            if len(one):
+                got_labels, got_scores = self.model.predict([batch[j] for j in one.tolist()], k=1)
+                rows = todo[one]
+                # fastText's softmax can overshoot 1 by a rounding error.
+                scores[rows] = np.minimum(1.0, np.fromiter((p[0] if len(p) else 0.0 for p in got_scores),
+                                                           np.float32, len(one)))
+                labels[rows] = [lab[0][_LABEL_PREFIX:] if lab else UNDETERMINED for lab in got_labels]
+                shares[rows] = 1.0
+            many = np.flatnonzero(~whole)
+            pieces = {j: cut_pieces(batch[j], self.piece_chars) for j in many.tolist()}
+            flat = [p for parts in pieces.values() for p in parts]
+            got_labels, got_scores = self.model.predict(flat, k=2) if flat else ([], [])
             i = 0
-            consult: list[int] = []
-            for j, parts in enumerate(pieces):
+            for j, parts in pieces.items():
                 # The document's label: length-weighted mean of its pieces' probabilities.
                 weight: dict[str, float] = {}
                 tops: list[str] = []
@@ -268,15 +281,18 @@ class LanguageStage(Stage):
                     continue
                 best = max(weight, key=weight.__getitem__)
                 row = todo[j]
-                label = best[_LABEL_PREFIX:]
-                labels[row] = label
-                # fastText's softmax can overshoot 1 by a rounding error.
+                labels[row] = best[_LABEL_PREFIX:]
                 scores[row] = min(1.0, weight[best] / total)
                 shares[row] = sum(len(p) for p, t in zip(parts, tops) if t == best) / total
-                # Every failure measured was between Latin-script languages; lid.176 named every
-                # other script right, where heliport on noisy text (ANSI art) did worse.
-                if (scores[row] < self.consult_below or label in self.consult_labels) and label in self.latin:
-                    consult.append(j)
+            # Every failure measured was between Latin-script languages; lid.176 named every
+            # other script right, where heliport on noisy text (ANSI art) did worse.
+            got = pa.array(labels[todo].tolist(), pa.string())
+            weak = pc.or_(pc.less(pa.array(scores[todo]), self.consult_below), pc.is_in(got, self.consult_set))
+            ask = pc.and_(weak, pc.is_in(got, self.latin_set)).to_numpy(zero_copy_only=False)
+            consult = np.flatnonzero(ask).tolist()
+            for j in consult:
+                if j not in pieces:
+                    pieces[j] = cut_pieces(batch[j], self.piece_chars)
             if consult and self.second is not None:
                 decided = self.second.judge([batch[j] for j in consult], [pieces[j] for j in consult],
                                             [labels[todo[j]] for j in consult])
