@@ -35,7 +35,7 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from audit.config import parse_config  # noqa: E402
-from audit.stages.contamination import ContaminationStage, counted  # noqa: E402
+from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
 
 BATCH = 256
 _VOCAB = ("river stone market letter window garden silver morning paper station orange winter "
@@ -217,7 +217,10 @@ def main() -> None:
             texts.append(host)
             truth.append(None)
     t0 = time.perf_counter()
-    stage = ContaminationStage(config)
+    # the corpus sample the job would take for corpus document frequency: its first records
+    c = config.contamination
+    index = ContaminationIndex.build(config, texts[:c.corpus_df_sample] if c.corpus_df else None)
+    stage = ContaminationStage(config, index)
     build_s = time.perf_counter() - t0
     matches: list = []
     t0 = time.perf_counter()
@@ -249,6 +252,7 @@ def main() -> None:
         "leaks": dict(total), "false_docs": false_docs, "clean_docs": clean,
         "false_doc_rate": round(false_docs / max(1, clean), 5), "false_by_method": dict(false_methods),
         "mb": round(mb, 2), "stage_mb_s": round(mb / secs, 2), "index_build_s": round(build_s, 2),
+        "corpus_df": {"sample_documents": index.corpus_sample_docs, "ngrams_left_out": index.corpus_common_grams},
     }
     if args.json:
         print(json.dumps(result, indent=1))
@@ -262,6 +266,8 @@ def main() -> None:
     print(f"false contaminated docs: {false_docs} of {clean} clean ({result['false_doc_rate']:.3%}); "
           f"by method {dict(false_methods)}")
     print(f"stage: {mb:.1f} MB in {secs:.1f} s = {result['stage_mb_s']} MB/s (one process); index {build_s:.1f} s")
+    print(f"corpus document frequency: {index.corpus_common_grams} item n-grams left out as common in "
+          f"{index.corpus_sample_docs} sampled documents")
 
 
 if __name__ == "__main__":

@@ -64,6 +64,9 @@ def test_contamination_rows_carry_method_spans_and_the_changed_numbers(tmp_path:
     assert {"48 -> 36", "24 -> 18", "72 -> 54"} <= set(row["evidence"])
     a, b = row["longest_span"]
     assert docs[5]["text"][a:b] in changed and row["longest_span"] in row["spans"]
+    # the corpus sample the index left common n-grams out by: every document of this small input
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["contamination"]["corpus_df"] == {"sample_documents": 12, "ngrams_left_out": 0}
 
 
 def _mixed_run(root: Path, english: int, german: int, expected: str | None) -> dict:

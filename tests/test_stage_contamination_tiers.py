@@ -231,3 +231,38 @@ def test_one_line_function_renamed_matches_whole_and_a_part_of_it_does_not():
     [leak, other] = _counted(config, index, [renamed, partial])
     assert [(m["eval_id"], m["method"], m["coverage"]) for m in leak] == [("he/53", "code", 1.0)]
     assert other == []
+
+
+QUOTE = "to be or not to be that is the question whether tis nobler in the mind to suffer"
+HOSTS = ["The drama club read aloud on Friday evening in the old hall.",
+         "Our essay on tragedy opens with the most quoted line in English literature.",
+         "A poster in the station had the line printed in large letters."]
+
+
+def _corpus_index(config, items, sample):
+    index = _index(config, items)
+    common = index.corpus_common(sample, config.contamination.corpus_df_min_docs, config.contamination.corpus_df_ratio)
+    sets = [("evals", [i for i, _ in items], [t for _, t in items])]
+    return ContaminationIndex.from_items(sets, config.contamination, exclude=common), common
+
+
+def test_a_phrase_common_in_the_corpus_makes_no_match_alone_but_the_item_still_matches():
+    config = _config()
+    item = QUOTE + " said the teacher before the students of grade seven left for the long winter break"
+    sample = [f"{HOSTS[i % 3]} {QUOTE}. Page {i} of the collected notes." for i in range(40)] + HOSTS
+    page = f"{HOSTS[0]} {QUOTE}. Then the curtain fell."
+    plain = _index(config, [("q1", item)])
+    assert [bool(m) for m in _counted(config, plain, [page])] == [True]  # the quote covers most of the item
+    index, common = _corpus_index(config, [("q1", item)], sample)
+    assert len(common) > 0
+    assert [bool(m) for m in _counted(config, index, [page, f"Leaked: {item}"])] == [False, True]
+
+
+def test_an_item_copied_into_many_documents_keeps_its_ngrams():
+    config = _config()
+    item = ("Natalia sold clips to forty eight of her friends in April and then she sold half as many "
+            "clips in May how many clips did Natalia sell altogether in April and May")
+    sample = [f"{HOSTS[i % 3]} {item} Answer below." for i in range(60)] + HOSTS
+    index, common = _corpus_index(config, [("gsm", item)], sample)
+    assert len(common) == 0
+    assert [bool(m) for m in _counted(config, index, [f"Homework: {item}"])] == [True]

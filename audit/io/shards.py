@@ -211,6 +211,26 @@ def read_shard(shard: Shard, cfg: InputConfig) -> Iterator[pa.Table]:
         yield t
 
 
+def corpus_sample(shards: list[Shard], cfg: InputConfig, records: int, spread: int = 16) -> list[str]:
+    """About `records` readable texts: the first records of up to `spread` shards evenly spaced
+    over the list (deterministic, so a re-run samples the same documents)."""
+    if not shards or records <= 0:
+        return []
+    step = max(1, len(shards) // spread)
+    picked = shards[::step][:spread]
+    quota = -(-records // len(picked))
+    out: list[str] = []
+    for shard in picked:
+        got = 0
+        for block in read_shard(shard, cfg):
+            texts = [t for t in block.column("text").to_pylist() if t]
+            out.extend(texts[:quota - got])
+            got += min(len(texts), quota - got)
+            if got >= quota:
+                break
+    return out
+
+
 # ---- JSON lines -------------------------------------------------------------------------------
 
 def _open_binary(location: str) -> BinaryIO:

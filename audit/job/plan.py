@@ -24,7 +24,7 @@ from audit import __version__
 from audit.blocklist import Blocklist
 from audit.config import AuditConfig, ConfigError, parse_config
 from audit.io.run_lock import hold_run_folder
-from audit.io.shards import InputError, Shard, discover_shards
+from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
 from audit.io.storage import Location, location
 from audit.job.resume import (ShardState, changed_measuring_settings, drop_unused, load_done, measure_fingerprint,
                               measuring_settings, shard_state)
@@ -63,11 +63,13 @@ class _Measured:
     reused: int = 0
     ray_seconds: float = 0.0
     scan_seconds: float = 0.0
+    corpus_df: dict[str, Any] | None = None  # n-grams the eval index left out as common in the corpus sample
 
 
-def _shared_state(config: AuditConfig) -> dict[str, Any]:
+def _shared_state(config: AuditConfig, shards: list[Shard]) -> dict[str, Any]:
     """Heavy state built once on the driver and shipped to every Tagger: the eval-set index and
-    the tokenizer. A bad eval set or tokenizer file is a config error here, before any work."""
+    the tokenizer. A bad eval set or tokenizer file is a config error here, before any work. The
+    index leaves out n-grams common in a bounded sample of the corpus (contamination.corpus_df)."""
     shared: dict[str, Any] = {}
     if config.stats.tokenizer:
         from audit.stages.tokens import load_token_counter
@@ -76,7 +78,9 @@ def _shared_state(config: AuditConfig) -> dict[str, Any]:
     if config.eval_sets:
         from audit.stages.contamination import ContaminationIndex
 
-        shared["contamination"] = {"index": ContaminationIndex.build(config)}
+        c = config.contamination
+        sample = corpus_sample(shards, config.input, c.corpus_df_sample) if c.corpus_df else None
+        shared["contamination"] = {"index": ContaminationIndex.build(config, sample)}
     return shared
 
 
@@ -111,7 +115,7 @@ def run_audit(config: AuditConfig, out: Path | str | None = None, address: str |
         if fresh:
             measurements.delete()
         measurements.mkdir()
-        shared = _shared_state(config)  # eval sets are read here: a bad one stops the run before Ray starts
+        shared = _shared_state(config, shards)  # eval sets are read here: a bad one stops the run before Ray starts
         t0 = time.perf_counter()
         meter = Progress(enabled=progress, total_shards=len(shards))
         measured = _measure(config, shards, measurements, shared, address, meter)
@@ -126,11 +130,14 @@ def _measure(config: AuditConfig, shards: list[Shard], measurements: Location, s
     from audit.job.ray_session import start_ray, task_slots
     from audit.job.scan import scan
 
-    fingerprint = measure_fingerprint(config)
+    index = shared.get("contamination", {}).get("index")
+    fingerprint = measure_fingerprint(config, index.corpus_digest if index is not None else "")
     states = [shard_state(s, fingerprint) for s in shards]
     done = load_done(measurements)
     results = {st.key: done[st.key]["result"] for st in states if st.key in done}
     measured = _Measured(shards, states, results, reused=len(results))
+    if index is not None and config.contamination.corpus_df:
+        measured.corpus_df = {"sample_documents": index.corpus_sample_docs, "ngrams_left_out": index.corpus_common_grams}
     canary = config.fail_on_contamination and bool(config.eval_sets)
     for st in states:  # a reused shard that matched an eval item trips the canary at once
         match = results.get(st.key, {}).get("canary")
@@ -235,6 +242,8 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
             stages=timing, shards=len(measured.shards), duplicates=dup_stats, started=started, version=__version__,
             extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused},
                    "retried_blocks": dict(sorted(retried.items())), "scan_retries": restarts})
+        if measured.corpus_df is not None and "contamination" in result:
+            result["contamination"]["corpus_df"] = measured.corpus_df
         result["warnings"] += [f"{step} failed on {n} block(s); they were re-measured a record at a time, "
                                "which is slow: check that step's library build" for step, n in sorted(retried.items())]
         if restarts:
@@ -290,6 +299,7 @@ def _write_run_manifest(work: Location, config: AuditConfig, measured: _Measured
                     "mtime_ns": st.mtime_ns, "fingerprint": st.fingerprint, "part": st.part}
                    for st in measured.states],
         "unreadable_inputs": problems,  # inputs that could not be opened at all, for `audit decide`
+        "corpus_df": measured.corpus_df,
     })
 
 
@@ -316,7 +326,8 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
     if missing:
         raise InputError(f"{out}: the measurements of shard {missing[0]} are missing ({len(missing)} in all): "
                          "run `audit run` to measure them")
-    measured = _Measured(shards, states, {st.key: done[st.key]["result"] for st in states}, reused=len(states))
+    measured = _Measured(shards, states, {st.key: done[st.key]["result"] for st in states}, reused=len(states),
+                         corpus_df=manifest.get("corpus_df"))
     started = datetime.now(timezone.utc)
     with hold_run_folder(out, "audit decide"):
         summary = _finish(config, out, measured, manifest.get("unreadable_inputs", []), started, address,

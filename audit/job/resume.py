@@ -82,9 +82,11 @@ def _file_digest(config: AuditConfig, path: str) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}"
 
 
-def measure_fingerprint(config: AuditConfig) -> str:
-    """A digest of the measuring settings and the tool version."""
-    blob = json.dumps({"version": __version__, "settings": measuring_settings(config)}, sort_keys=True, default=str)
+def measure_fingerprint(config: AuditConfig, corpus_digest: str = "") -> str:
+    """A digest of the measuring settings, the tool version and the n-grams the eval index left
+    out as common in the corpus sample (contamination.corpus_df)."""
+    blob = json.dumps({"version": __version__, "settings": measuring_settings(config), "corpus": corpus_digest},
+                      sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 

@@ -37,6 +37,7 @@ record number"; semantic: "cosine 0.862").
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -163,8 +164,12 @@ class GramIndex:
 
     @classmethod
     def build(cls, n: int, grams: np.ndarray, item: np.ndarray, pos: np.ndarray,
-              max_items: int = 1000) -> "GramIndex":
-        """Sort the postings by hash, leaving out n-grams of more than `max_items` items (templates)."""
+              max_items: int = 1000, exclude: np.ndarray | None = None) -> "GramIndex":
+        """Sort the postings by hash, leaving out n-grams of more than `max_items` items (templates)
+        and those in `exclude` (common in the corpus, see corpus_common)."""
+        if exclude is not None and len(exclude):
+            keep = ~np.isin(grams, exclude)
+            grams, item, pos = grams[keep], item[keep], pos[keep]
         order = np.lexsort((item, grams))
         grams, item, pos = grams[order], item[order], pos[order]
         if len(grams):
@@ -191,6 +196,14 @@ class GramIndex:
         probe_idx = np.repeat(cand, count)
         offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
         return probe_idx, np.repeat(lo, count) + offset
+
+
+def _kind_tokens(kind: str, texts: Sequence[str | None]) -> Tokens:
+    """The tokens an index of `kind` reads: words, number skeleton, or canonical code."""
+    if kind == "code":
+        return code_tokens(texts)
+    tokens = tokenize_hashed(texts)
+    return number_skeleton(texts, tokens, _NUMBER) if kind == "skeleton" else tokens
 
 
 def _max_df(indexed_items: int) -> int:
@@ -380,18 +393,63 @@ class ContaminationIndex:
     coverable: np.ndarray | None = None  # int32, words of each item held by its kept (not template) n-grams
     code_records: int = 0  # records the code tier canonicalised (its prefilter passed them), in this process
     semantic: SemanticIndex | None = None  # item embeddings (the semantic tier), None when off
+    corpus_common_grams: int = 0  # n-grams left out as common in the corpus sample (corpus_common)
+    corpus_sample_docs: int = 0   # documents in that sample
+    corpus_digest: str = ""       # of the n-grams left out: part of what shard measurements depend on
 
     @classmethod
-    def build(cls, config: "AuditConfig") -> "ContaminationIndex | None":
-        """Load every eval set of the config and index it; None when there is none."""
+    def build(cls, config: "AuditConfig", sample: list[str] | None = None) -> "ContaminationIndex | None":
+        """Load every eval set of the config and index it; None when there is none. `sample`:
+        corpus texts whose common n-grams are left out (`contamination.corpus_df`)."""
         if not config.eval_sets:
             return None
-        sets = load_eval_sets(config)
-        return cls.from_items([(s.name, s.ids, s.texts) for s in sets], config.contamination)
+        c = config.contamination
+        sets = [(s.name, s.ids, s.texts) for s in load_eval_sets(config)]
+        index = cls.from_items(sets, c)
+        if sample and c.corpus_df:
+            common = index.corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio)
+            if len(common):
+                index = cls.from_items(sets, c, exclude=common)
+            index.corpus_common_grams, index.corpus_sample_docs = int(len(common)), len(sample)
+            index.corpus_digest = hashlib.sha256(np.sort(common).tobytes()).hexdigest()[:16]
+        return index
+
+    def corpus_common(self, texts: list[str], min_docs: int, ratio: float) -> np.ndarray:
+        """Hashes of the indexed n-grams that are boilerplate in `texts` (a corpus sample): held by
+        at least `min_docs` documents and by `ratio` times the median count of every item's other
+        n-grams. Relative, so an item copied into many documents keeps all of its n-grams."""
+        out = []
+        for index, kind in ((self, "words"), (self.skeleton, "skeleton"), (self.code, "code")):
+            if index is None:
+                continue
+            tokens = _kind_tokens(kind, texts)
+            for gi in index.grams:
+                g, first = ngram_hashes(tokens, gi.n)
+                hit = gi.hashes.contains(g)
+                pairs = np.unique(np.stack([g[hit], tokens.text_of[first[hit]].astype(np.uint64)], axis=1), axis=0)
+                df = np.zeros(len(gi.hashes.sorted), dtype=np.int64)  # sampled documents holding each posting's n-gram
+                if len(pairs):
+                    held, docs = np.unique(pairs[:, 0], return_counts=True)
+                    at = np.minimum(np.searchsorted(held, gi.hashes.sorted), len(held) - 1)
+                    df = np.where(held[at] == gi.hashes.sorted, docs[at], 0)
+                # The median count of each item's n-grams (postings sorted by item, then count).
+                order = np.lexsort((df, gi.item))
+                items, start, size = np.unique(gi.item[order], return_index=True, return_counts=True)
+                median = np.zeros(int(gi.item.max()) + 1 if len(gi.item) else 0, dtype=np.float64)
+                median[items] = df[order][start + size // 2]
+                common = (df >= min_docs) & (df >= ratio * np.maximum(median[gi.item], 1.0))
+                # A hash shared by items is left out only where it is boilerplate for all of them.
+                if len(common):
+                    new = np.ones(len(common), bool)
+                    new[1:] = gi.hashes.sorted[1:] != gi.hashes.sorted[:-1]
+                    starts = np.flatnonzero(new)
+                    all_common = np.minimum.reduceat(common.astype(np.int8), starts).astype(bool)
+                    out.append(gi.hashes.sorted[starts][all_common])
+        return np.unique(np.concatenate(out)) if out else np.zeros(0, np.uint64)
 
     @classmethod
     def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig",
-                   kind: str = "words") -> "ContaminationIndex":
+                   kind: str = "words", exclude: np.ndarray | None = None) -> "ContaminationIndex":
         """Index eval sets given as (name, item ids, item texts). `kind` "skeleton": the
         number-skeleton sub-index (items holding numbers, numbers as one placeholder word);
         "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams)."""
@@ -409,10 +467,9 @@ class ContaminationIndex:
         ids = [i for _, set_ids, _ in sets for i in set_ids]
         texts = [t for _, _, set_texts in sets for t in set_texts]
         item_set = np.concatenate([np.full(len(set_ids), k, dtype=np.int32) for k, (_, set_ids, _) in enumerate(sets)])
-        tokens = code_tokens(texts) if kind == "code" else tokenize_hashed(texts)
+        tokens = _kind_tokens(kind, texts)
         numbers: dict[int, str] = {}
         if kind == "skeleton":
-            tokens = number_skeleton(texts, tokens, _NUMBER)
             at = np.flatnonzero(tokens.hashes == np.uint64(_NUMBER))
             of = tokens.text_of[at]
             for t, w, a, b in zip(of.tolist(), (at - tokens.bounds[of]).tolist(), tokens.starts[at].tolist(),
@@ -438,7 +495,8 @@ class ContaminationIndex:
                 upto = np.concatenate([[0], np.cumsum(tokens.hashes == np.uint64(_NUMBER))])
                 mine &= (upto[first + n] - upto[first]) <= n // 4
             grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
-                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _max_df(int((size > 0).sum()))))
+                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _max_df(int((size > 0).sum())),
+                                         exclude))
         held = np.zeros(len(tokens.hashes), dtype=bool)
         for gi in grams:
             held |= _held_words(gi, tokens.bounds)
@@ -450,9 +508,9 @@ class ContaminationIndex:
         per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
         sub = code = None
         if c.skeleton and not sub_index and any(_DIGIT.search(t) for t in texts):
-            sub = cls.from_items(sets, c, "skeleton")
+            sub = cls.from_items(sets, c, "skeleton", exclude)
         if c.code and not sub_index and looks_like_code(texts).any():
-            code = cls.from_items(sets, c, "code")
+            code = cls.from_items(sets, c, "code", exclude)
         semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
                    semantic=semantic)
