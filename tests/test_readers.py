@@ -251,3 +251,103 @@ def test_messages_name_json_types(tmp_path):
     assert errors == ["text field 'text' is null, not a string", "text field 'text' is a number, not a string",
                       "text field 'text' is an array, not a string", "JSON value is an array, not an object",
                       "text field 'text' is missing", "text field 'text' is an object, not a string"]
+
+
+# ---- one reader for the job and the sidecar (audit.io.records) ----------------------------------
+
+# A stream opening with a byte-order mark, then lines the job names one by one.
+MIXED = (b"\xef\xbb\xbf" + b'{"text": "first record, after a BOM"}\n'
+         b'{"text": "caf\xe9 is not UTF-8"}\n'
+         b"\n"
+         b"{not json\n"
+         b"[1, 2]\n"
+         b'{"body": "no text"}\n'
+         b'{"text": "last good record"}\n')
+
+
+def _sidecar_batches(parsed_list: list) -> tuple[list[str], int, list[str]]:
+    texts = [r["text"] for p in parsed_list for r in p.records]
+    return texts, sum(p.malformed for p in parsed_list), [p.first_error for p in parsed_list if p.first_error]
+
+
+def test_the_sidecar_reads_a_stream_as_the_job_reads_a_shard(tmp_path: Path) -> None:
+    from audit.sidecar.sources import JsonLineBatches, LineReader
+
+    p = tmp_path / "mixed.jsonl"
+    p.write_bytes(MIXED)
+    job = rows(p)
+    good = [r["text"] for r in job if r["error"] is None]
+    bad = [r for r in job if r["error"] is not None]
+    assert good == ["first record, after a BOM", "last good record"]
+    assert bad[0]["error"] == "invalid UTF-8 at byte 13 of the line" and bad[0]["line"] == 2
+
+    with p.open("rb") as f:
+        reader = LineReader("text", CFG.max_record_bytes)
+        parsed = [reader.parse(batch.rows) for batch in JsonLineBatches(f, CFG.max_record_bytes)]
+    texts, malformed, first = _sidecar_batches(parsed)
+    assert texts == good and malformed == len(bad)
+    # the first bad line, named by its place and the job's own error
+    assert first[0] == f"line {bad[0]['line']} (byte {bad[0]['byte_offset']}): {bad[0]['error']}"
+
+
+def test_the_folder_tailer_names_bad_lines_as_the_job_does(tmp_path: Path) -> None:
+    import threading
+
+    from audit.sidecar.sources import FolderTailer
+
+    folder = tmp_path / "dumps"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(MIXED)  # tailed
+    (folder / "b.jsonl.gz").write_bytes(gzip.compress(MIXED))  # read whole
+    job = rows(folder / "a.jsonl")
+    want = [f"line {r['line']} (byte {r['byte_offset']}): {r['error']}" for r in job if r["error"]]
+    got: dict[str, list] = {}
+    tailer = FolderTailer(folder, tmp_path / "state.json", "text", 0.0, 0.0, threading.Event(), CFG.max_record_bytes)
+    tailer.poll(lambda parsed, where: got.setdefault(where, []).append(parsed))
+    for name in ("a.jsonl", "b.jsonl.gz"):
+        texts, malformed, first = _sidecar_batches(got[name])
+        assert texts == [r["text"] for r in job if r["error"] is None], name
+        assert malformed == len(want) and first[0] == want[0], name
+
+
+def test_a_tailed_file_keeps_its_line_numbers_across_looks_and_restarts(tmp_path: Path) -> None:
+    import threading
+
+    from audit.sidecar.sources import FolderTailer
+
+    folder = tmp_path / "dumps"
+    folder.mkdir()
+    dump = folder / "a.jsonl"
+    dump.write_bytes(b'{"text": "one"}\n\n{"text": "two"}\n')
+    got: list = []
+
+    def tailer() -> FolderTailer:
+        return FolderTailer(folder, tmp_path / "state.json", "text", 0.0, 0.0, threading.Event(), 1 << 20)
+
+    tailer().poll(lambda parsed, where: got.append(parsed))
+    with dump.open("ab") as f:
+        f.write(b'{"text": "three"}\n\xef\xbb\xbf{"text": "a BOM inside a file is no BOM"}\n')
+    tailer().poll(lambda parsed, where: got.append(parsed))  # a restarted sidecar, from its state file
+    whole = dump.read_bytes()
+    assert [r["text"] for p in got for r in p.records] == ["one", "two", "three"]
+    bad = rows(dump)[-1]
+    assert bad["line"] == 5 and got[-1].first_error == f"line 5 (byte {bad['byte_offset']}): {bad['error']}"
+    assert bad["byte_offset"] == whole.index(b"\xef\xbb\xbf")
+
+
+def test_a_parquet_dump_is_read_once_with_the_jobs_diagnosis(tmp_path: Path) -> None:
+    import threading
+
+    from audit.sidecar.sources import FolderTailer
+
+    folder = tmp_path / "dumps"
+    folder.mkdir()
+    texts = pa.array([b"good text", b"caf\xe9 bad", None], pa.binary()).cast(pa.string(), safe=False)
+    pq.write_table(pa.table({"text": texts, "rank": [0, 1, 2]}), folder / "step.parquet")
+    job = rows(folder / "step.parquet")
+    got: list = []
+    FolderTailer(folder, tmp_path / "state.json", "text", 0.0, 0.0, threading.Event()).poll(
+        lambda parsed, where: got.append(parsed))
+    assert [r for p in got for r in p.records] == [{"text": "good text", "rank": 0}]
+    assert sum(p.malformed for p in got) == 2
+    assert got[0].first_error == f"row 1: {job[1]['error']}" and "invalid UTF-8 at byte 3" in job[1]["error"]

@@ -1,5 +1,8 @@
 """Shard discovery and readers: JSON lines (plain, gzip, zstd) and Parquet, as Arrow record blocks.
 
+Files are found, opened, decompressed and split into lines here; every line and Parquet row is
+decoded by audit.io.records, the reading the sidecar shares.
+
 Every record a reader meets becomes a row of audit.records.RECORD_SCHEMA, readable or not: a bad
 line keeps its place (shard, record, byte offset) with `error` set and null text, so nothing is
 lost and the counts add up. Faults of a whole file (truncated stream, empty file, Parquet without
@@ -13,27 +16,24 @@ import glob
 import os
 import re
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
-import orjson
 import pyarrow as pa
-import pyarrow.parquet as pq
 import zstandard
 
 from audit.config import InputConfig
+from audit.io.records import FileFault, LineDecoder, RecordBlock, RecordFields, parquet_batches
 from audit.io.storage import is_uri
 from audit.io.storage import location as storage_location
-from audit.records import RECORD_SCHEMA, make_doc_id, text_sha256
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.zstd", ".ndjson", ".ndjson.gz", ".ndjson.zst")
 PARQUET_SUFFIXES = (".parquet",)
 SHARD_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES
 _CHUNK = 1 << 20  # bytes read from a stream at a time
-_MAX_BLOCK_ROWS = 10_000
 
 
 class InputError(ValueError):
@@ -146,57 +146,9 @@ def _as_given(given: str, loc: Path, hit: Path) -> str:
         return str(hit)
 
 
-class _Block:
-    """Rows of one shard accumulated column-wise, cut into Arrow tables of bounded size."""
-
-    def __init__(self, shard: Shard, block_bytes: int) -> None:
-        self.shard, self.block_bytes = shard, block_bytes
-        self._reset()
-
-    def _reset(self) -> None:
-        self.cols: dict[str, list] = {n: [] for n in RECORD_SCHEMA.names}
-        self.size = 0
-
-    def add(self, record: int | None, offset: int | None, text: str | None = None,
-            source_id: str | None = None, url: str | None = None, error: str | None = None,
-            source: str | None = None, line: int | None = None) -> None:
-        c = self.cols
-        c["doc_id"].append(make_doc_id(self.shard.path, record) if record is not None else None)
-        c["source_id"].append(source_id)
-        c["shard"].append(self.shard.path)
-        c["shard_index"].append(self.shard.index)
-        c["record"].append(record)
-        c["byte_offset"].append(offset)
-        c["line"].append(line)
-        c["url"].append(url)
-        c["source"].append(source)
-        c["text"].append(text)
-        if text is None:
-            c["sha256"].append(None)
-            c["chars"].append(None)
-            c["bytes"].append(None)
-        else:
-            raw = text.encode("utf-8", "surrogatepass")
-            c["sha256"].append(text_sha256(text))
-            c["chars"].append(len(text))
-            c["bytes"].append(len(raw))
-            self.size += len(raw)
-        c["error"].append(error)
-
-    def full(self) -> bool:
-        return self.size >= self.block_bytes or len(self.cols["shard"]) >= _MAX_BLOCK_ROWS
-
-    def take(self) -> pa.Table | None:
-        if not self.cols["shard"]:
-            return None
-        t = pa.Table.from_pydict(self.cols, schema=RECORD_SCHEMA)
-        self._reset()
-        return t
-
-
 def read_shard(shard: Shard, cfg: InputConfig) -> Iterator[pa.Table]:
     """Yield the records of one shard as RECORD_SCHEMA tables of about cfg.block_bytes of text."""
-    block = _Block(shard, cfg.block_bytes)
+    block = RecordBlock(shard.path, shard.index, cfg.block_bytes)
     name = urlsplit(shard.location).path if is_uri(shard.location) else shard.location
     reader = _read_parquet if name.lower().endswith(PARQUET_SUFFIXES) else _read_jsonl
     try:
@@ -205,7 +157,7 @@ def read_shard(shard: Shard, cfg: InputConfig) -> Iterator[pa.Table]:
             if t is not None:
                 yield t
     except OSError as e:  # the file vanished or cannot be opened: one file-level fault
-        block.add(None, None, error=f"cannot read shard: {e.strerror or e}")
+        block.fault(f"cannot read shard: {e.strerror or e}")
     t = block.take()
     if t is not None:
         yield t
@@ -331,162 +283,45 @@ def split_lines(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[int, 
         yield offset, (None if oversize else b"".join(parts)), part_len
 
 
-def _read_jsonl(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[None]:
+def _read_jsonl(shard: Shard, cfg: InputConfig, block: RecordBlock) -> Iterator[None]:
     """Fill `block` from a JSON-lines shard; yields whenever the block is full."""
-    record = line_no = 0
+    decoder = LineDecoder(RecordFields.of(cfg), cfg.max_record_bytes)
     end = 0  # where the lines read so far end: what follows a damaged stream's last good line
     try:
         for offset, line, length in split_lines(open_stream(shard.location), cfg.max_record_bytes):
-            line_no += 1
             end = offset + length + 1
-            if line is not None and not line.strip():
-                continue  # a blank line holds no record
-            if line is None:
-                block.add(record, offset, error=f"line of {length} bytes exceeds input.max_record_bytes "
-                                                f"({cfg.max_record_bytes})", line=line_no)
-            else:
-                _add_json_record(block, record, offset, line, cfg, line_no)
-            record += 1
+            decoded = decoder.feed(offset, line, length)
+            if decoded is None:
+                continue
+            block.add(decoder.records - 1, offset, decoded, decoder.lines)
             if block.full():
                 yield None
     except DamagedStream as e:
-        block.add(None, end, error=f"{e} (after {record} records; the rest of the shard is lost)", line=line_no + 1)
-    if record == 0 and not block.cols["shard"]:
-        block.add(None, 0, error="empty shard: no records")
+        block.fault(f"{e} (after {decoder.records} records; the rest of the shard is lost)", end, decoder.lines + 1)
+    if decoder.records == 0 and not len(block):
+        block.fault("empty shard: no records", 0)
     yield None
-
-
-def json_type(value: object) -> str:
-    """A value's JSON type with its article, as a message names it ("an object", "null")."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
-
-
-def _add_json_record(block: _Block, record: int, offset: int, line: bytes, cfg: InputConfig, line_no: int) -> None:
-    if record == 0 and offset == 0 and line.startswith(b"\xef\xbb\xbf"):
-        line = line[3:]  # a UTF-8 byte-order mark opens the file, as other readers skip it
-    try:
-        obj = orjson.loads(line)
-    except orjson.JSONDecodeError as e:
-        try:
-            line.decode("utf-8")
-            msg = f"invalid JSON: {e}"
-        except UnicodeDecodeError as u:
-            msg = f"invalid UTF-8 at byte {u.start} of the line"
-        block.add(record, offset, error=msg, line=line_no)
-        return
-    if not isinstance(obj, dict):
-        block.add(record, offset, error=f"JSON value is {json_type(obj)}, not an object", line=line_no)
-        return
-    text, source_id, url, source, error = decode_fields(obj, cfg.text_field, cfg.id_field, cfg.url_field,
-                                                        cfg.source_field)
-    if error is not None:
-        block.add(record, offset, source_id=source_id, url=url, error=error, source=source, line=line_no)
-        return
-    block.add(record, offset, text, source_id, url, source=source, line=line_no)
-
-
-def decode_fields(obj: Mapping[str, Any], text_field: str, id_field: str | None, url_field: str | None,
-                  source_field: str | None = None) -> tuple[str | None, str | None, str | None, str | None, str | None]:
-    """(text, source_id, url, source, error) of a decoded record: the one reading of a record's
-    fields, for the job's readers and the sidecar alike. A non-string id, url or source is kept
-    as its JSON text (true, 12, {"a": 1}); a text that is not a string is an error naming its type."""
-    text = obj.get(text_field)
-    ids = (_opt_str(obj, id_field), _opt_str(obj, url_field), _opt_str(obj, source_field))
-    if not isinstance(text, str):
-        what = "missing" if text_field not in obj else f"{json_type(text)}, not a string"
-        return (None, *ids, f"text field '{text_field}' is {what}")
-    return (text, *ids, None)
-
-
-def _opt_str(obj: Mapping[str, Any], field: str | None) -> str | None:
-    if not field:
-        return None
-    v = obj.get(field)
-    return None if v is None else (v if isinstance(v, str) else orjson.dumps(v).decode())
 
 
 # ---- Parquet ----------------------------------------------------------------------------------
 
-def _read_parquet(shard: Shard, cfg: InputConfig, block: _Block) -> Iterator[None]:
-    """Fill `block` from a Parquet shard, a record batch at a time."""
+def _read_parquet(shard: Shard, cfg: InputConfig, block: RecordBlock) -> Iterator[None]:
+    """Fill `block` from a Parquet shard, a record batch at a time (audit.io.records decodes it)."""
+    records = 0
     try:
-        pf = pq.ParquetFile(_open_binary(shard.location) if is_uri(shard.location) else shard.location)
-    except (pa.ArrowInvalid, pa.ArrowException) as e:
-        block.add(None, None, error=f"not a readable Parquet file: {e}")
-        yield None
-        return
-    names = set(pf.schema_arrow.names)
-    if cfg.text_field not in names:
-        block.add(None, None, error=f"Parquet file has no text column '{cfg.text_field}' "
-                                    f"({pf.metadata.num_rows} rows not read; columns: {sorted(names)[:10]})")
-        yield None
-        return
-    if pf.metadata.num_rows == 0:
-        block.add(None, None, error="empty shard: no records")
-        yield None
-        return
-    cols = [c for c in (cfg.text_field, cfg.id_field, cfg.url_field, cfg.source_field) if c and c in names]
-    record = 0
-    try:
-        for batch in pf.iter_batches(batch_size=2048, columns=cols):
-            # Strings come as bytes and are decoded a record at a time: invalid UTF-8 in one
-            # record makes that record unreadable, not the file.
-            data = {name: _as_bytes(batch.column(name)).to_pylist() for name in batch.schema.names}
-            texts = data[cfg.text_field]
-            ids = data.get(cfg.id_field) if cfg.id_field else None
-            urls = data.get(cfg.url_field) if cfg.url_field else None
-            sources = data.get(cfg.source_field) if cfg.source_field else None
-            for i, text in enumerate(texts):
-                sid = _scalar_str(ids[i]) if ids is not None else None
-                url = _scalar_str(urls[i]) if urls is not None else None
-                src = _scalar_str(sources[i]) if sources is not None else None
-                if isinstance(text, bytes):
-                    try:
-                        text = text.decode("utf-8")
-                    except UnicodeDecodeError as u:
-                        block.add(record, None, source_id=sid, url=url, source=src,
-                                  error=f"invalid UTF-8 at byte {u.start} of the text")
-                        record += 1
-                        continue
-                if not isinstance(text, str):
-                    what = f"{json_type(text)}, not a string"
-                    block.add(record, None, source_id=sid, url=url, source=src,
-                              error=f"text field '{cfg.text_field}' is {what}")
-                else:
-                    block.add(record, None, text, sid, url, source=src)
-                record += 1
+        for batch in parquet_batches(_open_binary(shard.location) if is_uri(shard.location) else shard.location,
+                                     RecordFields.of(cfg)):
+            for i, decoded in enumerate(batch.decoded):
+                block.add(batch.first + i, None, decoded)
                 if block.full():
                     yield None
-    except (pa.ArrowInvalid, pa.ArrowException, OSError) as e:
-        block.add(None, None, error=f"Parquet file is damaged after {record} records: {e}")
+            records = batch.first + len(batch.decoded)
+    except FileFault as e:
+        block.fault(str(e))
+    else:
+        if records == 0:
+            block.fault("empty shard: no records")
     yield None
-
-
-def _as_bytes(col: pa.Array) -> pa.Array:
-    t = col.type
-    if pa.types.is_string(t):
-        return col.cast(pa.binary())
-    if pa.types.is_large_string(t):
-        return col.cast(pa.large_binary())
-    return col
-
-
-def _scalar_str(v: object) -> str | None:
-    if isinstance(v, bytes):
-        return v.decode("utf-8", "replace")
-    return None if v is None else (v if isinstance(v, str) else str(v))
 
 
 def read_record_texts(shard: Shard, records: set[int], cfg: InputConfig) -> dict[int, str | None]:

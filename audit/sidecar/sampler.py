@@ -16,7 +16,7 @@ from typing import Any, TypedDict
 import numpy as np
 import pyarrow as pa
 
-from audit.io.shards import decode_fields, json_type
+from audit.io.records import RecordFields, decode_object, json_type
 
 # Fields a record may carry so that a bad batch can be found and replayed.
 REPLAY_FIELDS = ("global_step", "rank", "micro_batch", "sample_id")
@@ -91,9 +91,9 @@ def extract(record: Any, text_field: str, id_field: str | None, url_field: str |
                       source_id=None, url=None)
     if not isinstance(record, Mapping):
         raise MalformedRecord(f"a record is {json_type(record)}, not an object or a string")
-    text, source_id, url, _, error = decode_fields(record, text_field, id_field, url_field)
-    if error is not None or text is None:
-        raise MalformedRecord(error or f"text field '{text_field}' is missing")
+    text, source_id, url, _, error, _ = decode_object(record, RecordFields(text_field, id_field, url_field))
+    if text is None:
+        raise MalformedRecord(error)
     gs = _opt_int(record.get("global_step"))
     rk = _opt_int(record.get("rank"))
     return Sample(text=text, global_step=step if gs is None else gs, rank=rank if rk is None else rk,

@@ -28,7 +28,7 @@ from audit.config import AuditConfig, ConfigError, load_config
 from audit.sidecar.alerts import setup_logging
 from audit.sidecar.api import Sidecar, SidecarError
 from audit.sidecar.sampler import record_fields
-from audit.sidecar.sources import FolderTailer, JsonLineBatches, Parsed, parse_lines
+from audit.sidecar.sources import FolderTailer, JsonLineBatches, LineReader, Parsed
 
 log = logging.getLogger("audit.sidecar")
 # Malformed lines named in the log (the rest are only counted).
@@ -71,12 +71,9 @@ class _Feed:
 
 
 def _read_stream(stream: BinaryIO, feed: _Feed, text_field: str, max_line_bytes: int) -> None:
+    reader = LineReader(text_field, max_line_bytes)
     for batch in JsonLineBatches(stream, max_line_bytes):
-        if batch.lines:
-            feed(parse_lines(batch.lines, text_field), "standard input")
-        if batch.oversize:
-            feed(Parsed([], batch.oversize, f"a line exceeds input.max_record_bytes ({max_line_bytes})"),
-                 "standard input")
+        feed(reader.parse(batch.rows), "standard input")
 
 
 def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: BinaryIO | None = None) -> int:

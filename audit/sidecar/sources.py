@@ -2,8 +2,9 @@
 
 `JsonLineBatches` reads a binary stream (standard input) with `os.read`, so each call returns
 whatever has arrived: a fast producer gives large batches, a slow one small batches at once,
-and nothing waits for a batch to fill. Every line is parsed; a line that is not a JSON object
-with a string text is counted as malformed and skipped.
+and nothing waits for a batch to fill. Every line and Parquet row is decoded by the job's reader
+(audit.io.records): a record the job would call unreadable is counted as malformed and skipped,
+and the first of a batch is named as the job names it (line, byte offset, the same error).
 
 `FolderTailer` watches a folder of micro-batch dumps written by the training job. A `.jsonl`
 file is tailed: complete lines are read as they are appended (an incomplete last line waits for
@@ -20,16 +21,14 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import orjson
-import pyarrow.parquet as pq
-
 from audit.io.atomic import write_json_atomic
-from audit.io.shards import open_stream, split_lines
+from audit.io.records import FileFault, LineDecoder, RecordFields, parquet_batches
+from audit.io.shards import DamagedStream, open_stream, split_lines
 
 log = logging.getLogger("audit.sidecar")
 
@@ -47,32 +46,64 @@ class Parsed:
     first_error: str | None = None
 
 
-def parse_lines(lines: list[bytes], text_field: str) -> Parsed:
-    """JSON objects with a string `text_field`; anything else is counted as malformed."""
-    out = Parsed([])
+Row = tuple[int, "bytes | None", int]  # (byte offset, line or None when over the limit, length)
+
+
+class LineReader:
+    """The lines of one stream, in order, into Parsed batches through the job's line decoder
+    (records and lines numbered as the job numbers them, a leading BOM skipped)."""
+
+    def __init__(self, text_field: str, max_line_bytes: int, start_line: int | None = 0) -> None:
+        """`start_line`: lines read before (None: not known, so places give the byte offset only)."""
+        self.numbered = start_line is not None
+        self.decoder = LineDecoder(RecordFields(text_field), max_line_bytes, start_line or 0)
+
+    def parse(self, rows: Iterable[Row]) -> Parsed:
+        """The readable records of `rows`; the others counted, the first named with its place."""
+        out = Parsed([])
+        for offset, line, length in rows:
+            decoded = self.decoder.feed(offset, line, length)
+            if decoded is None:
+                continue
+            if decoded.text is None:
+                out.malformed += 1
+                if out.first_error is None:
+                    out.first_error = f"{self.place(offset)}: {decoded.error}"
+            else:
+                out.records.append(decoded.obj)  # type: ignore[arg-type]
+        return out
+
+    def place(self, offset: int) -> str:
+        """Where the last line fed sits."""
+        return f"line {self.decoder.lines} (byte {offset})" if self.numbered else f"byte {offset}"
+
+
+def _rows(lines: list[bytes], offset: int = 0) -> Iterator[Row]:
     for line in lines:
-        if not line.strip():
-            continue
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError as e:
-            out.malformed += 1
-            out.first_error = out.first_error or f"invalid JSON: {e}"
-            continue
-        if not isinstance(obj, dict) or not isinstance(obj.get(text_field), str):
-            out.malformed += 1
-            out.first_error = out.first_error or (f"not a JSON object with a string '{text_field}'")
-            continue
-        out.records.append(obj)
-    return out
+        yield offset, line, len(line)
+        offset += len(line) + 1
+
+
+def parse_lines(lines: list[bytes], text_field: str) -> Parsed:
+    """Consecutive complete lines from the start of a stream, decoded as the job decodes them."""
+    return LineReader(text_field, 1 << 62).parse(_rows(lines))
 
 
 @dataclass
 class LineBatch:
-    """Complete lines that arrived together, and how many lines among them were too long to keep."""
+    """Lines that arrived together: (offset, line or None when too long to keep, length) each."""
 
-    lines: list[bytes]
-    oversize: int = 0
+    rows: list[Row]
+
+    @property
+    def lines(self) -> list[bytes]:
+        """The lines kept (those not too long)."""
+        return [line for _, line, _ in self.rows if line is not None]
+
+    @property
+    def oversize(self) -> int:
+        """How many lines were too long to keep."""
+        return sum(line is None for _, line, _ in self.rows)
 
 
 class JsonLineBatches:
@@ -101,15 +132,12 @@ class JsonLineBatches:
 
     def __iter__(self) -> Iterator[LineBatch]:
         batch = LineBatch([])
-        for offset, line, length in split_lines(self._chunks(), self.max_line_bytes):
-            if line is None:
-                batch.oversize += 1
-            else:
-                batch.lines.append(line)
-            if offset + length == self._last_newline and (batch.lines or batch.oversize):
+        for row in split_lines(self._chunks(), self.max_line_bytes):
+            batch.rows.append(row)
+            if row[0] + row[2] == self._last_newline:
                 yield batch
                 batch = LineBatch([])
-        if batch.lines or batch.oversize:  # a last line without its newline
+        if batch.rows:  # a last line without its newline
             yield batch
 
 
@@ -131,13 +159,17 @@ class FolderTailer:
         self.stop = stop
         # file name -> bytes read (tailed files) or -1 (read whole)
         self.done: dict[str, int] = {}
+        # tailed file name -> lines read, so a bad line is named by its number as the job names it
+        self.lines: dict[str, int] = {}
         self._seen: dict[str, tuple[int, float, float]] = {}  # name -> (size, mtime, first seen unchanged)
         # Tailed files whose read offset is inside a line too long to keep: skip to its newline.
         self._skipping: set[str] = set()
         self._dirty = False
         if state_file.is_file():
             try:
-                self.done = {str(k): int(v) for k, v in json.loads(state_file.read_text()).get("files", {}).items()}
+                state = json.loads(state_file.read_text())
+                self.done = {str(k): int(v) for k, v in state.get("files", {}).items()}
+                self.lines = {str(k): int(v) for k, v in state.get("lines", {}).items()}
             except (ValueError, OSError, AttributeError):
                 log.warning("sidecar: %s is unreadable; reading the source folder from the start", state_file)
 
@@ -175,7 +207,7 @@ class FolderTailer:
             elif self.done.get(name) != -1 and self._settled(name, path):
                 lines += self._read_whole(name, path, sink)
         if self._dirty:
-            write_json_atomic(self.state_file, {"folder": str(self.folder), "files": self.done})
+            write_json_atomic(self.state_file, {"folder": str(self.folder), "files": self.done, "lines": self.lines})
             self._dirty = False
         return lines
 
@@ -184,6 +216,11 @@ class FolderTailer:
         while not self.stop.is_set():
             if not self.poll(sink):
                 self.stop.wait(self.poll_seconds)
+
+    def _reader(self, name: str, offset: int) -> LineReader:
+        """A reader continuing a tailed file at `offset` (its line number unknown if the state lacks it)."""
+        start = 0 if offset == 0 else self.lines.get(name)
+        return LineReader(self.text_field, self.max_line_bytes, start)
 
     def _tail(self, name: str, path: Path, sink: Callable[[Parsed, str], None]) -> int:
         offset = self.done.get(name, 0)
@@ -201,6 +238,7 @@ class FolderTailer:
         except OSError as e:
             log.warning("sidecar: cannot read %s: %s", path, e)
             return 0
+        reader = self._reader(name, offset)
         if name in self._skipping:  # the rest of a line already counted as too long
             nl = data.find(b"\n")
             if nl < 0:
@@ -215,17 +253,25 @@ class FolderTailer:
         end = data.rfind(b"\n")
         if end < 0:
             if len(data) >= self.max_line_bytes:  # one line longer than a whole piece: skip it, counted once
-                self.done[name] = offset + len(data)
-                self._dirty = True
+                reader.decoder.lines += 1  # the line runs on past this piece: counted now, its rest skipped
+                parsed = Parsed([], 1, f"{reader.place(offset)}: line exceeds input.max_record_bytes "
+                                       f"({self.max_line_bytes})")
+                self._advance(name, offset + len(data), reader)
                 self._skipping.add(name)
-                sink(Parsed([], 1, f"a line of {name} is longer than {self.max_line_bytes} bytes"), name)
+                sink(parsed, name)
                 return 1
             return 0  # no complete line yet
-        lines = data[:end].split(b"\n")
-        self.done[name] = offset + end + 1
+        rows = [(offset + o, line, n) for o, line, n in split_lines(iter([data[:end + 1]]), self.max_line_bytes)]
+        parsed = reader.parse(rows)
+        self._advance(name, offset + end + 1, reader)
+        sink(parsed, name)
+        return len(rows)
+
+    def _advance(self, name: str, offset: int, reader: LineReader) -> None:
+        self.done[name] = offset
+        if reader.numbered:
+            self.lines[name] = reader.decoder.lines
         self._dirty = True
-        sink(parse_lines(lines, self.text_field), name)
-        return len(lines)
 
     def _settled(self, name: str, path: Path) -> bool:
         try:
@@ -243,41 +289,54 @@ class FolderTailer:
         count = 0
         try:
             if name.lower().endswith(".parquet"):
-                pf = pq.ParquetFile(path)
-                present = set(pf.schema_arrow.names)
-                columns = None if self.fields is None else [f for f in self.fields if f in present]
-                for batch in pf.iter_batches(batch_size=4096, columns=columns):
-                    rows = batch.to_pylist()
-                    good = [r for r in rows if isinstance(r.get(self.text_field), str)]
-                    sink(Parsed(good, len(rows) - len(good),
-                                None if len(good) == len(rows) else f"no string '{self.text_field}'"), name)
-                    count += len(rows)
+                count = self._read_parquet(name, path, sink)
             else:
-                lines: list[bytes] = []
-                oversize = 0
-                for _, line, _ in split_lines(open_stream(str(path)), self.max_line_bytes):
-                    if line is None:
-                        oversize += 1
-                    else:
-                        lines.append(line)
-                    if len(lines) + oversize >= 4096:
-                        self._sink_lines(lines, oversize, name, sink)
-                        count += len(lines) + oversize
-                        lines, oversize = [], 0
-                if lines or oversize:
-                    self._sink_lines(lines, oversize, name, sink)
-                    count += len(lines) + oversize
-        except Exception as e:  # a damaged dump is counted and named, never fatal
+                count = self._read_compressed(name, path, sink)
+        except (DamagedStream, FileFault) as e:  # a damaged dump is counted and named, never fatal
             log.warning("sidecar: %s is damaged after %d lines: %s", path, count, e)
             sink(Parsed([], 1, f"{name}: {e}"), name)
+        except OSError as e:
+            log.warning("sidecar: cannot read %s: %s", path, e)
+            sink(Parsed([], 1, f"{name}: cannot read: {e.strerror or e}"), name)
         self.done[name] = -1
         self._dirty = True
         self._seen.pop(name, None)
         return max(count, 1)
 
-    def _sink_lines(self, lines: list[bytes], oversize: int, name: str, sink: Callable[[Parsed, str], None]) -> None:
-        parsed = parse_lines(lines, self.text_field)
-        if oversize:
-            parsed.malformed += oversize
-            parsed.first_error = parsed.first_error or f"a line of {name} is longer than {self.max_line_bytes} bytes"
-        sink(parsed, name)
+    def _read_compressed(self, name: str, path: Path, sink: Callable[[Parsed, str], None]) -> int:
+        """The lines of a compressed dump, 4096 at a time; a damaged stream is raised after
+        everything decoded before it was handed on (with how many records that was)."""
+        reader = LineReader(self.text_field, self.max_line_bytes)
+        rows: list[Row] = []
+        count = 0
+        damage: DamagedStream | None = None
+        try:
+            for row in split_lines(open_stream(str(path)), self.max_line_bytes):
+                rows.append(row)
+                if len(rows) >= 4096:
+                    sink(reader.parse(rows), name)
+                    count, rows = count + len(rows), []
+        except DamagedStream as e:
+            damage = e
+        if rows:
+            sink(reader.parse(rows), name)
+            count += len(rows)
+        if damage is not None:  # named as the job names it
+            raise DamagedStream(f"{damage} (after {reader.decoder.records} records; the rest of the file is lost)")
+        return count
+
+    def _read_parquet(self, name: str, path: Path, sink: Callable[[Parsed, str], None]) -> int:
+        """Rows of a Parquet dump through the job's Parquet decoder (read once, `fields` only)."""
+        count = 0
+        for batch in parquet_batches(str(path), RecordFields(self.text_field), self.fields, batch_rows=4096):
+            names = list(batch.columns)
+            out = Parsed([])
+            for i, d in enumerate(batch.decoded):
+                if d.text is None:
+                    out.malformed += 1
+                    out.first_error = out.first_error or f"row {batch.first + i}: {d.error}"
+                else:
+                    out.records.append({n: batch.columns[n][i] for n in names})
+            sink(out, name)
+            count += len(batch.decoded)
+        return count
