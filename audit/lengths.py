@@ -1,7 +1,8 @@
 """Document length statistics for the summary and the report: percentiles, a log-spaced
 histogram, and how much of the corpus fits each training context length.
 
-`length_summary` works on numpy or Arrow arrays (nulls, i.e. unreadable records, are left out).
+`LengthStats` gathers them a block at a time (rows with a null length are left out) and
+`length_report` gives the summary's view of them.
 `TokenCounter` counts tokens with a `tokenizers` JSON file (stats.tokenizer) when one is named;
 without one, context fit is measured in words.
 """
@@ -14,21 +15,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 PERCENTILES = (50, 90, 95, 99)
 # Histogram bins per power of ten (edges at 1, 1.78, 3.16, 5.62, 10, ...).
 BINS_PER_DECADE = 4
 
-ArrayLike = np.ndarray | pa.Array | pa.ChunkedArray | Sequence
-
-
-def _as_float(values: ArrayLike) -> np.ndarray:
-    """A float array with NaN for nulls."""
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)
-    return np.asarray([np.nan if v is None else v for v in values] if isinstance(values, (list, tuple))
-                      else values, dtype=float)
 
 
 def log_bin_edges(max_value: float, bins_per_decade: int = BINS_PER_DECADE) -> np.ndarray:
@@ -233,45 +224,6 @@ def length_report(overall: LengthStats, by_source: dict[str, LengthStats]) -> di
         edges.setdefault(u, log_bin_edges(0.0))
     return {"overall": overall.summary(edges),
             "by_source": {name: by_source[name].summary(edges) for name in sorted(by_source)}}
-
-
-def length_summary(chars: ArrayLike, words: ArrayLike, tokens: ArrayLike | None = None,
-                   sources: ArrayLike | None = None,
-                   context_lengths: Sequence[int] = (2048, 4096, 8192, 32768)) -> dict[str, Any]:
-    """Length statistics overall and per source.
-
-    Returns {"overall": S, "by_source": {source: S}} where S is {"documents", "chars", "words",
-    ["tokens"], "context_fit"}; each unit holds p50/p90/p95/p99/max/mean/total and a histogram
-    {"edges", "counts"} on log-spaced bins (shared by all sources). "context_fit" is measured in
-    tokens when given, else in words: for each context length, the share of documents that fit
-    whole, the share of the text inside those documents, and the share of the text kept when
-    every document is cut to the context length. Rows with a null length are left out.
-    Percentiles are exact below EXACT_BELOW and within 0.6% above (see LengthSketch).
-    """
-    cols = {"chars": _as_float(chars), "words": _as_float(words)}
-    if tokens is not None:
-        cols["tokens"] = _as_float(tokens)
-    n = cols["chars"].size
-    if any(v.size != n for v in cols.values()):
-        raise ValueError("chars, words and tokens must have the same length")
-    overall = LengthStats(context_lengths)
-    overall.add(cols)
-    groups: dict[str, LengthStats] = {}
-    if sources is not None:
-        src = (sources.to_pylist() if isinstance(sources, (pa.Array, pa.ChunkedArray)) else list(sources))
-        if len(src) != n:
-            raise ValueError("sources must have one entry per document")
-        if n:
-            # one sort groups every source's rows (a mask per source would be O(rows x sources))
-            names, inv = np.unique(np.asarray(["" if s is None else str(s) for s in src], dtype=str),
-                                   return_inverse=True)
-            by = np.argsort(inv, kind="stable")
-            cuts = np.searchsorted(inv[by], np.arange(1, len(names)))
-            for name, rows in zip(names.tolist(), np.split(by, cuts)):
-                g = groups[name] = LengthStats(context_lengths)
-                g.add({k: v[rows] for k, v in cols.items()})
-            groups = {k: v for k, v in groups.items() if v.documents}
-    return length_report(overall, groups)
 
 
 class TokenCounter:

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_language_pii import BATCH, ensure_corpus, load_corpus  # noqa: E402
 
 from audit.config import parse_config  # noqa: E402
-from audit.lengths import TokenCounter, length_summary  # noqa: E402
+from audit.lengths import LengthStats, TokenCounter, length_report  # noqa: E402
 from audit.stages.language import LanguageStage  # noqa: E402
 from audit.stages.length import LengthStage  # noqa: E402
 from audit.stages.pii import PiiStage  # noqa: E402
@@ -89,15 +89,23 @@ def main() -> None:
     lengths = LengthStage(config)
     timed("lengths: word counts (LengthStage)", mb,
           lambda: words.append(lengths(pa.table({"text": column.combine_chunks()})).column("length_words")))
-    timed("lengths: length_summary (per source)", mb,
-          lambda: length_summary(chars, words[0], sources=table.column("source")))
+    timed("lengths: LengthStats + length_report", mb,
+          lambda: length_stats(chars, words[0]))
     with tempfile.TemporaryDirectory() as tmp:
         sample_texts = [t for t in column.to_pylist()[:2000] if t]
         counter = TokenCounter(train_tokenizer(sample_texts, Path(tmp) / "tokenizer.json"))
         tokens: list = []
         timed("lengths: TokenCounter (BPE 8k)", mb, lambda: tokens.append(counter.count(column)))
-        timed("lengths: length_summary with tokens", mb,
-              lambda: length_summary(chars, words[0], tokens[0], sources=table.column("source")))
+        timed("lengths: LengthStats + length_report with tokens", mb,
+              lambda: length_stats(chars, words[0], tokens[0]))
+
+
+def length_stats(*units: pa.Array) -> dict:
+    """The summary's length statistics of whole columns (chars, words[, tokens]), as the job gathers them."""
+    stats = LengthStats((2048, 4096, 8192, 32768))
+    names = ("chars", "words", "tokens")
+    stats.add({n: pc.cast(u, pa.float64()).to_numpy(zero_copy_only=False) for n, u in zip(names, units)})
+    return length_report(stats, {})
 
 
 if __name__ == "__main__":

@@ -22,12 +22,13 @@ import zstandard
 from audit import __version__
 from audit.config import AuditConfig, InputConfig
 from audit.decide import Decider
-from audit.io.atomic import DatasetWriter, write_json_atomic
+from audit.io.atomic import write_json_atomic
 from audit.io.shards import discover_shards, read_shard
 from audit.job.decide_pass import lineage_table
 from audit.lookup_index import build_lookup_indexes
 from audit.records import LINEAGE_SCHEMA
 from audit.tagger import Tagger, stage_classes
+from tests.fixtures_datasets import DatasetWriter
 
 def make_run_folder(out: Path, paths: list[str], base_dir: Path, input_cfg: dict | None = None,
                     index: bool = True) -> Path:

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from audit.config import InputConfig, parse_config
-from audit.io.atomic import DatasetWriter
+from tests.fixtures_datasets import DatasetWriter
 from audit.io.shards import discover_shards, read_shard
 from audit import lookup_index
 from audit.lookup_index import LookupIndex, build_lookup_indexes

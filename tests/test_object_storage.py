@@ -14,8 +14,9 @@ from audit.cli import main
 from audit.config import ConfigError, load_config, parse_config
 from audit.demo_corpus import build_demo_corpus
 from audit.io.shards import discover_shards, read_shard
-from audit.io.storage import location, read_dataset, write_parquet
+from audit.io.storage import location, write_parquet
 from audit.job.plan import run_audit
+from tests.fixtures_datasets import read_dataset
 
 
 def test_locations_on_s3_read_write_list_move_and_pickle(s3_bucket):

@@ -22,10 +22,10 @@ import pytest
 
 from audit.config import LanguagesConfig
 from audit.drift import compare_mix, compare_shards
-from audit.lengths import length_summary
 from audit.records import LINEAGE_SCHEMA
 from audit.report import render_report, write_report
 from audit.report.html import doc_anchor
+from tests.fixtures_datasets import length_summary
 
 # Each payload would set window.__pwned (or fetch something) if it ever reached the page unescaped.
 EVIL_SHARD = "<script>window.__pwned='shard';alert(1)</script>.jsonl"

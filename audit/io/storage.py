@@ -8,7 +8,6 @@ renamed; an object store shows an object only once it is whole.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -18,12 +17,10 @@ from typing import Any, BinaryIO
 from urllib.parse import parse_qsl, urlsplit
 
 import pyarrow as pa
-import pyarrow.dataset as pads
 import pyarrow.fs as pafs
-import pyarrow.parquet as pq
 
 from audit.config import ConfigError
-from audit.io.atomic import atomic_open
+from audit.io.atomic import atomic_output, write_parquet_atomic
 
 
 @dataclass(frozen=True)
@@ -109,12 +106,8 @@ class Location:
 
     def write_bytes(self, data: bytes) -> None:
         """Write the whole file atomically."""
-        if self.is_local:
-            with atomic_open(Path(self.path), "wb") as f:
-                f.write(data)
-        else:
-            with self.fs.open_output_stream(self.path, compression=None) as f:
-                f.write(data)
+        with atomic_output(self) as f:
+            f.write(data)
 
     def write_text(self, s: str) -> None:
         self.write_bytes(s.encode("utf-8"))
@@ -174,19 +167,8 @@ class Location:
 
 def _copy_file(src: Location, dst: Location) -> None:
     """Stream one file to another place, on any filesystems; the copy appears only when whole."""
-    with src.fs.open_input_stream(src.path, compression=None) as fin:
-        if not dst.is_local:  # an object appears only once its upload completes
-            try:
-                with dst.fs.open_output_stream(dst.path, compression=None) as fout:
-                    shutil.copyfileobj(fin, fout, 1 << 20)
-            except BaseException:
-                # closing the stream completes the upload even after a failed read: no half object stays
-                with contextlib.suppress(OSError):
-                    dst.fs.delete_file(dst.path)
-                raise
-            return
-        with atomic_open(Path(dst.path), "wb") as fout:
-            shutil.copyfileobj(fin, fout, 1 << 20)
+    with src.fs.open_input_stream(src.path, compression=None) as fin, atomic_output(dst) as fout:
+        shutil.copyfileobj(fin, fout, 1 << 20)
 
 
 def _with_path(uri: str, old: str, new: str) -> str:
@@ -258,15 +240,5 @@ def _s3(parts: Any) -> pafs.S3FileSystem:
 
 
 def write_parquet(table: pa.Table, dest: Location) -> None:
-    """Write one Parquet file atomically."""
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    dest.write_bytes(sink.getvalue().to_pybytes())
-
-
-def read_dataset(folder: Location, columns: list[str] | None = None, filter: Any = None) -> pa.Table | None:
-    """A Parquet dataset folder as one table; None when the folder holds no Parquet file."""
-    files = [f.path for f in folder.walk() if f.name.endswith(".parquet") and not f.name.startswith((".", "_"))]
-    if not files:
-        return None
-    return pads.dataset(files, format="parquet", filesystem=folder.fs).to_table(columns=columns, filter=filter)
+    """Write one Parquet file atomically (audit.io.atomic)."""
+    write_parquet_atomic(table, dest)

@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
-import shutil
 import sys
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any, cast
@@ -29,6 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
+from audit.io.atomic import atomic_path
 from audit.io.shards import PARQUET_SUFFIXES, open_stream, split_lines
 from audit.records import text_sha256
 from audit.takedown.ledger import sha256_file
@@ -66,20 +64,10 @@ class ShardRewrite:
         return asdict(self)
 
 
-@contextmanager
-def _replacement(location: str) -> Iterator[Path]:
+def _replacement(location: str) -> AbstractContextManager[Path]:
     """A temporary file beside `location`, same suffix (so it reads as the same format); on success
-    it takes the original's mode, is fsynced and atomically renamed over it."""
-    loc = Path(location)
-    tmp = loc.with_name(f".{uuid.uuid4().hex[:12]}.rewrite.{loc.name}")
-    try:
-        yield tmp
-        shutil.copymode(loc, tmp)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, loc)
-    finally:
-        tmp.unlink(missing_ok=True)
+    it takes the original's mode and atomically replaces it (audit.io.atomic)."""
+    return atomic_path(Path(location), keep_suffix=True, mode_of=Path(location))
 
 
 def jsonl_records(location: str, max_record_bytes: int | None = None) -> Iterator[tuple[int | None, bytes, bool]]:
