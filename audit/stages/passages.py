@@ -143,8 +143,8 @@ def passage_query(text: str, ngram: int = PASSAGE_NGRAM, max_keys: int = MAX_QUE
 class PassageIndexStage(Stage):
     """Writes `passage_hashes`: the record's winnowed word n-gram hashes, for passage lookups.
 
-    The pipeline explodes them into `passages/` (hash, doc_id, shard, record) and
-    audit.lookup_index.build_lookup_indexes sorts them into index/passages/.
+    They travel in the measurement parts; the index pass (audit.job.index_pass) sorts them into
+    index/passages/, which `audit lookup --passage` and takedowns query.
     """
 
     name: ClassVar[str] = "passages"
