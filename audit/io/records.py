@@ -183,35 +183,38 @@ def parquet_batches(source: str | BinaryIO, fields: RecordFields, extra: Sequenc
     record = 0
     try:
         for batch in pf.iter_batches(batch_size=batch_rows, columns=cols):
-            data = {name: _pylist(batch.column(name), strict=name == fields.text) for name in batch.schema.names}
+            data = {name: column_values(batch.column(name), strict=name == fields.text) for name in batch.schema.names}
             texts = data[fields.text]
             ids = [_scalar_str(v) for v in data[fields.id]] if fields.id in data else None
             urls = [_scalar_str(v) for v in data[fields.url]] if fields.url in data else None
             sources = [_scalar_str(v) for v in data[fields.source]] if fields.source in data else None
             decoded = []
             for i, text in enumerate(texts):
-                sid = ids[i] if ids is not None else None
-                url = urls[i] if urls is not None else None
-                src = sources[i] if sources is not None else None
-                if isinstance(text, bytes):
-                    try:
-                        text = texts[i] = text.decode("utf-8")
-                    except UnicodeDecodeError as u:
-                        texts[i] = None
-                        decoded.append(Decoded(None, sid, url, src, f"invalid UTF-8 at byte {u.start} of the text"))
-                        continue
-                if isinstance(text, str):
-                    decoded.append(Decoded(text, sid, url, src, None))
-                else:
-                    decoded.append(Decoded(None, sid, url, src,
-                                           f"text field '{fields.text}' is {json_type(text)}, not a string"))
+                d = decode_parquet_text(text, fields.text, ids[i] if ids is not None else None,
+                                        urls[i] if urls is not None else None,
+                                        sources[i] if sources is not None else None)
+                texts[i] = d.text
+                decoded.append(d)
             yield ParquetBatch(record, decoded, data)
             record += len(texts)
     except (pa.ArrowInvalid, pa.ArrowException, OSError) as e:
         raise FileFault(f"Parquet file is damaged after {record} records: {e}") from None
 
 
-def _pylist(col: pa.Array, strict: bool) -> list:
+def decode_parquet_text(text: object, field: str, source_id: str | None = None, url: str | None = None,
+                        source: str | None = None) -> Decoded:
+    """A Parquet row's text value (bytes as `column_values` gives it): decoded, or why it cannot be."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as u:
+            return Decoded(None, source_id, url, source, f"invalid UTF-8 at byte {u.start} of the text")
+    if isinstance(text, str):
+        return _decoded(Decoded, (text, source_id, url, source, None, None))
+    return Decoded(None, source_id, url, source, f"text field '{field}' is {json_type(text)}, not a string")
+
+
+def column_values(col: pa.Array | pa.ChunkedArray, strict: bool) -> list:
     """A column's values. Strings come as bytes first (Arrow does not check UTF-8 on read): the
     text is left as bytes for its record's own check; other strings are decoded, bad bytes replaced."""
     t = col.type

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 from audit.config import InputConfig
+from audit.io.records import RecordFields, column_values, decode_line, decode_parquet_text
 from audit.io.run_copy import data_location
 from audit.io.shards import PARQUET_SUFFIXES, Shard, read_record_texts, read_shard
 from audit.lookup_index import RECORD_COLUMNS, RECORDS_SCHEMA, LookupIndex
@@ -210,18 +210,14 @@ class RunLookup:
     def _read_texts(self, shard: str, loc: str, ms: list[Match]) -> dict[int, str | None]:
         low = loc.lower()
         field_name = self.input_cfg.text_field
+        fields = RecordFields.of(self.input_cfg)  # read back as the job read it (audit.io.records)
         if low.endswith(_PLAIN_JSONL) and all(m.byte_offset is not None for m in ms):
             out: dict[int, str | None] = {}
             with open(loc, "rb") as f:
                 for m in sorted(ms, key=lambda m: m.byte_offset or 0):
                     f.seek(int(m.byte_offset or 0))
                     line = f.readline().rstrip(b"\n")
-                    try:
-                        obj = orjson.loads(line)
-                    except orjson.JSONDecodeError:
-                        obj = None
-                    v = obj.get(field_name) if isinstance(obj, dict) else None
-                    out[m.record] = v if isinstance(v, str) else None
+                    out[m.record] = decode_line(line, fields, at_start=m.byte_offset == 0).text
             return out
         if low.endswith(PARQUET_SUFFIXES):
             pf = pq.ParquetFile(loc)
@@ -233,13 +229,10 @@ class RunLookup:
                     wanted[g].append(m.record)
             out = {}
             for g, recs in wanted.items():
-                col = pf.read_row_group(g, columns=[field_name]).column(0)
+                col = column_values(pf.read_row_group(g, columns=[field_name]).column(0), strict=True)
                 base = int(ends[g - 1]) if g else 0
                 for r in recs:
-                    v = col[r - base].as_py()
-                    if isinstance(v, bytes):
-                        v = v.decode("utf-8", errors="replace")
-                    out[r] = v if isinstance(v, str) else None
+                    out[r] = decode_parquet_text(col[r - base], field_name).text
             return out
         return read_record_texts(Shard(shard, loc, 0), {m.record for m in ms}, self.input_cfg)
 
