@@ -30,3 +30,13 @@ def test_texts_read_back_by_seek_and_by_row_group_match_the_lineage(tmp_path: Pa
     assert got[("shards/b.parquet", 2)] == "another good one"
     assert ("shards/b.parquet", 1) not in got or got[("shards/b.parquet", 1)] is None  # unreadable, as in the job
     assert warnings == []
+
+
+def test_a_physical_removal_checks_the_first_record_of_a_shard_with_a_bom(tmp_path: Path) -> None:
+    from audit.records import text_sha256
+    from audit.takedown.shard_rewrite import rewrite_shard
+
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(b"\xef\xbb\xbf" + b'{"text": "remove me"}\n{"text": "keep me"}\n')
+    out = rewrite_shard("s.jsonl", str(p), {0}, {0: text_sha256("remove me")})
+    assert p.read_bytes() == b'{"text": "keep me"}\n' and out.removed_text_checked == 1

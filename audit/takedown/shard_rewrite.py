@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 import numpy as np
-import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
 from audit.io.atomic import atomic_path
+from audit.io.records import RecordFields, decode_line
 from audit.io.shards import PARQUET_SUFFIXES, open_stream, split_lines
 from audit.records import text_sha256
 from audit.takedown.ledger import sha256_file
@@ -128,16 +128,15 @@ def _rewrite_jsonl(shard: str, location: str, remove: set[int], expect: dict[int
     removed: list[int] = []
     with _replacement(location) as tmp:
         out, closers = _jsonl_writer(tmp, location)
+        fields = RecordFields(text_field)
         try:
-            for record, line, nl in jsonl_records(location, max_record_bytes):
+            for i, (record, line, nl) in enumerate(jsonl_records(location, max_record_bytes)):
                 if record is not None:
                     counts["before"] += 1
                     if record in remove:
                         if record in expect:
-                            try:
-                                sha = _text_sha256(orjson.loads(line), text_field)
-                            except orjson.JSONDecodeError:
-                                sha = None
+                            text = decode_line(line, fields, at_start=i == 0).text  # as the job read it
+                            sha = None if text is None else text_sha256(text)
                             if sha != expect[record]:
                                 raise _stale(location, record)
                         removed.append(record)
