@@ -34,7 +34,8 @@ from audit.config import AuditConfig
 from audit.decide import counted_findings, judge_all, reason_kind
 from audit.io.atomic import atomic_open, write_json_atomic
 from audit.tagger import Tagger
-from audit.records import RECORD_SCHEMA, make_doc_id, text_sha256
+from audit.io.records import Decoded, RecordBlock
+from audit.records import RECORD_SCHEMA
 from audit.sidecar.alerts import AlertBook, Webhook, utc_now
 from audit.sidecar.metrics import SidecarMetrics, StatusServer
 from audit.sidecar.sampler import REPLAY_FIELDS, Sample
@@ -176,25 +177,13 @@ class StreamMonitor:
     # ------------------------------------------------------------ measuring
 
     def table(self, samples: Sequence[Sample]) -> pa.Table:
-        """RECORD_SCHEMA rows for sampled records (doc_id from the sidecar's sequence number;
-        columns a stream does not have, such as the byte offset, are null)."""
-        n = len(samples)
-        texts = [s["text"] for s in samples]
-        seqs = range(self.seq, self.seq + n)
-        known: dict[str, list[Any]] = {
-            "doc_id": [make_doc_id(self.source, q) for q in seqs],
-            "source_id": [s.get("source_id") for s in samples],
-            "shard": [self.source] * n,
-            "shard_index": [0] * n,
-            "record": list(seqs),
-            "url": [s.get("url") for s in samples],
-            "text": texts,
-            "sha256": [text_sha256(t) for t in texts],
-            "chars": [len(t) for t in texts],
-            "bytes": [len(t.encode("utf-8")) for t in texts],
-        }
-        return pa.Table.from_arrays([pa.array(known[f.name], f.type) if f.name in known else pa.nulls(n, f.type)
-                                     for f in RECORD_SCHEMA], schema=RECORD_SCHEMA)
+        """RECORD_SCHEMA rows for sampled records, built as the job's reader builds them
+        (audit.io.records.RecordBlock; doc_id from the sidecar's sequence number; columns a stream
+        does not have, such as the byte offset, are null)."""
+        block = RecordBlock(self.source, 0, block_bytes=1 << 62)
+        for q, s in enumerate(samples, self.seq):
+            block.add(q, None, Decoded(s["text"], s.get("source_id"), s.get("url"), None, None))
+        return block.take() or RECORD_SCHEMA.empty_table()
 
     def measure(self, table: pa.Table) -> tuple[pa.Table, list[dict[str, dict]]]:
         """Run every stage as the job does (its Tagger, then its judges); returns the measured
