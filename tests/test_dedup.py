@@ -15,7 +15,7 @@ from audit.dedup import steps
 from audit.dedup.components import connected_components, star_edges
 from audit.dedup.exact import exact_pairs
 from audit.dedup.minhash import bands_of
-from audit.dedup.partition import partition_of
+from audit.dedup.partition import partition_of, range_partition_of
 from audit.dedup.rule import confirmed, estimated_jaccard, shared_bands, step_aside
 from audit.normalize import ngram_hashes, tokenize_hashed
 from audit.sidecar.windows import DuplicateMemory
@@ -96,6 +96,14 @@ def test_the_partition_hash_is_fixed():
     assert spread.min() > 0.9 * 100_000 / 16  # orders differing only in high bits still spread
     with pytest.raises(ValueError):
         partition_of(keys, 0)
+
+
+def test_range_partitions_follow_the_key_order():
+    keys = np.sort(np.random.default_rng(1).integers(0, 2**63, 1000, dtype=np.uint64) * np.uint64(2))
+    part = range_partition_of(keys, 4)
+    assert (np.diff(part.astype(np.int64)) >= 0).all() and part.max() < 16 and len(set(part.tolist())) == 16
+    assert range_partition_of(np.array([1 << 63], np.uint64), 1).tolist() == [1]
+    assert range_partition_of(keys, 0).tolist() == [0] * 1000
 
 
 def test_the_pass_without_ray_never_imports_ray(tmp_path):

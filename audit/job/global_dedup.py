@@ -88,8 +88,10 @@ def global_duplicates(config: AuditConfig, parts: list[Location], records: int, 
 def _one_partition(config: AuditConfig, paths: list[str], fs: Any, out: Location) -> pa.Table:
     """The pass of a small run in one process: each part read once, the steps with one partition."""
     cols = steps.measured_columns(config)
-    table = pa.concat_tables([t for p in paths for t in read_part(p, fs, cols)])
-    exact, near = steps.one_partition(table, config)
+    tables = [t for p in paths for t in read_part(p, fs, cols)]
+    if not tables:  # parts without a row group: nothing to compare
+        return steps.HISTOGRAM.empty_table()
+    exact, near = steps.one_partition(pa.concat_tables(tables), config)
     return pa.concat_tables([_written(exact, "exact", out, 0), _written(near, "near", out, 0)])
 
 
