@@ -168,10 +168,19 @@ def _run(config, table: pa.Table, folder, rows_per_partition: int, use_ray: bool
     return stats, got.sort_by([("kind", "ascending"), ("doc_id", "ascending")])
 
 
-def test_the_pass_without_ray_is_the_one_partition_rule(config, tmp_path):
-    """use_ray=False: the one-partition steps in this process, written as duplicates/ parts."""
+def test_the_pass_without_ray_is_the_one_partition_rule(config, tmp_path, monkeypatch):
+    """use_ray=False: the one-partition steps in this process, written as duplicates/ parts;
+    each measurement part read once, its dedup columns only."""
+    import audit.job.global_dedup as g
+
+    reads = []
+    real = g.read_part
+    monkeypatch.setattr(g, "read_part", lambda path, fs, cols: reads.append((path, tuple(cols))) or real(path, fs, cols))
     table = _corpus(config)
     stats, got = _run(config, table, tmp_path, 2_000_000, use_ray=False)
+    assert sorted(p for p, _ in reads) == sorted(str(tmp_path / f"part-{k}.parquet") for k in range(3))
+    assert {c for _, c in reads} == {("doc_id", "source_id", "shard", "shard_index", "record", "exact_key",
+                                      "minhash_bands")}
     exact, near_rows = steps.one_partition(table, config)
     assert stats["exact"] == exact.num_rows == 3 and stats["near"] == near_rows.num_rows >= 15
     assert got.num_rows == 3 + near_rows.num_rows
@@ -181,14 +190,21 @@ def test_the_pass_without_ray_is_the_one_partition_rule(config, tmp_path):
 @pytest.mark.ray
 @pytest.mark.parametrize("rows_per_partition", [40, 2_000_000], ids=["shuffled", "one-partition-task"])
 def test_the_jobs_distributed_pass_agrees_with_the_one_process_run(config, tmp_path, ray_session,
-                                                                   rows_per_partition):
+                                                                   rows_per_partition, monkeypatch):
     """audit.job.global_dedup on Ray (band keys hash-partitioned by Ray Data, or a small run's
     single partition in one task) writes exactly what the same steps write in this process
-    without Ray, across shard parts, exact duplicates stepping aside."""
+    without Ray, across shard parts, exact duplicates stepping aside; the shuffled run reads
+    the parts once (one dataset of them)."""
+    import audit.job.global_dedup as g
+
+    reads = []
+    real = g.read_parts
+    monkeypatch.setattr(g, "read_parts", lambda paths, fs, cols: reads.append(list(paths)) or real(paths, fs, cols))
     table = _corpus(config)
     (tmp_path / "ray").mkdir()
     (tmp_path / "local").mkdir()
     stats, got = _run(config, table, tmp_path / "ray", rows_per_partition, use_ray=True)
+    assert len(reads) == (1 if rows_per_partition < table.num_rows * config.dedup.bands else 0)
     want_stats, want = _run(config, table, tmp_path / "local", rows_per_partition, use_ray=False)
     assert want.num_rows >= 18 and got.equals(want)
     assert stats == want_stats and stats["exact"] == 3
