@@ -6,7 +6,8 @@
 Prints MB/s of input text (UTF-8 bytes) per stage, by CPU time of this process (the per-core
 figure, fair on a busy machine) and by wall time; the contamination stage again with an index
 ten times larger (extra items made by shuffling the words of the real ones) to show that the
-probe's cost does not grow with the number of eval items; and the near-duplicate global pass.
+probe's cost does not grow with the number of eval items; and the dedup global pass (the job's
+one-partition steps).
 No Ray.
 """
 from __future__ import annotations
@@ -17,7 +18,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -25,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from audit.evalsets import load_eval_sets  # noqa: E402
 from audit.normalize import with_tokens  # noqa: E402
 from audit.stages.contamination import ContaminationIndex, ContaminationStage  # noqa: E402
-from audit.stages.near_dup import NearDupStage, near_duplicate_clusters  # noqa: E402
-from bench.eval_dedup_contamination import corpus_config, read_records  # noqa: E402
+from audit.dedup import steps  # noqa: E402
+from audit.stages.near_dup import NearDupStage  # noqa: E402
+from bench.eval_dedup_contamination import corpus_config, dedup_keys, read_records  # noqa: E402
 
 
 def timed(stage, batches: list[pa.Table]) -> tuple[list[pa.Table], float, float]:
@@ -82,12 +83,11 @@ def main() -> None:
     out, cpu, wall = timed(stage, batches)
     print(f"near_dup signatures: {mb / cpu:.1f} MB/s (cpu), {mb / wall:.1f} MB/s (wall), "
           f"{config.dedup.bands * 4} bytes a record")
-    keys = pa.table({"doc_id": pa.array([r["id"] for r in records], pa.string()),
-                     "order": pa.array(np.arange(len(records)), pa.int64()),
-                     "minhash_bands": pa.chunked_array([c for t in out for c in t.column("minhash_bands").chunks])})
+    keys = dedup_keys(records, config)
     t0 = time.perf_counter()
-    dups = near_duplicate_clusters(keys, config)
-    print(f"near_duplicate_clusters (in-process): {dups.num_rows} reported in {time.perf_counter() - t0:.3f} s")
+    exact, near = steps.one_partition(keys, config)
+    print(f"global pass, one partition in this process (audit.dedup.steps.one_partition): {exact.num_rows} exact, "
+          f"{near.num_rows} near reported in {time.perf_counter() - t0:.3f} s")
 
 
 if __name__ == "__main__":

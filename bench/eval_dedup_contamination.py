@@ -3,7 +3,9 @@
     python ../shared/tools/make_corpus.py --data ../shared/data --out /tmp/h3corpus --docs 12000 --shards 8
     python bench/eval_dedup_contamination.py --corpus /tmp/h3corpus [--json]
 
-No Ray: the stages run over the corpus records in batches, the clusters in one process (near_duplicate_clusters).
+No Ray: the stages run over the corpus records in batches, the clusters in one process by the job's
+one-partition steps (audit.dedup.steps.one_partition: exact duplicates step aside, so a copy is
+counted found when it is reported as either kind).
 Counts the way ../shared/tools/score_audit.py does:
 - contamination item recall per (eval_set, variant): the planted (eval_set, eval_id) is among
   the record's matches at or over the threshold;
@@ -25,7 +27,6 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -34,7 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from audit.config import AuditConfig, parse_config  # noqa: E402
 from audit.demo_corpus import mutate  # noqa: E402
 from audit.stages.contamination import ContaminationStage  # noqa: E402
-from audit.stages.near_dup import NearDupStage, near_duplicate_clusters  # noqa: E402
+from audit.dedup import steps  # noqa: E402
+from audit.normalize import with_tokens  # noqa: E402
+from audit.stages.exact_dup import ExactDupStage  # noqa: E402
+from audit.stages.near_dup import NearDupStage  # noqa: E402
 
 BATCH = 512
 
@@ -53,6 +57,24 @@ def read_records(corpus: Path) -> list[dict]:
             continue
         out += [{"id": r["id"], "text": r["text"], "shard": shard.name, "record": i} for i, r in enumerate(rows)]
     return out
+
+
+def dedup_keys(records: list[dict], config: AuditConfig) -> pa.Table:
+    """The dedup measurement columns of the records, as the job's scan writes them (both
+    stages over the block's shared words), in batches of BATCH."""
+    shards = {name: i for i, name in enumerate(sorted({r["shard"] for r in records}))}
+    exact, near = ExactDupStage(config), NearDupStage(config)
+    out = []
+    for a in range(0, len(records), BATCH):
+        rows = records[a:a + BATCH]
+        block = near(exact(with_tokens(pa.table({"text": pa.array([r["text"] for r in rows], pa.string())}))))
+        out.append(pa.table({"doc_id": pa.array([r["id"] for r in rows], pa.string()),
+                             "source_id": pa.nulls(len(rows), pa.string()),
+                             "shard": pa.array([r["shard"] for r in rows], pa.string()),
+                             "shard_index": pa.array([shards[r["shard"]] for r in rows], pa.int32()),
+                             "record": pa.array([r["record"] for r in rows], pa.int64()),
+                             "exact_key": block.column("exact_key"), "minhash_bands": block.column("minhash_bands")}))
+    return pa.concat_tables(out)
 
 
 def read_truth(corpus: Path) -> dict[str, dict]:
@@ -156,17 +178,13 @@ def evaluate(corpus: Path) -> dict:
                                                                   "any_method": round(hit_any / len(want), 3)}
 
     # Near duplicates.
-    nd = NearDupStage(config)
     t0 = time.process_time()
-    bands = [nd(pa.table({"text": pa.array(texts[a:a + BATCH], pa.string())})).column("minhash_bands")
-             for a in range(0, len(texts), BATCH)]
-    dt = time.process_time() - t0
-    m["near_dup.signature_mb_per_s_cpu"] = round(mb / dt, 1)
-    keys = pa.table({"doc_id": pa.array(ids, pa.string()), "order": pa.array(np.arange(len(ids)), pa.int64()),
-                     "minhash_bands": pa.chunked_array([c for b in bands for c in b.chunks])})
+    keys = dedup_keys(records, config)
+    m["dedup.signature_and_key_mb_per_s_cpu"] = round(mb / (time.process_time() - t0), 1)
     t0 = time.perf_counter()
-    dups = near_duplicate_clusters(keys, config)
+    exact, near = steps.one_partition(keys, config)
     m["near_dup.cluster_seconds"] = round(time.perf_counter() - t0, 3)
+    dups = pa.concat_tables([exact, near.select(exact.column_names)])
     flagged = set(dups.column("doc_id").to_pylist())
     groups = truth_groups(truth)
     need = got = 0

@@ -6,7 +6,8 @@ import pytest
 
 from audit.config import AuditConfig
 from audit.normalize import WORD_COLUMNS, with_tokens
-from audit.stages.exact_dup import ExactDupStage, exact_duplicates
+from audit.dedup.exact import exact_duplicates
+from audit.stages.exact_dup import ExactDupStage
 
 CFG = AuditConfig(input={"paths": ["x"]})
 
@@ -62,7 +63,7 @@ def test_order_keys_hold_past_ten_billion_records():
     import pyarrow as pa
 
     from audit.records import make_doc_id
-    from audit.stages.exact_dup import global_order
+    from audit.dedup.exact import global_order
 
     shard = np.array([0, 0, 999_999, 999_999, 1_000_000], dtype=np.int32)
     record = np.array([0, 10**10, 0, 10**10, 5], dtype=np.int64)

@@ -467,7 +467,7 @@ def _column(table: pa.Table, name: str) -> list[Any]:
 
 def _band_keys(table: pa.Table, bands: int) -> list[list[int]]:
     """Each record's band keys made distinct across bands, as the job's near-duplicate pass keys them."""
-    from audit.stages.near_dup import bands_of, exploded_band_keys
+    from audit.dedup.minhash import bands_of, exploded_band_keys
 
     if "minhash_bands" not in table.column_names:
         return [[] for _ in range(table.num_rows)]

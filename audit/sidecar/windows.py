@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from audit.dedup.rule import confirmed
 from audit.drift import UNDETERMINED, chi_square, compare_mix, js_distance
 from audit.lengths import log_bin_edges
 
@@ -125,60 +126,81 @@ class WindowStats:
 
 
 class DuplicateMemory:
-    """MinHash band keys and exact hashes of the records of the last `windows` windows.
+    """Exact keys and MinHash band keys of the records of the last `windows` windows.
 
-    A record duplicates an earlier one when it has the same text hash or shares at least
-    `min_shared` band keys with it: the confirmation rule of the job's near-duplicate pass
-    (dedup.min_shared_bands), so a lone 32-bit key collision is not a duplicate. Memory is
-    bounded by the windows remembered times the keys per window.
+    A record duplicates an earlier one by the job's rules (audit.dedup): the same exact key (the
+    earliest remembered copy is named), or near: a remembered record sharing a band key is a
+    candidate, confirmed when the two share at least `min_shared` band keys
+    (audit.dedup.rule.confirmed, dedup.min_shared_bands), and the earliest confirmed one is
+    named. As in the job, where a cluster is resolved around its kept record, only records that
+    are no duplicate themselves are candidates, so a chain of partial overlaps does not reach
+    records unlike the first. Memory is bounded by the windows remembered.
     """
 
     def __init__(self, windows: int, min_shared: int) -> None:
         self.windows = windows
         self.min_shared = min_shared
-        # key -> sequence number of the latest record that had it
-        self._bands: dict[int, int] = {}
-        self._exact: dict[str, int] = {}
-        # per remembered window: [window index, last sequence number, band keys, exact hashes]
+        # band key -> sequence numbers (ascending) of the remembered kept records that have it
+        self._bands: dict[int, list[int]] = {}
+        self._keys: dict[int, np.ndarray] = {}  # kept record's sequence number -> its band keys
+        self._exact: dict[str, deque[int]] = {}  # exact key -> sequence numbers of its copies
+        # per remembered window: [window index, last sequence number, kept records, exact keys]
         self._per_window: deque[list[Any]] = deque()
 
     def __len__(self) -> int:
-        return len(self._bands) + len(self._exact)
+        return len(self._keys) + len(self._exact)
+
+    def _near(self, keys: np.ndarray) -> int | None:
+        """The earliest remembered kept record that `keys` (band keys, band order) is confirmed against."""
+        candidates = sorted({seq for k in keys.tolist() for seq in self._bands.get(k, ())})
+        if not candidates:
+            return None
+        mat = np.stack([self._keys[c] for c in candidates])
+        hit = np.flatnonzero(confirmed(mat, np.broadcast_to(keys, mat.shape), self.min_shared))
+        return candidates[hit[0]] if len(hit) else None
 
     def check_and_add(self, band_keys: Sequence[int], exact: str | None, seq: int, window: int) -> int | None:
-        """The sequence number of a remembered record this one duplicates (or None); then remember it."""
-        found: int | None = self._exact.get(exact) if exact is not None else None
-        if found is None and band_keys:
-            shared = Counter(self._bands[k] for k in band_keys if k in self._bands)
-            if shared:
-                earlier, count = shared.most_common(1)[0]
-                if count >= self.min_shared:
-                    found = earlier
+        """The sequence number of a remembered record this one duplicates (or None); then remember it.
+
+        `band_keys`: the record's band keys made distinct across bands, in band order (empty
+        when it has none); `exact`: its exact key (None when it has none)."""
+        copies = self._exact.get(exact) if exact is not None else None
+        found: int | None = copies[0] if copies else None
+        keys = np.asarray(band_keys, dtype=np.uint64)
+        if found is None and len(keys):
+            found = self._near(keys)
         if not self._per_window or self._per_window[-1][0] != window:
             self._per_window.append([window, seq, [], []])
         entry = self._per_window[-1]
         entry[1] = seq
-        bands, exacts = entry[2], entry[3]
-        for k in band_keys:
-            self._bands[k] = seq
-        bands.extend(band_keys)
+        if found is None and len(keys):  # a kept record: a candidate for later ones
+            self._keys[seq] = keys
+            for k in keys.tolist():
+                self._bands.setdefault(k, []).append(seq)
+            entry[2].append(seq)
         if exact is not None:
-            self._exact[exact] = seq
-            exacts.append(exact)
+            self._exact.setdefault(exact, deque()).append(seq)
+            entry[3].append(exact)
         return found
 
     def forget_before(self, window: int) -> None:
         """Forget the windows older than the last `windows` (called when `window` opens)."""
         oldest = window - self.windows + 1
         while self._per_window and self._per_window[0][0] < oldest:
-            _, last, bands, exacts = self._per_window.popleft()
-            # A key seen again in a later window (a larger sequence number) stays for that one.
-            for k in bands:
-                if self._bands.get(k, last + 1) <= last:
-                    del self._bands[k]
+            _, last, kept, exacts = self._per_window.popleft()
+            for seq in kept:
+                for k in self._keys.pop(seq).tolist():
+                    holders = self._bands[k]
+                    holders.remove(seq)  # the oldest holders come first: a short scan
+                    if not holders:
+                        del self._bands[k]
             for k in exacts:
-                if self._exact.get(k, last + 1) <= last:
+                copies = self._exact.get(k)
+                while copies and copies[0] <= last:
+                    copies.popleft()
+                if copies is not None and not copies:
                     del self._exact[k]
+
 
 class LengthReference:
     """The length histogram of the first `windows` full windows, and the shift of a window from it."""
