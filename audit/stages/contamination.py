@@ -799,7 +799,8 @@ def _best_per_method(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
         key = (m["eval_set"], m["eval_id"], m["method"])
         if key not in best or m["coverage"] > best[key]["coverage"]:
             best[key] = m
-    ranked = sorted(best.values(), key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"], _METHOD_RANK[m["method"]]))
+    ranked = sorted(best.values(),
+                    key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"], _METHOD_RANK[m["method"]]))
     whole = set()
     out = []
     for m in ranked:
