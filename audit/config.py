@@ -306,9 +306,10 @@ class ContaminationConfig(Section):
     minhash: bool = measure(True)
     minhash_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
     fuzzy_ngram: int = measure(3, gt=0)
-    # Matches down to this coverage (or Jaccard) are measured and kept, whatever the thresholds
-    # above: `audit decide` can then lower a threshold to it without measuring again. Only the
-    # matches at or over the thresholds count (reasons, contamination/, the canary).
+    # Every tier's matches down to this coverage are measured and kept, whatever the thresholds
+    # (each threshold is measured down to the lower of it and this): `audit decide` can then lower
+    # a threshold to it without measuring again. Only the matches at or over their method's
+    # threshold count (reasons, contamination/, the canary).
     measure_floor: float = measure(0.3, gt=0, le=1)
     # Number skeleton: items holding numbers are also indexed with every number-holding word as
     # one placeholder, so an item whose numbers were all changed still matches (method
