@@ -7,12 +7,46 @@ expected, and where; the CLI prints it and exits 2.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticUndefined
 
 from audit.langcodes import normalize as normalize_language
+
+# What a setting does, declared where it is defined (`measure(...)`, `judge(...)`, `run(...)`):
+#   measure  changes what the scan measures: a change needs measuring again (`audit run`);
+#   judge    only changes how kept measurements are judged (reasons, verdicts, summary figures):
+#            `audit decide` re-judges a finished run with it, and a resumed run reuses measurements;
+#   run      only changes how or where the job runs (output folder, Ray, the sidecar).
+# The resume/decide fingerprint (audit/job/resume.py) is derived from these marks.
+Role = Literal["measure", "judge", "run"]
+
+
+def _marked(role: Role, default: Any, floor: str | None, kwargs: dict[str, Any]) -> Any:
+    extra: dict[str, Any] = {"role": role}
+    if floor is not None:
+        extra["floor"] = floor
+    return Field(default, json_schema_extra=extra, **kwargs)
+
+
+def measure(default: Any = PydanticUndefined, **kwargs: Any) -> Any:
+    """A setting that changes what is measured (pydantic `Field` arguments)."""
+    return _marked("measure", default, None, kwargs)
+
+
+def judge(default: Any = PydanticUndefined, *, floor: str | None = None, **kwargs: Any) -> Any:
+    """A setting that only judges measurements. `floor`: the sibling setting down to which the
+    stage measures whatever this threshold is (measured down to min(floor, value)), so a value
+    below what was measured needs measuring again."""
+    return _marked("judge", default, floor, kwargs)
+
+
+def run(default: Any = PydanticUndefined, **kwargs: Any) -> Any:
+    """A setting that only changes how or where the job runs."""
+    return _marked("run", default, None, kwargs)
 
 
 class ConfigError(ValueError):
@@ -21,6 +55,15 @@ class ConfigError(ValueError):
 
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # A section whose every setting has one role (ray, sidecar) declares it here; its fields
+    # need no mark of their own. Mixed sections mark each field.
+    section_role: ClassVar[Role | None] = None
+
+    def floor_of(self, name: str) -> float:
+        """What the threshold `name` (a `judge(..., floor=...)` setting) is measured down to."""
+        floor = field_role(type(self), name).floor
+        value = getattr(self, name)
+        return value if floor is None else min(getattr(self, floor), value)
 
     @model_validator(mode="after")
     def _min_not_above_max(self) -> "Section":
@@ -35,18 +78,18 @@ class Section(BaseModel):
 
 class InputConfig(Section):
     # Required by `audit run`; a sidecar reading standard input or sidecar.source needs none.
-    paths: list[str] = Field(default_factory=list)
-    text_field: str = "text"
-    id_field: str | None = "id"
-    url_field: str | None = "url"
+    paths: list[str] = measure(default_factory=list)
+    text_field: str = measure("text")
+    id_field: str | None = measure("id")
+    url_field: str | None = measure("url")
     # Optional: a field naming where a record comes from (crawl, code, books, ...). Language mix,
     # drift against the recipe and lengths are then reported per source; without it, per shard.
-    source_field: str | None = None
+    source_field: str | None = measure(None)
     # A JSON line longer than this is not parsed (it is counted as unreadable), so one runaway
     # line cannot take a worker's memory.
-    max_record_bytes: int = Field(default=64 * 2**20, gt=0)
+    max_record_bytes: int = measure(64 * 2**20, gt=0)
     # Records are handed on in blocks of about this much text; bounds a worker's memory.
-    block_bytes: int = Field(default=8 * 2**20, gt=0)
+    block_bytes: int = measure(8 * 2**20, gt=0)
 
     @field_validator("paths", mode="before")
     @classmethod
@@ -55,52 +98,52 @@ class InputConfig(Section):
 
 
 class EvalSetConfig(Section):
-    name: str = Field(min_length=1)
-    path: str
-    text_fields: list[str] = Field(default_factory=lambda: ["text"], min_length=1)
-    id_field: str | None = None
+    name: str = measure(min_length=1)
+    path: str = measure()
+    text_fields: list[str] = measure(default_factory=lambda: ["text"], min_length=1)
+    id_field: str | None = measure(None)
 
 
 class LanguagesConfig(Section):
     # Language ID with fastText lid.176 on every record (and the second identifier where lid.176
     # is weak); off: `language` is null and no mix or drift is measured.
-    identify: bool = True
+    identify: bool = measure(True)
     # The recipe that drift is measured against, e.g. {en: 0.7, zh: 0.2, ru: 0.1}. A language may
     # be named by its ISO 639-1 code (zu), ISO 639-3 code (zul) or ISO 639-3 + script (zul_Latn).
-    expected: dict[str, float] | None = None
+    expected: dict[str, float] | None = judge(None)
     # Drift verdict: Jensen-Shannon distance (base 2, 0..1) above this is drift.
-    js_threshold: float = Field(default=0.1, ge=0, le=1)
+    js_threshold: float = judge(0.1, ge=0, le=1)
     # Population stability index above this is drift (0.1 slight, 0.25 major by convention).
-    psi_threshold: float = Field(default=0.25, ge=0)
+    psi_threshold: float = judge(0.25, ge=0)
     # Chi-square goodness-of-fit p-value below this is drift, used when samples are small.
-    chi2_pvalue: float = Field(default=0.001, gt=0, lt=1)
+    chi2_pvalue: float = judge(0.001, gt=0, lt=1)
     # A language absent from the recipe with at least this share is reported as new.
-    new_language_min_share: float = Field(default=0.01, ge=0, le=1)
+    new_language_min_share: float = judge(0.01, ge=0, le=1)
     # Share of documents outside the recipe that is tolerated (language-ID noise, stray
     # languages): up to this share, the "other" bin that drift folds them into counts as expected.
-    other_tolerance: float = Field(default=0.02, ge=0, lt=1)
+    other_tolerance: float = judge(0.02, ge=0, lt=1)
     # Language ID reads at most this many characters of a document (sampled from its parts).
-    sample_chars: int = Field(default=2000, gt=0)
+    sample_chars: int = measure(2000, gt=0)
     # Below this score (of whichever identifier decided) the language is reported as "und".
-    min_score: float = Field(default=0.0, ge=0, le=1)
+    min_score: float = measure(0.0, ge=0, le=1)
     # Quarantine records whose language is not in this list (empty: keep every language); codes
     # as in `expected`.
-    allowed: list[str] = Field(default_factory=list)
+    allowed: list[str] = judge(default_factory=list)
     # The second identifier for what lid.176 cannot name: heliport (220 languages, model inside
     # its wheel; lingua splits the few groups heliport names as one), or off.
-    second_identifier: Literal["heliport", "off"] = "heliport"
+    second_identifier: Literal["heliport", "off"] = measure("heliport")
     # Instead of heliport: a fastText language-ID model file you supply (GlotLID, OpenLID; labels
     # like __label__zul_Latn). Nothing is downloaded.
-    second_model: str | None = None
+    second_model: str | None = measure(None)
     # The second identifier reads a document whose lid.176 score is below this ...
-    consult_below: float = Field(default=0.5, ge=0, le=1)
+    consult_below: float = measure(0.5, ge=0, le=1)
     # ... or whose lid.176 label is one of these: the labels lid.176 gives to languages it does
     # not know or confuses (measured with bench/eval_language.py: Tagalog, Waray, Esperanto, Ido
     # for the southern African languages; Indonesian for Malay; Dutch for Afrikaans; ...).
-    consult_labels: list[str] = Field(default_factory=lambda: [
+    consult_labels: list[str] = measure(default_factory=lambda: [
         "af", "nl", "id", "ms", "tl", "war", "ceb", "ilo", "eo", "io", "mg", "ga", "lv", "sw", "so", "yo"])
     # `audit run` warns when more than this share of readable documents is "und" (undetermined).
-    max_und_share: float = Field(default=0.05, ge=0, le=1)
+    max_und_share: float = judge(0.05, ge=0, le=1)
 
     @field_validator("expected")
     @classmethod
@@ -135,68 +178,68 @@ class LanguagesConfig(Section):
 
 class LengthConfig(Section):
     # Fewer characters than this is too short to be a training document.
-    min_chars: int = Field(default=50, ge=0)
+    min_chars: int = judge(50, ge=0)
     # More characters than this is too long (a dump, not a document). Whole books run to 0.5-3.5M
     # characters (make_corpus.py's "long" document is ~1.3-3.5M), so the bound sits above them.
-    max_chars: int = Field(default=5_000_000, gt=0)
+    max_chars: int = judge(5_000_000, gt=0)
     # Fewer words than this is too short; each Han/Kana/Thai... character counts as one word.
-    min_words: int = Field(default=5, ge=0)
+    min_words: int = judge(5, ge=0)
 
 
 class CharsetConfig(Section):
     # Share of the visible (non-white-space) characters that are letters (with marks) or digits,
     # below which text is not language.
-    min_alnum_share: float = Field(default=0.4, ge=0, le=1)
+    min_alnum_share: float = judge(0.4, ge=0, le=1)
     # Share of all characters that are control characters other than tab, newline, return (ESC
     # opening an ANSI colour sequence "ESC [" does not count).
-    max_control_share: float = Field(default=0.01, ge=0, le=1)
+    max_control_share: float = judge(0.01, ge=0, le=1)
     # Share of all characters that are U+FFFD replacement characters (bytes lost in decoding).
-    max_replacement_share: float = Field(default=0.01, ge=0, le=1)
+    max_replacement_share: float = judge(0.01, ge=0, le=1)
     # Mojibake (UTF-8 read as Latin-1/CP1252, e.g. "Ã©", "â€™"): a document is flagged with at
     # least min_mojibake such sequences that make up at least min_mojibake_share of its non-ASCII
     # characters (a text decoded wrongly is garbled throughout; a stray pair in good text is not).
-    min_mojibake: int = Field(default=1, ge=1)
-    min_mojibake_share: float = Field(default=0.9, ge=0, le=1)
+    min_mojibake: int = judge(1, ge=1)
+    min_mojibake_share: float = judge(0.9, ge=0, le=1)
     # More lone surrogates (U+D800..U+DFFF, only possible as WTF-8 bytes) than this is broken text.
-    max_surrogates: int = Field(default=0, ge=0)
+    max_surrogates: int = judge(0, ge=0)
 
 
 class JunkConfig(Section):
     # Share of the text in base64 runs: runs of >= base64_min_run alphabet characters mixing
     # capitals, small letters and digits or +/, continued across line breaks (PEM, MIME, data: URIs).
-    max_base64_share: float = Field(default=0.2, ge=0, le=1)
+    max_base64_share: float = judge(0.2, ge=0, le=1)
     # The shortest base64 run (an RE2 counted repeat finds candidate rows: at most 1000).
-    base64_min_run: int = Field(default=64, gt=0, le=1000)
+    base64_min_run: int = measure(64, gt=0, le=1000)
     # Share of the text in whitespace-delimited tokens of at least long_token_chars characters.
-    max_long_token_share: float = Field(default=0.3, ge=0, le=1)
-    long_token_chars: int = Field(default=100, gt=0)
+    max_long_token_share: float = judge(0.3, ge=0, le=1)
+    long_token_chars: int = measure(100, gt=0)
     # Minified code, rule 1: share of the text in lines of >= code_line_chars characters whose
     # code symbols ({}[]();=<>:|&!+*$) are >= code_line_symbol_share and whose spaces are
     # <= code_line_space_share of their characters (minified JS/CSS: 1-3% spaces; prose: ~15%).
-    max_code_line_share: float = Field(default=0.3, ge=0, le=1)
-    code_line_chars: int = Field(default=200, gt=0)
-    code_line_symbol_share: float = Field(default=0.04, ge=0, le=1)
-    code_line_space_share: float = Field(default=0.08, ge=0, le=1)
+    max_code_line_share: float = judge(0.3, ge=0, le=1)
+    code_line_chars: int = measure(200, gt=0)
+    code_line_symbol_share: float = measure(0.04, ge=0, le=1)
+    code_line_space_share: float = measure(0.08, ge=0, le=1)
     # Minified code, rule 2: mean line length above this together with a code-symbol share above
     # max_symbol_share over the whole text.
-    max_mean_line_chars: int = Field(default=1000, gt=0)
-    max_symbol_share: float = Field(default=0.1, ge=0, le=1)
+    max_mean_line_chars: int = judge(1000, gt=0)
+    max_symbol_share: float = judge(0.1, ge=0, le=1)
     # Share of the text inside HTML/XML tags and comments.
-    max_markup_share: float = Field(default=0.3, ge=0, le=1)
+    max_markup_share: float = judge(0.3, ge=0, le=1)
     # Mean length of words in spaced scripts. Gopher keeps 3..10 for English; over 75 languages
     # (Finnish, Tamil, German compounds) clean text reaches ~14, and base64 or minified code is
     # one endless word.
-    min_mean_word_chars: float = Field(default=2.5, ge=0)
-    max_mean_word_chars: float = Field(default=15.0, gt=0)
+    min_mean_word_chars: float = judge(2.5, ge=0)
+    max_mean_word_chars: float = judge(15.0, gt=0)
     # Repetition: share of non-blank line bytes in lines repeating an earlier line, and share of
     # word bytes covered by the repeats of the top word 2-, 3- and 4-gram. Gopher's 0.3 and
     # 0.20/0.18/0.16 quarantine 3.7% of clean text in make_corpus.py's corpus (quotation
     # collections, lists, songs, dialogue); these bounds sit above clean text there and still
     # catch text that is mostly one repeated line or phrase.
-    max_dup_line_share: float = Field(default=0.7, ge=0, le=1)
-    max_top_ngram_share: list[float] = Field(default_factory=lambda: [0.6, 0.6, 0.7], min_length=3, max_length=3)
+    max_dup_line_share: float = judge(0.7, ge=0, le=1)
+    max_top_ngram_share: list[float] = judge(default_factory=lambda: [0.6, 0.6, 0.7], min_length=3, max_length=3)
     # Repetition measures read at most this many characters of a document.
-    sample_chars: int = Field(default=100_000, gt=0)
+    sample_chars: int = measure(100_000, gt=0)
 
 
 class FiltersConfig(Section):
@@ -206,8 +249,8 @@ class FiltersConfig(Section):
 
 
 class DedupConfig(Section):
-    exact: bool = True
-    near: bool = True
+    exact: bool = measure(True)
+    near: bool = measure(True)
     # Near duplicates: MinHash over word shingles (words of the shared normaliser), LSH banding.
     # A record keeps only its band keys, `bands` x 4 bytes (<= 64 bytes a record, whatever its
     # length): each band folds rows = num_perm / bands MinHash values into a 32-bit key. Two
@@ -222,12 +265,12 @@ class DedupConfig(Section):
     # (4 rows: 0.6 -> 0.63); 2 rows: the reverse (0.3 -> 0.43). Measured on a 12,000-document
     # make_corpus corpus: recall 0.976 of planted near duplicates (1-5% of words edited), 0.16%
     # of clean records reported (real overlaps: Gutenberg licence text, repeated news).
-    shingle_words: int = Field(default=5, gt=0)
-    num_perm: int = Field(default=48, gt=0)
-    bands: int = Field(default=16, gt=0, le=16)  # 4 bytes each: at most 64 bytes a record
-    min_shared_bands: int = Field(default=2, gt=0)
+    shingle_words: int = measure(5, gt=0)
+    num_perm: int = measure(48, gt=0)
+    bands: int = measure(16, gt=0, le=16)  # 4 bytes each: at most 64 bytes a record
+    min_shared_bands: int = judge(2, gt=0)
     # Seed of the MinHash permutations: band keys compare only between runs with the same seed.
-    seed: int = 1
+    seed: int = measure(1)
 
     @model_validator(mode="after")
     def _bands_divide_perms(self) -> "DedupConfig":
@@ -247,12 +290,12 @@ class ContaminationConfig(Section):
     # Word n-gram size (13 as in GPT-3 and lm-eval-harness); items shorter than `ngram` words
     # use `min_ngram`-grams, items shorter than `min_ngram` words are not indexed (too short to
     # tell a leak from a common phrase).
-    ngram: int = Field(default=13, gt=0)
-    min_ngram: int = Field(default=5, gt=0)
+    ngram: int = measure(13, gt=0)
+    min_ngram: int = measure(5, gt=0)
     # A record is contaminated by an item when its coverage reaches this: the share of the item's
     # words covered by the item's n-grams found in the record (a 60% prefix of an item -> ~0.6),
     # with at least `ngram` words covered (the whole item when it is shorter).
-    threshold: float = Field(default=0.5, gt=0, le=1)
+    threshold: float = judge(0.5, floor="measure_floor", gt=0, le=1)
     # Fuzzy tier, for edited items whose n-grams break (method "fuzzy"): a record holding a fifth of
     # an item's rare `fuzzy_ngram`-grams (n-grams of more than 1% of the items are template text and
     # do not count) is aligned with the item, piece by piece (lines, sentences), tolerating words
@@ -260,24 +303,25 @@ class ContaminationConfig(Section):
     # split items match. A match needs an aligned coverage of the item >= minhash_threshold (the
     # historical name; nothing is MinHashed). At 0.5 it finds ~0.99 of items with a fifth of the
     # words edited and flags no clean record (bench/eval_contamination_rewrites.py).
-    minhash: bool = True
-    minhash_threshold: float = Field(default=0.5, ge=0, le=1)
-    fuzzy_ngram: int = Field(default=3, gt=0)
-    # Matches down to this coverage (or Jaccard) are measured and kept, whatever the thresholds
-    # above: `audit decide` can then lower a threshold to it without measuring again. Only the
-    # matches at or over the thresholds count (reasons, contamination/, the canary).
-    measure_floor: float = Field(default=0.3, gt=0, le=1)
+    minhash: bool = measure(True)
+    minhash_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
+    fuzzy_ngram: int = measure(3, gt=0)
+    # Every tier's matches down to this coverage are measured and kept, whatever the thresholds
+    # (each threshold is measured down to the lower of it and this): `audit decide` can then lower
+    # a threshold to it without measuring again. Only the matches at or over their method's
+    # threshold count (reasons, contamination/, the canary).
+    measure_floor: float = measure(0.3, gt=0, le=1)
     # Number skeleton: items holding numbers are also indexed with every number-holding word as
     # one placeholder, so an item whose numbers were all changed still matches (method
     # "skeleton", judged with `threshold` like exact n-grams).
-    skeleton: bool = True
+    skeleton: bool = measure(True)
     # Code: items that look like code are also indexed as canonical code tokens (comments and
     # docstrings dropped, names erased, layout ignored), `code_ngram`-grams of them (method "code");
     # only records that look like code (one RE2 pass over the block) are canonicalised. It finds
     # 0.995 of renamed/re-indented code leaks (none without) for about a sixth of the stage's time
     # (bench/bench_dedup_contamination.py).
-    code: bool = True
-    code_ngram: int = Field(default=20, gt=0)
+    code: bool = measure(True)
+    code_ngram: int = measure(20, gt=0)
     # Semantic tier, for paraphrases whose words and n-grams mostly changed (method "semantic"):
     # windows of each record (sized to the items) are embedded with WordLlama's 256-dimension
     # model, which ships inside the wordllama wheel (no download), and compared with every item's
@@ -286,39 +330,39 @@ class ContaminationConfig(Section):
     # >= semantic_threshold of it (the alignment of the fuzzy tier). Off by default for its cost:
     # about 0.65 s of one core per MB (the stage 6.4 -> 1.2 MB/s on the bench corpus); it finds
     # 0.93 of items with every third word replaced, which no other tier finds.
-    semantic: bool = False
-    semantic_similarity: float = Field(default=0.6, gt=0, le=1)
-    semantic_threshold: float = Field(default=0.3, ge=0, le=1)
+    semantic: bool = measure(False)
+    semantic_similarity: float = measure(0.6, gt=0, le=1)
+    semantic_threshold: float = judge(0.3, floor="measure_floor", ge=0, le=1)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
-    semantic_dim: Literal[64, 128, 256] = 256
+    semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the
     # first records of up to 16 shards spread over the input; about 2 s for 5,000, measured), and an
     # item's n-gram held by at least `corpus_df_min_docs` of them and by `corpus_df_ratio` times the
     # median count of the item's n-grams is boilerplate of this corpus (a famous quote, a licence
     # line, a code idiom): it is left out like a template n-gram. Relative, so an item copied into
     # many documents still matches.
-    corpus_df: bool = True
-    corpus_df_sample: int = Field(default=5000, gt=0)
-    corpus_df_min_docs: int = Field(default=5, gt=0)
-    corpus_df_ratio: float = Field(default=10.0, gt=1)
+    corpus_df: bool = measure(True)
+    corpus_df_sample: int = measure(5000, gt=0)
+    corpus_df_min_docs: int = measure(5, gt=0)
+    corpus_df_ratio: float = measure(10.0, gt=1)
     # The methods whose counted matches stop a canary run.
-    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic"]] = [
-        "exact_ngram", "skeleton", "code", "fuzzy", "semantic"]
+    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic"]] = judge([
+        "exact_ngram", "skeleton", "code", "fuzzy", "semantic"])
 
     @property
     def floor(self) -> float:
-        """The coverage down to which matches are measured."""
-        return min(self.measure_floor, self.threshold)
+        """The coverage down to which exact, skeleton and code matches are measured."""
+        return self.floor_of("threshold")
 
     @property
     def minhash_floor(self) -> float:
-        """The estimated Jaccard down to which MinHash matches are measured."""
-        return min(self.measure_floor, self.minhash_threshold)
+        """The aligned coverage down to which fuzzy matches are measured."""
+        return self.floor_of("minhash_threshold")
 
     @property
     def semantic_floor(self) -> float:
         """The aligned coverage down to which semantic matches are measured."""
-        return min(self.measure_floor, self.semantic_threshold)
+        return self.floor_of("semantic_threshold")
 
     def limit(self, method: str) -> float:
         """The coverage at which a match found by `method` counts."""
@@ -338,38 +382,41 @@ PiiEntity = Literal["EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IP_ADDRESS"
 
 
 class PiiConfig(Section):
-    enabled: bool = True
-    entities: list[PiiEntity] = Field(default_factory=lambda: [
+    enabled: bool = measure(True)
+    entities: list[PiiEntity] = measure(default_factory=lambda: [
         "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IP_ADDRESS", "IBAN_CODE", "US_SSN"])
     # Findings scoring below this do not count (a bare digit group scores 0.4 until a context
     # word such as "phone" or "fax" stands near it).
-    min_score: float = Field(default=0.5, ge=0, le=1)
+    min_score: float = judge(0.5, floor="measure_floor", ge=0, le=1)
     # Findings down to this score are measured and kept, so `audit decide` can lower min_score to
     # it without measuring again; only those at or over min_score count.
-    measure_floor: float = Field(default=0.3, ge=0, le=1)
+    measure_floor: float = measure(0.3, ge=0, le=1)
 
     @property
     def floor(self) -> float:
         """The score down to which findings are measured."""
-        return min(self.measure_floor, self.min_score)
+        return self.floor_of("min_score")
     # Quarantine a record with any finding of these types ...
-    quarantine_types: list[PiiEntity] = Field(default_factory=lambda: ["CREDIT_CARD", "US_SSN", "IBAN_CODE"])
+    quarantine_types: list[PiiEntity] = judge(default_factory=lambda: ["CREDIT_CARD", "US_SSN", "IBAN_CODE"])
     # ... or with more than this many findings of any type.
-    max_findings: int = Field(default=10, ge=0)
+    max_findings: int = judge(10, ge=0)
     # Cheap regex prefilter in front of Presidio: only candidate windows reach the analyzer.
-    prefilter: bool = True
+    prefilter: bool = measure(True)
 
 
 class StatsConfig(Section):
     # Context lengths whose fit (share of documents and of text) the report shows, in tokens
     # when a tokenizer is named, else in words.
-    context_lengths: list[int] = Field(default_factory=lambda: [2048, 4096, 8192, 32768])
+    context_lengths: list[int] = judge(default_factory=lambda: [2048, 4096, 8192, 32768])
     # A `tokenizers` JSON file (tokenizer.json); when set, token counts are measured.
-    tokenizer: str | None = None
+    tokenizer: str | None = measure(None)
 
 
 class SidecarConfig(Section):
     """The live-stream sidecar (audit/sidecar/): sampling, windows, alert thresholds, outputs."""
+
+    # The sidecar watches a stream of its own: nothing here changes what `audit run` measures.
+    section_role: ClassVar[Role | None] = "run"
 
     sample_rate: float = Field(default=0.01, gt=0, le=1)
     # Sampled records per window; statistics and alerts are judged per window.
@@ -452,10 +499,12 @@ class LookupConfig(Section):
     # Passage fingerprints of every record (winnowed word 7-gram hashes) in the run's lookup
     # index, so `audit lookup --text-file` reads a small part of the run; off: passage lookups
     # scan the shards' text.
-    passages: bool = True
+    passages: bool = measure(True)
 
 
 class RayConfig(Section):
+    # Where and how the job's tasks run: never what they measure.
+    section_role: ClassVar[Role | None] = "run"
     # Local Ray only (ignored with --address): CPUs and object store size to start with.
     num_cpus: int | None = Field(default=None, gt=0)
     # At least Ray's minimum object store, 75 MiB (ray_constants.OBJECT_STORE_MINIMUM_MEMORY_BYTES).
@@ -469,21 +518,21 @@ class RayConfig(Section):
 
 class AuditConfig(Section):
     input: InputConfig = InputConfig()
-    eval_sets: list[EvalSetConfig] = Field(default_factory=list)
+    eval_sets: list[EvalSetConfig] = measure(default_factory=list)
     languages: LanguagesConfig = LanguagesConfig()
     sidecar: SidecarConfig = SidecarConfig()
-    output: str = "runs/latest"
+    output: str = run("runs/latest")
     filters: FiltersConfig = FiltersConfig()
     dedup: DedupConfig = DedupConfig()
     contamination: ContaminationConfig = ContaminationConfig()
     # Canary mode: stop at the first contamination match, exit status 1.
-    fail_on_contamination: bool = False
+    fail_on_contamination: bool = run(False)
     pii: PiiConfig = PiiConfig()
     stats: StatsConfig = StatsConfig()
     lookup: LookupConfig = LookupConfig()
     ray: RayConfig = RayConfig()
     # Folder the config was read from: relative paths in it are resolved against it.
-    base_dir: Path = Field(default=Path("."), exclude=True)
+    base_dir: Path = run(Path("."), exclude=True)
 
     @model_validator(mode="after")
     def _masked_samples_need_pii(self) -> "AuditConfig":
@@ -496,6 +545,54 @@ class AuditConfig(Section):
         """A path from the config, relative to the config file's folder."""
         p = Path(path).expanduser()
         return p if p.is_absolute() else self.base_dir / p
+
+
+@dataclass(frozen=True)
+class FieldRole:
+    """A setting's dotted config path, its role, and (a floored threshold) its floor's path."""
+
+    path: str
+    role: Role | None  # None: not marked (a test fails on it)
+    floor: str | None = None
+
+
+def _item_model(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
+    """(the section model a field holds, whether as a list of them), or (None, False)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    if get_origin(annotation) is list:
+        (item,) = get_args(annotation) or (None,)
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            return item, True
+    return None, False
+
+
+def field_role(model: type[BaseModel], name: str, path: str = "") -> FieldRole:
+    """The role of one field of a section, from its mark or else its section's `section_role`."""
+    extra = model.model_fields[name].json_schema_extra
+    extra = extra if isinstance(extra, dict) else {}
+    role = extra.get("role") or getattr(model, "section_role", None)
+    floor = extra.get("floor")
+    prefix = path.rsplit(".", 1)[0] + "." if "." in path else ""
+    return FieldRole(path or name, role, f"{prefix}{floor}" if floor else None)  # type: ignore[arg-type]
+
+
+def config_roles(model: type[BaseModel] | None = None, prefix: str = "") -> list[FieldRole]:
+    """Every setting of the config tree, depth first: its dotted path and role. Sections are walked
+    into (they have no role of their own); a list of sections (eval_sets) has one, and its items'
+    fields are listed as `eval_sets.name`, ...."""
+    model = model or AuditConfig
+    out: list[FieldRole] = []
+    for name, f in model.model_fields.items():
+        path = f"{prefix}{name}"
+        sub, many = _item_model(f.annotation)
+        if sub is not None and not many:
+            out += config_roles(sub, f"{path}.")
+            continue
+        out.append(field_role(model, name, path))
+        if sub is not None:
+            out += config_roles(sub, f"{path}.")
+    return out
 
 
 def _describe(err: dict[str, Any]) -> str:

@@ -20,12 +20,16 @@ from pydantic import BaseModel
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from audit.config import AuditConfig  # noqa: E402
+from audit.config import AuditConfig, field_role  # noqa: E402
 
 HEADER = """\
 # Every setting of an audit job, with its default. Copy what you need into your job's YAML; keys
 # left out take these defaults. Generated from audit/config.py by scripts/gen_default_config.py.
 # Relative paths are read from the folder of the config file.
+# Each key says what changing it does: [measure] changes what is measured (measure again with
+# `audit run`); [judge] only changes how measurements are judged (`audit decide RUN --config` re-judges
+# a finished run; a threshold marked "measured down to" needs measuring again below that);
+# [run] only changes how or where the job runs.
 """
 # Values the example needs that have no default (the shards to read) or that show the shape.
 EXAMPLE: dict[str, Any] = {
@@ -81,6 +85,7 @@ def render(model: BaseModel, comments: dict, path: tuple[str, ...], indent: int)
             continue
         value = getattr(model, name)
         note = EXTRA_COMMENTS.get(path + (name,)) or " ".join(comments.get((type(model).__name__, name), []))
+        note = f"{_role_tag(type(model), name, value)} {note}".strip()
         if note:
             out += [f"{pad}# {line}" for line in _wrap(note, 100 - len(pad) - 2)]
         if isinstance(value, BaseModel):
@@ -95,6 +100,18 @@ def render(model: BaseModel, comments: dict, path: tuple[str, ...], indent: int)
                 text = text.replace(": ", ": ", 1)
             out += [pad + line for line in text.rstrip("\n").splitlines()]
     return out
+
+
+def _role_tag(model: type[BaseModel], name: str, value: Any) -> str:
+    """"[measure]", "[judge]" or "[run]" for a setting (a section: its own role, if it has one)."""
+    if isinstance(value, BaseModel):
+        role = getattr(type(value), "section_role", None)
+        return f"[{role}: every key]" if role else ""
+    f = field_role(model, name)
+    if f.role is not None and getattr(model, "section_role", None) == f.role:
+        return ""  # said once, on the section
+    floor = f" (measured down to {f.floor})" if f.floor else ""
+    return f"[{f.role}{floor}]"
 
 
 def _plain(v: Any) -> Any:

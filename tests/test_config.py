@@ -138,3 +138,83 @@ def test_an_object_store_below_rays_minimum_names_the_key():
 
     with pytest.raises(ConfigError, match="ray.object_store_memory"):
         parse_config({"ray": {"object_store_memory": 10 * 2**20}})
+
+
+def test_every_setting_says_whether_it_measures_judges_or_runs():
+    """Each field of the config tree has a role where it is defined; a floored threshold names a
+    measuring sibling; a new field without a mark fails here."""
+    from audit.config import config_roles
+
+    roles = config_roles()
+    assert [f.path for f in roles if f.role not in ("measure", "judge", "run")] == []
+    by_path = {f.path: f for f in roles}
+    assert by_path["contamination.threshold"].role == "judge"
+    assert by_path["contamination.threshold"].floor == "contamination.measure_floor"
+    assert by_path["contamination.ngram"].role == "measure" and by_path["output"].role == "run"
+    assert {by_path[p].role for p in by_path if p.startswith(("ray.", "sidecar."))} == {"run"}
+    for f in roles:
+        if f.floor is not None:
+            assert f.role == "judge" and by_path[f.floor].role == "measure", f
+
+
+def test_measuring_settings_are_the_measure_marks():
+    """Judge and run settings are not in the fingerprint; every measure setting is; a floored
+    threshold enters as what it is measured down to."""
+    from audit.config import config_roles
+    from audit.job.resume import measure_fingerprint, measuring_settings
+
+    config = parse_config({"input": {"paths": ["x"]}, "eval_sets": [{"name": "e", "path": "e.jsonl"}]})
+    flat = measuring_settings(config)
+    roles = config_roles()
+    measure = {f.path for f in roles if f.role == "measure" and not f.path.startswith("eval_sets")}
+    floored = {f.path for f in roles if f.floor}
+    assert set(flat) == measure | floored | {"eval_sets.0.name", "eval_sets.0.path", "eval_sets.0.text_fields",
+                                             "eval_sets.0.id_field", "eval_sets.0.path@file"}
+    assert flat["contamination.threshold"] == 0.3  # min(measure_floor 0.3, threshold 0.5)
+    raised = parse_config({"input": {"paths": ["x"]}, "eval_sets": [{"name": "e", "path": "e.jsonl"}],
+                           "contamination": {"threshold": 0.9}, "pii": {"max_findings": 1},
+                           "languages": {"chi2_pvalue": 0.5}, "ray": {"num_cpus": 1}, "output": "elsewhere"})
+    assert measure_fingerprint(raised) == measure_fingerprint(config)
+
+
+def test_decide_refuses_only_measuring_changes_and_names_them_all():
+    from audit.job.resume import measuring_settings, refused_changes
+
+    def cfg(**sections):
+        return parse_config({"input": {"paths": ["x"]}, **sections})
+
+    measured = measuring_settings(cfg())
+    # judge-only, including the two the hand list used to refuse; thresholds raised
+    assert refused_changes(measured, cfg(pii={"max_findings": 0, "min_score": 0.9}, languages={"chi2_pvalue": 0.5},
+                                         contamination={"threshold": 0.9, "minhash_threshold": 0.9})) == []
+    # a threshold lowered to its measured floor is re-judged; below it needs measuring
+    assert refused_changes(measured, cfg(contamination={"threshold": 0.3})) == []
+    assert refused_changes(measured, cfg(contamination={"threshold": 0.2, "semantic_threshold": 0.1},
+                                         pii={"min_score": 0.1})) == [
+        "contamination.semantic_threshold", "contamination.threshold", "pii.min_score"]
+    # every measuring change, by its config path, not only the first few
+    assert refused_changes(measured, cfg(contamination={"ngram": 9, "code": False}, dedup={"num_perm": 32},
+                                         languages={"sample_chars": 500}, pii={"entities": ["US_SSN"]})) == [
+        "contamination.code", "contamination.ngram", "dedup.num_perm", "languages.sample_chars", "pii.entities"]
+
+
+def test_decide_names_every_measuring_change_in_one_line(tmp_path):
+    """`audit decide` with measuring changes: exit 2, one line naming each by its config path."""
+    import json
+
+    from audit.job.plan import decide_run
+    from audit.job.resume import measuring_settings
+
+    run = tmp_path / "run"
+    (run / "measurements").mkdir(parents=True)
+    measured = parse_config({"input": {"paths": ["x"]}})
+    (run / "run.json").write_text(json.dumps({"config": json.loads(measured.model_dump_json()), "shards": [],
+                                              "measuring_settings": measuring_settings(measured)}))
+    changed = parse_config({"input": {"paths": ["x"]}, "contamination": {"ngram": 9, "threshold": 0.1},
+                            "dedup": {"seed": 2}, "languages": {"min_score": 0.2}, "pii": {"max_findings": 0}})
+    with pytest.raises(ConfigError) as e:
+        decide_run(run, changed)
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert msg.startswith("contamination.ngram, contamination.threshold, dedup.seed, languages.min_score: ")
+    assert "floor" not in msg and "pii" not in msg

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from audit.config import ConfigError, parse_config
-from audit.stages.contamination import COLUMN_TYPE, ContaminationIndex, ContaminationStage, first_match
+from audit.stages.contamination import COLUMN_TYPE, ContaminationIndex, ContaminationStage, counted, first_match
 
 ITEMS = {
     "long": ("A farmer has 17 sheep and buys 5 more at the spring market, then sells a third of the flock "
@@ -58,9 +58,10 @@ def stage(config):
 
 
 def _measure(stage, texts):
+    """The matches that count (as contamination/ reports them): the measurements hold every tier's."""
     out = stage(pa.table({"text": pa.array(texts, pa.string())}))
     assert out.schema.field("contamination").type == COLUMN_TYPE
-    return out.column("contamination").to_pylist()
+    return counted(out.column("contamination"), stage.config).to_pylist()
 
 
 def _only(matches, eval_id):
@@ -165,7 +166,9 @@ def test_judge_reasons_per_eval_set_and_thresholds(stage, config):
     details = findings[1][2]
     assert details["eval_id"] == "long" and details["overlap"] == 1.0 and details["method"] == "exact_ngram"
     json.dumps(details)
-    strict = config.model_copy(update={"contamination": config.contamination.model_copy(update={"threshold": 0.9})})
+    # every method's threshold: the 60% prefix is also a fuzzy match, judged by minhash_threshold
+    strict = config.model_copy(update={"contamination": config.contamination.model_copy(
+        update={"threshold": 0.9, "minhash_threshold": 0.9})})
     assert [r for r, _, _ in ContaminationStage.judge(out, strict)] == [1, 1]
 
 

@@ -26,8 +26,8 @@ from audit.config import AuditConfig, ConfigError, parse_config
 from audit.io.run_lock import hold_run_folder
 from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
 from audit.io.storage import Location, location
-from audit.job.resume import (ShardState, changed_measuring_settings, drop_unused, load_done, measure_fingerprint,
-                              measuring_settings, shard_state)
+from audit.job.resume import (ShardState, drop_unused, load_done, measure_fingerprint, measuring_settings,
+                              refused_changes, shard_state)
 from audit.job.run_folder import MEASUREMENTS, check_output_folder, clean_leftovers, new_work_folder, replace_run
 from audit.progress import Progress
 from audit.report import write_report
@@ -314,10 +314,10 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
     base_dir = Path(manifest.get("base_dir", "."))
     if config is None:
         config = parse_config(manifest["config"], base_dir=base_dir, source=f"{out.child('run.json')}")
-    changed = changed_measuring_settings(manifest.get("measuring_settings", {}), measuring_settings(config))
-    if changed:
-        raise ConfigError(f"{', '.join(changed[:3])}: changed since the run measured; `audit decide` only re-judges "
-                          "(thresholds), so measure again with `audit run`")
+    refused = refused_changes(manifest.get("measuring_settings", {}), config)
+    if refused:  # every one named: the user fixes them all at once
+        raise ConfigError(f"{', '.join(refused)}: changed since the run measured (a threshold: below what was "
+                          "measured); `audit decide` only re-judges, so measure again with `audit run`")
     shards = [Shard(s["shard"], s["location"], s["index"]) for s in manifest["shards"]]
     states = [ShardState(s["shard"], s["location"], s["index"], s["size"], s["mtime_ns"], s["fingerprint"])
               for s in manifest["shards"]]

@@ -14,62 +14,55 @@ from dataclasses import dataclass
 from typing import Any
 
 from audit import __version__
-from audit.config import AuditConfig
+from audit.config import AuditConfig, config_roles
 from audit.io.shards import Shard
 from audit.io.storage import Location
 
 DONE = "_done"  # pyarrow datasets skip names starting with "_": the records never read as data
 
-# Settings that only judge measurements (thresholds of each stage's `judge`, the recipe, the
-# summary's context lengths) or run the job (where, on what): changing them needs no new
-# measuring. Every other setting is taken to change measurements, so a key added later is safe.
-JUDGE_ONLY = frozenset({
-    "output", "sidecar", "ray", "fail_on_contamination",
-    "languages.expected", "languages.js_threshold", "languages.psi_threshold",
-    "languages.new_language_min_share", "languages.other_tolerance", "languages.allowed", "languages.max_und_share",
-    "filters.length.min_chars", "filters.length.max_chars", "filters.length.min_words",
-    "filters.charset.min_alnum_share", "filters.charset.max_control_share", "filters.charset.max_replacement_share",
-    "filters.charset.min_mojibake", "filters.charset.min_mojibake_share", "filters.charset.max_surrogates",
-    "filters.junk.max_base64_share", "filters.junk.max_long_token_share", "filters.junk.max_code_line_share",
-    "filters.junk.max_mean_line_chars", "filters.junk.max_symbol_share", "filters.junk.max_markup_share",
-    "filters.junk.min_mean_word_chars", "filters.junk.max_mean_word_chars", "filters.junk.max_dup_line_share",
-    "filters.junk.max_top_ngram_share",
-    "dedup.min_shared_bands",
-    "contamination.threshold", "contamination.minhash_threshold", "contamination.semantic_threshold",
-    "contamination.canary_methods",
-    "pii.quarantine_types", "pii.min_score",
-    "stats.context_lengths",
-})
-
 
 def measuring_settings(config: AuditConfig) -> dict[str, Any]:
-    """The config's settings that measurements depend on, as flat dotted keys."""
+    """The config's settings that measurements depend on, by dotted config path (audit.config's
+    marks): every `measure` setting (a list of sections item by item: `eval_sets.0.path`); each
+    floored `judge` threshold as the value it is measured down to (min(floor, threshold)); and,
+    as `<path>@file`, the files read by path whose content is part of what was measured (eval
+    sets, the tokenizer, a second language-ID model). Unmarked settings count as measuring."""
+    dumped = json.loads(config.model_dump_json())
+    roles = config_roles()
+    lists = {f.path for f in roles if any(g.path.startswith(f"{f.path}.") for g in roles)}
     flat: dict[str, Any] = {}
-
-    def walk(prefix: str, value: Any) -> None:
-        if prefix in JUDGE_ONLY:
-            return
-        if isinstance(value, dict):
-            for k, v in value.items():
-                walk(f"{prefix}.{k}" if prefix else k, v)
-        else:
-            flat[prefix] = value
-
-    walk("", json.loads(config.model_dump_json()))
-    # thresholds are judge-only down to their measure floors: the floors are measuring settings
-    flat["contamination.floor"] = config.contamination.floor
-    flat["contamination.minhash_floor"] = config.contamination.minhash_floor
-    flat["pii.floor"] = config.pii.floor
-    # eval sets and tokenizer files are read by path: their content is part of what was measured
-    for name, path in _measured_files(config):
-        flat[f"file:{name}"] = _file_digest(config, path)
+    for f in roles:
+        if f.path in lists:
+            for i, item in enumerate(_at(dumped, f.path) or []):
+                for g in roles:
+                    if g.path.startswith(f"{f.path}.") and g.role not in ("judge", "run"):
+                        flat[f"{f.path}.{i}.{g.path[len(f.path) + 1:]}"] = item.get(g.path[len(f.path) + 1:])
+        elif any(f.path.startswith(f"{p}.") for p in lists):
+            continue  # listed item by item above
+        elif f.role == "judge" and f.floor is not None:
+            flat[f.path] = min(_at(dumped, f.floor), _at(dumped, f.path))
+        elif f.role not in ("judge", "run"):
+            flat[f.path] = _at(dumped, f.path)
+    for path, file in _measured_files(config):
+        flat[f"{path}@file"] = _file_digest(config, file)
     return flat
 
 
+def _at(dumped: dict[str, Any], path: str) -> Any:
+    """The value at a dotted path of a dumped config (None where absent: an excluded field)."""
+    node: Any = dumped
+    for key in path.split("."):
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
 def _measured_files(config: AuditConfig) -> list[tuple[str, str]]:
-    files = [(f"eval_sets.{e.name}", e.path) for e in config.eval_sets]
+    """(config path, file) of every file the measuring reads by path."""
+    files = [(f"eval_sets.{i}.path", e.path) for i, e in enumerate(config.eval_sets)]
     if config.stats.tokenizer:
         files.append(("stats.tokenizer", config.stats.tokenizer))
+    if config.languages.second_model:
+        files.append(("languages.second_model", config.languages.second_model))
     return files
 
 
@@ -90,9 +83,23 @@ def measure_fingerprint(config: AuditConfig, corpus_digest: str = "") -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def changed_measuring_settings(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """Dotted keys whose measuring value differs between two `measuring_settings`."""
-    return sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+def refused_changes(measured: dict[str, Any], config: AuditConfig) -> list[str]:
+    """What keeps `audit decide` from re-judging a run measured with the settings `measured`
+    (its run.json's `measuring_settings`) under `config`: the config path of every measuring
+    setting that changed, and of every floored threshold now below what was measured down to
+    (a threshold raised, or lowered to no less than its measured floor, is re-judged). A changed
+    file is named by its setting: "eval_sets.0.path (its file changed)"."""
+    now = measuring_settings(config)
+    floored = {f.path for f in config_roles() if f.floor is not None}
+    out = []
+    for key in sorted(set(measured) | set(now)):
+        old, new = measured.get(key), now.get(key)
+        if key in floored and isinstance(old, (int, float)) and isinstance(new, (int, float)):
+            if new < old:
+                out.append(key)
+        elif old != new and not (key.endswith("@file") and key[:-5] in out):  # a new path names itself
+            out.append(f"{key[:-5]} (its file changed)" if key.endswith("@file") else key)
+    return out
 
 
 @dataclass(frozen=True)

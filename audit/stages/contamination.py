@@ -22,8 +22,7 @@ idioms, neither propose nor weigh) is aligned with the item around those hits, e
 the record; coverage: their share of the item's weight, judged with `minhash_threshold`.
 Spans: the aligned pieces; longest_span: the piece with most words matched.
 
-Two more tiers, each a sub-index of the same kind probed the same way (one row per record and
-item: the tier with the highest coverage wins): "skeleton" (`contamination.skeleton`): items
+Two more tiers, each a sub-index of the same kind probed the same way: "skeleton" (`contamination.skeleton`): items
 holding numbers, every number-holding word one placeholder, n-grams mostly numbers left out;
 "code" (`contamination.code`): items that look like code as canonical code tokens
 (audit/stages/code_canon.py), `code_ngram`-grams, n-grams shared by more than two items left out.
@@ -31,6 +30,10 @@ holding numbers, every number-holding word one placeholder, n-grams mostly numbe
 embedded with WordLlama (audit/stages/semantic.py), propose the items at cosine >=
 `semantic_similarity`; the item's pieces aligned around the window confirm (coverage >=
 `semantic_threshold`, a piece counting with a quarter of its words aligned).
+Measurements keep each tier's best match of each (record, item) down to the measure floor,
+whatever the thresholds; `counted` keeps, per (record, item), the best of those at or over their
+method's threshold (what the outputs and reasons report), so a threshold changed by `audit
+decide` finds every tier's evidence measured. No tier's measuring reads a threshold.
 Methods: exact_ngram, skeleton, code, fuzzy (alignment), semantic. Every match carries `score` (its
 coverage), `longest_span`, and `evidence` (skeleton: the numbers that differ, "item number ->
 record number"; semantic: "cosine 0.862").
@@ -539,7 +542,7 @@ class ContaminationIndex:
             if self.semantic is not None:
                 self._semantic_matches(texts[a:b], tokens.slice(a, b), found)
             for k, matches in found.items():
-                out[a + k] = sorted(_best_per_item(matches), key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"]))
+                out[a + k] = _best_per_method(matches)
         return out
 
     def _match_chunk(self, tokens: Tokens, method: str = "exact_ngram",
@@ -571,15 +574,16 @@ class ContaminationIndex:
         return found
 
     def _semantic_matches(self, texts: Sequence[str | None], tokens: Tokens, found: dict[int, list[dict[str, Any]]]) -> None:
-        """Add to `found` the semantic matches: pairs proposed by a window's embedding, not
-        already matched at their threshold by another tier, confirmed by alignment around it."""
+        """Add to `found` the semantic matches: pairs proposed by a window's embedding, confirmed
+        by alignment around it. Only pairs another tier found whole (coverage 1.0, which every
+        threshold counts) are skipped: a fixed bar, so what is measured never depends on a
+        threshold, which `audit decide` may change."""
         sem = self.semantic
         assert sem is not None and self.fuzzy is not None
         c = self.settings
         n_items = len(self.item_ids)
         pair, sim, lo, hi = sem.candidates(texts, tokens, n_items, c.semantic_similarity)
-        done = {(text, m["eval_set"], m["eval_id"]) for text, ms in found.items() for m in ms
-                if m["coverage"] >= c.limit(m["method"])}
+        done = {(text, m["eval_set"], m["eval_id"]) for text, ms in found.items() for m in ms if m["coverage"] >= 1.0}
         for p, cosine, a, b in zip(pair.tolist(), sim.tolist(), lo.tolist(), hi.tolist()):
             text, it = divmod(p, n_items)
             if (text, self.set_names[self.item_set[it]], self.item_ids[it]) in done:
@@ -780,15 +784,33 @@ class ContaminationIndex:
         return np.concatenate(parts[:-1])
 
 
-def _best_per_item(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (record, item): the method covering most of the item, the first found on a tie
-    (exact n-grams, then fuzzy, skeleton, code)."""
-    best: dict[tuple[str, str], dict[str, Any]] = {}
+# Methods in the order their tiers run: a tie in coverage goes to the earlier (the simpler evidence).
+METHODS = ("exact_ngram", "fuzzy", "skeleton", "code", "semantic")
+_METHOD_RANK = {m: k for k, m in enumerate(METHODS)}
+
+
+def _best_per_method(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One match per (record, item, method), the highest coverage, sorted best first: each tier's
+    evidence is kept whatever the thresholds, so `audit decide` can judge every method with its
+    own threshold (which one counts is `counted`'s choice, not the measuring's). An item covered
+    whole keeps only the first method covering it whole: every threshold counts it, and it wins."""
+    best: dict[tuple[str, str, str], dict[str, Any]] = {}
     for m in matches:
-        key = (m["eval_set"], m["eval_id"])
+        key = (m["eval_set"], m["eval_id"], m["method"])
         if key not in best or m["coverage"] > best[key]["coverage"]:
             best[key] = m
-    return list(best.values())
+    ranked = sorted(best.values(),
+                    key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"], _METHOD_RANK[m["method"]]))
+    whole = set()
+    out = []
+    for m in ranked:
+        item = (m["eval_set"], m["eval_id"])
+        if item in whole:
+            continue
+        if m["coverage"] >= 1.0:
+            whole.add(item)
+        out.append(m)
+    return out
 
 
 def _merge_spans(spans: list[list[int]]) -> list[list[int]]:
@@ -824,21 +846,18 @@ class ContaminationStage(Stage):
 
     @staticmethod
     def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
-        """`contamination:<eval_set>` per record and eval set, for its best item at or over threshold."""
+        """`contamination:<eval_set>` per record and eval set, for its best item among the matches
+        that count (`counted`: the one rule of the thresholds)."""
         if "contamination" not in table.column_names:
             return
-        c = config.contamination
-        for row, matches in enumerate(table.column("contamination").to_pylist()):
+        for row, matches in enumerate(counted(table.column("contamination"), config).to_pylist()):
             if not matches:
                 continue
             best: dict[str, dict] = {}
             count: dict[str, int] = {}
-            for m in matches:
-                if m["coverage"] < c.limit(m["method"]):
-                    continue
+            for m in matches:  # best first, one per item
                 count[m["eval_set"]] = count.get(m["eval_set"], 0) + 1
-                if m["eval_set"] not in best or m["coverage"] > best[m["eval_set"]]["coverage"]:
-                    best[m["eval_set"]] = m
+                best.setdefault(m["eval_set"], m)
             for name, m in best.items():
                 yield row, f"contamination:{name}", {"eval_id": m["eval_id"], "overlap": m["overlap"],
                                                      "coverage": m["coverage"], "method": m["method"],
@@ -846,17 +865,30 @@ class ContaminationStage(Stage):
 
 
 def counted(column: pa.Array | pa.ChunkedArray, config: "AuditConfig") -> pa.Array:
-    """The `contamination` column with only the matches at or over the thresholds (the kept
-    measurements reach down to the measure floor, for re-judging)."""
+    """The `contamination` column with only the matches that count: of each (record, item), the
+    best match (highest coverage, the earlier method on a tie) among those at or over their
+    method's threshold (`contamination.limit`). The kept measurements hold every method's match
+    down to the measure floor, so this is where thresholds act, in a run and in `audit decide`."""
     c = config.contamination
     col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     flat = pc.list_flatten(col)
     if len(flat) == 0:
         return col
-    method = pc.struct_field(flat, "method")
-    limit = pc.if_else(pc.equal(method, "fuzzy"), c.minhash_threshold,
-                       pc.if_else(pc.equal(method, "semantic"), c.semantic_threshold, c.threshold))
-    return filter_list(col, pc.greater_equal(pc.struct_field(flat, "coverage"), limit))
+    methods = pc.struct_field(flat, "method").to_numpy(zero_copy_only=False)
+    limits = {m: c.limit(m) for m in set(methods.tolist())}
+    limit = np.array([limits[m] for m in methods.tolist()], dtype=np.float64)
+    coverage = pc.struct_field(flat, "coverage").to_numpy(zero_copy_only=False)
+    keep = coverage >= limit
+    # Matches are stored best first: the first of each (record, item) that counts is its best.
+    parents = pc.list_parent_indices(col).to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(keep)
+    if len(rows):
+        keys = pa.table({"p": parents[rows], "s": pc.struct_field(flat, "eval_set").take(pa.array(rows)),
+                         "i": pc.struct_field(flat, "eval_id").take(pa.array(rows)), "k": rows})
+        first = keys.group_by(["p", "s", "i"], use_threads=False).aggregate([("k", "min")]).column("k_min")
+        keep = np.zeros(len(flat), dtype=bool)
+        keep[first.to_numpy()] = True
+    return filter_list(col, pa.array(keep))
 
 
 def first_match(table: pa.Table, config: "AuditConfig") -> dict | None:
@@ -866,14 +898,12 @@ def first_match(table: pa.Table, config: "AuditConfig") -> dict | None:
     """
     if "contamination" not in table.column_names or table.num_rows == 0:
         return None
-    table = table.set_column(table.schema.get_field_index("contamination"), "contamination",
-                             counted(table.column("contamination"), config))
     col = table.column("contamination").combine_chunks()
     flat = pc.list_flatten(col)
-    if len(flat):
+    if len(flat):  # the canary's methods first: a match of one of them counts even where another method's is better
         wanted = pc.is_in(pc.struct_field(flat, "method"), pa.array(config.contamination.canary_methods, pa.string()))
-        table = table.set_column(table.schema.get_field_index("contamination"), "contamination",
-                                 filter_list(col, wanted))
+        col = filter_list(col, wanted)
+    table = table.set_column(table.schema.get_field_index("contamination"), "contamination", counted(col, config))
     lengths = pc.fill_null(pc.list_value_length(table.column("contamination")), 0)
     hits = pc.indices_nonzero(pc.greater(lengths, 0))
     if len(hits) == 0:
