@@ -465,6 +465,10 @@ class RayConfig(Section):
     # Keys a global-pass or lookup-index task holds at once (~50 bytes each): sets the partition
     # count; a run with fewer keys than this does the pass in one task, without a shuffle.
     partition_rows: int = Field(default=2_000_000, ge=1)
+    # Where the passes run (audit/job/executor.py): "ray" (Ray Core tasks), "local" (this process,
+    # no Ray start), "auto": Ray from local_max_bytes of input up; --address always means Ray.
+    executor: Literal["auto", "ray", "local"] = "auto"
+    local_max_bytes: int = Field(default=8_000_000, ge=0)
 
 
 class AuditConfig(Section):

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -47,26 +46,20 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
             ray.init(address="local", num_cpus=config.ray.num_cpus or os.cpu_count() or 1,
                      object_store_memory=config.ray.object_store_memory, **kwargs)
     ctx = ray.data.DataContext.get_current()
+    # Public DataContext settings for the key shuffles (global pass, lookup index), the job's only
+    # Ray Data use: no progress bars among the job's progress lines, and sort-based shuffles, whose
+    # tasks start at once where hash shuffle's aggregator actors cost ~5 s a pass (measured: a
+    # 50k-record pass 6.1 s hash, 0.9 s sort).
     ctx.enable_progress_bars = False
-    ctx.print_on_execution_start = False
-    # The plan has one operator (read + measure) feeding the driver: reserving half the CPUs for
-    # other operators only delays its second task by a scheduling round (~1 s, measured).
-    ctx.op_resource_reservation_enabled = False
-    # Shuffles (global pass, lookup index) by sort tasks: hash shuffle's aggregator actors cost
-    # ~5 s to start per pass (measured: a 50k-record pass 6.1 s hash, 0.9 s sort).
     from ray.data.context import ShuffleStrategy
 
     ctx.shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
-    # Shard and decide tasks bound their retries with map_batches' max_retries, deprecated in
-    # Ray 2.60 with no named replacement yet; pyproject pins Ray below 2.64, which removes it.
-    warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated")
-    # Ready Ray Data (its first execution starts internal actors) and one worker per CPU with
-    # the job's code imported; Ray's worker pool keeps them for the job's tasks. Start-up, not
-    # the job's time: models and indexes are still built by the job, once per worker.
+    # One worker per CPU with the job's code imported; Ray's worker pool keeps them for the
+    # job's tasks. Start-up, not the job's time: models and indexes are still built by the job,
+    # once per worker.
     n = task_slots(config)
     warm = ray.remote(num_cpus=config.ray.task_cpus)(_warm_worker)
     ray.get([warm.remote(config, time.time() + 0.5) for _ in range(n)])
-    ray.data.from_items([{"i": 0}]).map_batches(lambda b: b, batch_format="pyarrow").take_all()
     return time.perf_counter() - t0
 
 
