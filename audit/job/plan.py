@@ -15,11 +15,13 @@ killed run resumes); `audit decide` re-judges a finished run from its measuremen
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,7 +33,7 @@ from audit.config import AuditConfig, ConfigError, parse_config
 from audit.io.run_lock import hold_run_folder
 from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
 from audit.io.storage import Location, location
-from audit.job.executor import Executor, LocalExecutor, make_executor
+from audit.job.executor import Executor, LocalExecutor, RayExecutor, make_executor, wants_ray
 from audit.job.resume import (ShardState, changed_measuring_settings, drop_unused, load_done, measure_fingerprint,
                               measuring_settings, shard_state)
 from audit.job.run_folder import MEASUREMENTS, check_output_folder, clean_leftovers, new_work_folder, replace_run
@@ -39,6 +41,7 @@ from audit.job.scan import ShardResult
 from audit.progress import Progress
 from audit.report import write_report
 from audit.summary import SummaryBuilder
+from audit.tagger import prepare_stages
 
 
 class CanaryTripped(RuntimeError):
@@ -72,6 +75,10 @@ class _Measured:
     ray_seconds: float = 0.0
     scan_seconds: float = 0.0
     corpus_df: dict[str, Any] | None = None  # n-grams the eval index left out as common in the corpus sample
+
+
+# The stages whose state the driver builds once and ships (their Tagger entry in `_shared_state`).
+SHARED_STAGES = ("tokens", "contamination")
 
 
 def _shared_state(config: AuditConfig, shards: list[Shard]) -> dict[str, Any]:
@@ -123,24 +130,42 @@ def run_audit(config: AuditConfig, out: Path | str | None = None, address: str |
         if fresh:
             measurements.delete()
         measurements.mkdir()
-        shared = _shared_state(config, shards)  # eval sets are read here: a bad one stops the run before Ray starts
+        found = [shard_state(s, "") for s in shards]  # sizes and times, fingerprinted once the eval index is built
+        done = load_done(measurements)
         t0 = time.perf_counter()
+        shared, ex = _start(config, shards, address, sum(st.size or 0 for st in found), len(done) < len(shards))
         meter = Progress(enabled=progress, total_shards=len(shards))
-        measured = _measure(config, shards, measurements, shared, address, meter)
+        measured = _measure(config, shards, found, done, measurements, shared, ex, meter)
         summary = _finish(config, out_loc, measured, problems, started, t0)
         meter.close(summary)
     return RunResult(out=Path(out_loc.path) if out_loc.is_local else out_loc.uri, summary=summary)
 
 
-def _measure(config: AuditConfig, shards: list[Shard], measurements: Location, shared: dict[str, Any],
-             address: str | None, meter: Progress) -> _Measured:
+def _start(config: AuditConfig, shards: list[Shard], address: str | None, input_bytes: int,
+           will_measure: bool) -> tuple[dict[str, Any], Executor]:
+    """The shared state and the backend. A Ray backend starts (and its workers load the stages'
+    models) while this process builds the shared state: neither waits for the other."""
+    if not wants_ray(config, address, input_bytes):
+        return _shared_state(config, shards), LocalExecutor()  # eval sets are read first: a bad one stops the run here
+    with ThreadPoolExecutor(1, thread_name_prefix="audit-shared") as pool:
+        building = pool.submit(_shared_state, config, shards)
+        try:
+            ex = RayExecutor(config, address)
+            if will_measure:
+                ex.warm(prepare_stages, config, SHARED_STAGES, num_cpus=config.ray.task_cpus)
+        finally:
+            shared = building.result()  # a bad eval set: its ConfigError, one line
+    return shared, ex
+
+
+def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], done: dict[str, dict[str, Any]],
+             measurements: Location, shared: dict[str, Any], ex: Executor, meter: Progress) -> _Measured:
     """Pass 1: measure every shard without a matching completion record."""
     from audit.job.scan import scan
 
     index = shared.get("contamination", {}).get("index")
     fingerprint = measure_fingerprint(config, index.corpus_digest if index is not None else "")
-    states = [shard_state(s, fingerprint) for s in shards]
-    done = load_done(measurements)
+    states = [dataclasses.replace(st, fingerprint=fingerprint) for st in found]
     results = {st.key: ShardResult.from_record(done[st.key]["result"]) for st in states if st.key in done}
     measured = _Measured(shards, states, results, reused=len(results))
     if index is not None and config.contamination.corpus_df:
@@ -151,9 +176,7 @@ def _measure(config: AuditConfig, shards: list[Shard], measurements: Location, s
         if canary and match:
             raise CanaryTripped(match)
     todo = [(s, st) for s, st in zip(shards, states) if st.key not in results]
-    # the input left to measure sizes the backend; a run with nothing to measure still decides
-    ex = measured.executor = make_executor(config, address, sum(st.size for _, st in todo) if todo else
-                                           sum(st.size for st in states))
+    measured.executor = ex
     measured.ray_seconds = ex.start_seconds
     t0 = time.perf_counter()
     failure = ""
@@ -341,7 +364,7 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
     t0 = time.perf_counter()
     with hold_run_folder(out, "audit decide"):
         # judging costs far less than measuring: a small run's decide never waits for Ray to start
-        measured.executor = make_executor(config, address, sum(st.size for st in states))
+        measured.executor = make_executor(config, address, sum(st.size or 0 for st in states), judge_only=True)
         measured.ray_seconds = measured.executor.start_seconds
         summary = _finish(config, out, measured, manifest.get("unreadable_inputs", []), started, t0)
     return RunResult(out=Path(out.path) if out.is_local else out.uri, summary=summary)
