@@ -71,6 +71,9 @@ def prepare_stages(config: AuditConfig, skip: tuple[str, ...] = ()) -> int:
     so that the run's Tagger here finds them built; returns this process's id."""
     import os
 
+    from audit.normalize import char_tables_ready
+
+    char_tables_ready()
     key = _config_key(config)
     if key not in _PREPARED:
         _PREPARED.clear()  # another run's stages: never two runs' models at once

@@ -81,10 +81,21 @@ def test_a_small_run_never_starts_ray(corpus, tmp_path):
 
 
 @pytest.mark.ray
-def test_the_ray_and_local_backends_write_the_same_run(corpus, tmp_path, ray_session):
+def test_the_ray_and_local_backends_write_the_same_run(corpus, tmp_path, ray_session, monkeypatch):
+    from audit.job import scan
+
+    here_calls: list[str] = []  # shards measured in this process (a Ray worker appends to its own copy)
+    task = scan.scan_task
+
+    def counted(todo, *args):
+        here_calls.append(todo[0].path)
+        return task(todo, *args)
+
+    monkeypatch.setattr(scan, "scan_task", counted)
     on_ray = run_audit(_with_executor(corpus, "ray"), out=tmp_path / "ray", progress=False)
+    assert here_calls == []
     here = run_audit(_with_executor(corpus, "local"), out=tmp_path / "local", progress=False)
-    assert on_ray.summary["ray_start_seconds"] > 0 and here.summary["ray_start_seconds"] == 0
+    assert len(here_calls) == len(corpus.shards)
     for key in ("documents", "kept", "quarantined", "reasons", "duplicates", "unreadable"):
         assert on_ray.summary[key] == here.summary[key], key
     for name in (*OUTPUTS, "index"):
