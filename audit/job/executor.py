@@ -8,8 +8,9 @@ judge, an index bucket to write) with the same common arguments; it returns a sm
   `ray.wait`, puts the common arguments and heavy shared state into the object store once, and
   yields results as they finish.
 - `LocalExecutor` runs the very same functions in this process, one after the other, with no Ray
-  start at all: for small inputs, unit tests and `audit decide`, where starting Ray (5-17 s)
-  would cost more than the work.
+  start at all: for small inputs, unit tests and `audit decide`, where starting Ray (4-17 s)
+  and shipping work to workers cost more than a second core gains (crossover measured on 2
+  cores: see RayConfig.local_max_bytes in audit/config.py).
 
 `make_executor` picks one: `--address` always means Ray; `ray.executor: ray|local` forces one;
 `auto` uses a Ray session already running in this process, else Ray from
