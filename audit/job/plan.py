@@ -143,10 +143,13 @@ def run_audit(config: AuditConfig, out: Path | str | None = None, address: str |
 
 def _start(config: AuditConfig, shards: list[Shard], address: str | None, input_bytes: int,
            will_measure: bool) -> tuple[dict[str, Any], Executor]:
-    """The shared state and the backend. A Ray backend starts (and its workers load the stages'
-    models) while this process builds the shared state: neither waits for the other."""
+    """The shared state and the backend. The stages' models load (on a Ray backend: Ray starts and
+    its workers load them; here: in a thread) while this process builds the shared state."""
     if not wants_ray(config, address, input_bytes):
-        return _shared_state(config, shards), LocalExecutor()  # eval sets are read first: a bad one stops the run here
+        local = LocalExecutor()
+        if will_measure:
+            local.warm(prepare_stages, config, SHARED_STAGES)
+        return _shared_state(config, shards), local
     with ThreadPoolExecutor(1, thread_name_prefix="audit-shared") as pool:
         building = pool.submit(_shared_state, config, shards)
         try:
