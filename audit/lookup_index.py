@@ -19,17 +19,18 @@ spilled into bucket parts as lineage streams by, then each bucket is sorted in m
 from __future__ import annotations
 
 import shutil
+import tempfile
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as pads
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audit import __version__
@@ -48,6 +49,7 @@ RECORD_COLUMNS = ["doc_id", "source_id", "shard", "record", "byte_offset", "sha2
 RECORD_TYPES = {"doc_id": pa.string(), "source_id": pa.string(), "shard": pa.string(), "record": pa.int64(),
                 "byte_offset": pa.int64(), "sha256": pa.string(), "url": pa.string(), "chars": pa.int64(),
                 "verdict": pa.string(), "reasons": pa.list_(pa.string())}
+PASSAGE_COLUMNS = ["shard", "record", "hash", "passage_hashes"]  # of either passage layout (see passage_rows)
 KEY_SCHEMA = pa.schema([("key", pa.uint64()), ("pos", pa.uint64())])
 RECORDS_SCHEMA = pa.schema([("pos", pa.uint64())] + [(c, RECORD_TYPES[c]) for c in RECORD_COLUMNS])
 
@@ -57,7 +59,6 @@ _BUCKET_ROWS = 4_000_000
 _SPILL_BYTES = 256 * 2**20       # buffered Arrow data a sorter holds before spilling it to parts
 _KEY_GROUP_ROWS = 16_384
 _RECORD_GROUP_ROWS = 4_096
-_READ_BATCH = 65_536
 _OPEN_FILES = 64                  # memory-mapped files a SortedIndex keeps open (least recently used go)
 
 
@@ -175,7 +176,7 @@ class IndexLayout:
         return pa.array(list(self.shards), pa.string())
 
 
-def _write_bucket(table: pa.Table, folder: Location, name: str, bucket: int) -> pa.Table:
+def write_bucket(table: pa.Table, folder: Location, name: str, bucket: int) -> pa.Table:
     """Sort one bucket's rows and write `b<bucket>.parquet`; returns its fences
     (file, row_group, lo, hi, rows), each row group's key range."""
     key = "pos" if name == RECORDS else "key"
@@ -220,17 +221,15 @@ def write_meta(folder: Location, layout: IndexLayout, counts: dict[str, int]) ->
     })
 
 
-class _BucketSorter:
-    """External sort by key: rows spill into per-bucket parts, each bucket is sorted alone at the end.
+class BucketSorter:
+    """External sort by key of one index: rows spill into per-bucket parts (Arrow IPC files in a
+    local scratch folder), each bucket is sorted alone at the end and written to `folder`."""
 
-    `bucket_of` maps keys to bucket numbers and must not decrease with the key (files in key order).
-    """
-
-    def __init__(self, folder: Path, layout: IndexLayout, name: str) -> None:
+    def __init__(self, folder: Location, scratch: Path, layout: IndexLayout, name: str) -> None:
         self.folder, self.layout, self.name = folder, layout, name
         self.schema = RECORDS_SCHEMA if name == RECORDS else KEY_SCHEMA
         self.key = "pos" if name == RECORDS else "key"
-        self.parts_dir = folder / ".parts"
+        self.parts_dir = scratch / name
         self.parts_dir.mkdir(parents=True, exist_ok=True)
         self.buffers: dict[int, list[pa.Table]] = {}
         self.parts: dict[int, list[Path]] = {}
@@ -268,38 +267,62 @@ class _BucketSorter:
         self.buffers.clear()
         self.buffered = 0
 
-    def finish(self) -> int:
-        """Sort and write every bucket, then the fences; returns the rows written."""
-        folder = location(self.folder)
+    def finish(self) -> list[pa.Table]:
+        """Sort and write every bucket; returns their fences."""
         fences = []
         for bucket in sorted(set(self.buffers) | set(self.parts)):
             tables = list(self.buffers.get(bucket, []))
             for part in self.parts.get(bucket, []):
                 with pa.memory_map(str(part)) as src:
                     tables.append(pa.ipc.open_file(src).read_all())
-            fences.append(_write_bucket(pa.concat_tables(tables) if len(tables) > 1 else tables[0], folder,
-                                        self.name, bucket))
+            fences.append(write_bucket(pa.concat_tables(tables) if len(tables) > 1 else tables[0], self.folder,
+                                       self.name, bucket))
             for part in self.parts.get(bucket, []):
                 part.unlink()
-        shutil.rmtree(self.parts_dir, ignore_errors=True)
-        return write_fences(folder, fences)
+        self.buffers.clear()
+        return fences
 
 
-def _batches(folder: Path | list[Path], columns: list[str]) -> Iterator[pa.Table]:
-    data = pads.dataset(folder if isinstance(folder, Path) else [str(f) for f in folder], format="parquet")
-    have = [c for c in columns if c in data.schema.names]
-    for batch in data.to_batches(columns=have, batch_size=_READ_BATCH):
-        if batch.num_rows:
-            yield pa.Table.from_batches([batch])
+def build_in_one(folder: Location, layout: IndexLayout, lineage: list[str], passages: list[str],
+                 fs: Any) -> dict[str, int]:
+    """The whole index of a run into `folder`, in this process: each lineage part read once (its
+    record rows and its keys), then the passage fingerprints; an external sort bounds memory.
+    Writes every index's buckets and fences, then meta.json; returns rows per index. The job's
+    bucket-per-task build (audit/job/index_pass.py) writes the same files from the same layout."""
+    from audit.job.parts import read_part
+
+    shards = layout.shard_array()
+    with tempfile.TemporaryDirectory(prefix="audit-index-") as scratch:
+        sorters = {name: BucketSorter(folder.child(name), Path(scratch), layout, name)
+                   for name in [RECORDS, *KEYED]}
+        for path in lineage:
+            for t in read_part(path, fs, RECORD_COLUMNS):
+                pos = pos_of(t, shards)
+                sorters[RECORDS].add(record_rows(t, pos))
+                for k in KEYED:
+                    if k in t.column_names:
+                        sorters[k].add(key_rows(t.column(k), pos))
+        if PASSAGES in layout.keyed:
+            sorters[PASSAGES] = BucketSorter(folder.child(PASSAGES), Path(scratch), layout, PASSAGES)
+            for path in passages:
+                for t in read_part(path, fs, PASSAGE_COLUMNS):
+                    sorters[PASSAGES].add(passage_rows(t, shards))
+        fences = {name: sorter.finish() for name, sorter in sorters.items()}
+    counts = {name: write_fences(folder.child(name), fences[name]) for name in [RECORDS, *layout.keyed]}
+    write_meta(folder, layout, counts)
+    return counts
 
 
-def _shard_rows(lineage: Path) -> dict[str, int]:
-    """Lineage rows per shard, by shard name."""
+def shard_rows(lineage: list[str], fs: Any) -> dict[str, int]:
+    """Lineage rows per shard, by shard name (the `shard` column alone is read)."""
+    from audit.job.parts import read_part
+
     rows: dict[str, int] = {}
-    for t in _batches(lineage, ["shard"]):
-        for vc in pc.value_counts(t.column("shard")).to_pylist():
-            if vc["values"] is not None:
-                rows[vc["values"]] = rows.get(vc["values"], 0) + vc["counts"]
+    for path in lineage:
+        for t in read_part(path, fs, ["shard"]):
+            for vc in pc.value_counts(t.column("shard")).to_pylist():
+                if vc["values"] is not None:
+                    rows[vc["values"]] = rows.get(vc["values"], 0) + vc["counts"]
     return dict(sorted(rows.items()))
 
 
@@ -310,12 +333,12 @@ def positions(shard_no: pa.Array | np.ndarray, record: pa.Array | np.ndarray) ->
     return (s << np.uint64(RECORD_BITS)) | r
 
 
-def _pos_of(table: pa.Table, shards: pa.Array) -> np.ndarray:
+def pos_of(table: pa.Table, shards: pa.Array) -> np.ndarray:
     shard_no = pc.index_in(table.column("shard"), value_set=shards).to_numpy(zero_copy_only=False)
     return positions(shard_no, table.column("record").to_numpy(zero_copy_only=False))
 
 
-def _record_rows(table: pa.Table, pos: np.ndarray) -> pa.Table:
+def record_rows(table: pa.Table, pos: np.ndarray) -> pa.Table:
     cols: dict[str, pa.Array | pa.ChunkedArray] = {"pos": pa.array(pos, pa.uint64())}
     for c in RECORD_COLUMNS:
         cols[c] = table.column(c).cast(RECORD_TYPES[c]) if c in table.column_names else pa.nulls(
@@ -323,18 +346,18 @@ def _record_rows(table: pa.Table, pos: np.ndarray) -> pa.Table:
     return pa.table(cols, schema=RECORDS_SCHEMA)
 
 
-def _key_rows(values: pa.ChunkedArray, pos: np.ndarray) -> pa.Table:
+def key_rows(values: pa.ChunkedArray, pos: np.ndarray) -> pa.Table:
     valid = pc.is_valid(values).to_numpy(zero_copy_only=False)
     keys = hash_strings(values.filter(pa.array(valid)))
     return pa.table({"key": pa.array(keys, pa.uint64()), "pos": pa.array(pos[valid], pa.uint64())}, schema=KEY_SCHEMA)
 
 
-def _passage_rows(table: pa.Table, shards: pa.Array) -> pa.Table:
+def passage_rows(table: pa.Table, shards: pa.Array) -> pa.Table:
     """(key, pos) rows from either exploded passages (hash, shard, record) or list `passage_hashes`."""
     # Staging rows of whole-file faults have no record; shards unknown to lineage have no number.
     table = table.filter(pc.and_(pc.is_valid(table.column("record")),
                                  pc.is_in(table.column("shard"), value_set=shards)))
-    pos = _pos_of(table, shards)
+    pos = pos_of(table, shards)
     if "passage_hashes" in table.column_names:
         lists = table.column("passage_hashes").combine_chunks()
         keys = pc.list_flatten(lists).to_numpy(zero_copy_only=False)
@@ -364,28 +387,14 @@ def build_lookup_indexes(run_dir: Path, passages: Path | list[Path] | None = Non
         passages = run_dir / "passages"
     passage_files = sorted(Path(passages).glob("*.parquet")) if isinstance(passages, (str, Path)) \
         else [Path(p) for p in passages]
+    lineage_files = [str(f) for f in sorted(lineage.glob("*.parquet"))]
+    fs = pafs.LocalFileSystem()
     work = run_dir / f".index-{uuid.uuid4().hex[:10]}"
     work.mkdir()
     try:
         p_rows = sum(pq.ParquetFile(f).metadata.num_rows for f in passage_files)
-        layout = IndexLayout.plan(_shard_rows(lineage), p_rows)
-        shards = layout.shard_array()
-        record_sorter = _BucketSorter(work / RECORDS, layout, RECORDS)
-        key_sorters = {k: _BucketSorter(work / k, layout, k) for k in KEYED}
-        for t in _batches(lineage, RECORD_COLUMNS):
-            pos = _pos_of(t, shards)
-            record_sorter.add(_record_rows(t, pos))
-            for k, sorter in key_sorters.items():
-                if k in t.column_names:
-                    sorter.add(_key_rows(t.column(k), pos))
-        counts = {RECORDS: record_sorter.finish()}
-        counts.update({k: s.finish() for k, s in key_sorters.items()})
-        if p_rows:
-            p_sorter = _BucketSorter(work / PASSAGES, layout, PASSAGES)
-            for t in _batches(passage_files, ["hash", "passage_hashes", "shard", "record"]):
-                p_sorter.add(_passage_rows(t, shards))
-            counts[PASSAGES] = p_sorter.finish()
-        write_meta(location(work), layout, counts)
+        layout = IndexLayout.plan(shard_rows(lineage_files, fs), p_rows)
+        build_in_one(location(work), layout, lineage_files, [str(f) for f in passage_files], fs)
         target = run_dir / INDEX_DIR
         old = run_dir / f".index-old-{uuid.uuid4().hex[:10]}"
         if target.exists():

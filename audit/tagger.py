@@ -57,6 +57,30 @@ def stage_classes(config: AuditConfig) -> list[type[Stage]]:
     return stages
 
 
+# Per process: stages built ahead of a run's first block by `prepare_stages` (a Ray worker loads
+# its models while the driver builds the eval index), by the config they were built for.
+_PREPARED: dict[str, dict[str, Stage]] = {}
+
+
+def _config_key(config: AuditConfig) -> str:
+    return config.model_dump_json()
+
+
+def prepare_stages(config: AuditConfig, skip: tuple[str, ...] = ()) -> int:
+    """Build, in this process, the config's stages that take no shared state (named in `skip`),
+    so that the run's Tagger here finds them built; returns this process's id."""
+    import os
+
+    from audit.normalize import char_tables_ready
+
+    char_tables_ready()
+    key = _config_key(config)
+    if key not in _PREPARED:
+        _PREPARED.clear()  # another run's stages: never two runs' models at once
+        _PREPARED[key] = {cls.name: cls(config) for cls in stage_classes(config) if cls.name not in skip}
+    return os.getpid()
+
+
 class Tagger:
     """Every stage applied to a block of records (one per Ray worker process, or a plain object).
 
@@ -69,7 +93,9 @@ class Tagger:
         """`stages`: built stages to use instead of the config's (for tests)."""
         shared = shared or {}
         if stages is None:
-            stages = [cls(config, **shared.get(cls.name, {})) for cls in stage_classes(config)]
+            ready = _PREPARED.pop(_config_key(config), {}) if _PREPARED else {}
+            stages = [ready[cls.name] if cls.name in ready and cls.name not in shared else
+                      cls(config, **shared.get(cls.name, {})) for cls in stage_classes(config)]
         self.stages = stages
         # Stages that read words share one tokenisation of the block (audit.normalize.block_tokens).
         self.words = any("words" in s.reads for s in self.stages)

@@ -2,12 +2,19 @@
 """Whole-job benchmark: MB/s per stage and for `audit run`, peak memory, and quality scores.
 
     python bench/bench_job.py [--docs 12000] [--shards 8 16] [--profile full spine]
+    python bench/bench_job.py --whole [--repeat 3] [--executor auto|ray|local] [--docs 12000] [--shards 8]
 
 Builds a corpus with ../shared/tools/make_corpus.py --data ../shared/data (once per doc count,
 cached under .bench/), runs the job on a local Ray sized to this machine (Ray start-up is
 excluded from the rate), samples the resident memory of the driver and every Ray worker, and
 prints per-stage MB/s (input text MB / seconds the stage spent, summed over workers), the job's
 MB/s, peak memory, and score_audit.py's output for the run. Each run is a fresh process.
+
+`--whole` times what a user waits for instead: `python -m audit run` as a fresh process (imports,
+Ray start, every pass, exit), then `python -m audit decide` on its run; it prints the whole
+process's MB/s, the summary's, and seconds and MB/s per pass. `--repeat N` runs it N times and
+reports each run and the fastest (on a shared machine, compare two trees back to back:
+PYTHONPATH=../other-tree python bench/bench_job.py --whole).
 
 Profiles: `full`, every stage (eval sets from the corpus); `spine`, the read, length, charset,
 junk, exact-duplicate and write job alone (no language ID, passage index, near duplicates,
@@ -36,7 +43,7 @@ def build_corpus(docs: int, shards: int) -> Path:
     return out
 
 
-def write_config(corpus: Path, profile: str) -> Path:
+def write_config(corpus: Path, profile: str, executor: str = "auto") -> Path:
     lines = ["input:", "  paths: [shards/]", "  text_field: text", "  id_field: id", "  url_field: url"]
     if profile == "full":
         lines += ["eval_sets:"] + [f"  - {{name: {p.stem}, path: evals/{p.name}, text_fields: [text], id_field: id}}"
@@ -44,8 +51,8 @@ def write_config(corpus: Path, profile: str) -> Path:
     else:
         lines += ["languages: {identify: false}", "lookup: {passages: false}", "dedup: {near: false}",
                   "pii: {enabled: false}"]
-    lines += [f"output: run-{profile}"]
-    cfg = corpus / f"bench-{profile}.yaml"
+    lines += [f"output: run-{profile}"] + ([f"ray: {{executor: {executor}}}"] if executor != "auto" else [])
+    cfg = corpus / f"bench-{profile}-{executor}.yaml"
     cfg.write_text("\n".join(lines) + "\n")
     return cfg
 
@@ -104,13 +111,65 @@ def bench(docs: int, shards: int, profile: str) -> dict:
             "score": score.stdout.strip().splitlines()}
 
 
+PASSES = (("start", "ray_start_seconds"), ("scan", "scan_seconds"), ("global", "dedup_global"),
+          ("decide", "decide_write"), ("index", "lookup_index"))
+
+
+def whole(docs: int, shards: int, profile: str, executor: str) -> dict:
+    """One `audit run` and one `audit decide`, each a fresh process, timed from outside."""
+    import time
+
+    corpus = build_corpus(docs, shards)
+    cfg = write_config(corpus, profile, executor)
+    out = corpus / f"run-{profile}-{executor}"
+    t0 = time.perf_counter()
+    # run from the corpus folder: `python -m` puts the working folder first on sys.path, so the
+    # repository's own checkout would shadow the tree PYTHONPATH names
+    subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--out", str(out), "--quiet", "--fresh"],
+                   check=True, stdout=subprocess.DEVNULL, cwd=corpus)
+    run_s = time.perf_counter() - t0
+    s = json.loads((out / "summary.json").read_text())
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "audit", "decide", str(out)], check=True, stdout=subprocess.DEVNULL, cwd=corpus)
+    decide_s = time.perf_counter() - t0
+    mb = s["bytes"] / 1e6
+    passes = {name: s.get(key, s["stages"].get(key, 0.0)) for name, key in PASSES}
+    passes["other"] = s["seconds"] - sum(passes.values())  # eval index, model loads not overlapped, report
+    return {"mb": mb, "documents": s["documents"], "whole_s": run_s, "summary_s": s["seconds"], "passes": passes,
+            "decide_s": decide_s}
+
+
+def print_whole(r: dict) -> None:
+    mb = r["mb"]
+    print(f"whole process {r['whole_s']:.1f} s = {mb / r['whole_s']:.2f} MB/s; by summary {r['summary_s']:.1f} s = "
+          f"{mb / r['summary_s']:.2f} MB/s; audit decide {r['decide_s']:.1f} s ({r['documents']:,} records)")
+    print("  per pass: " + ", ".join(f"{k} {v:.1f} s" + (f" ({mb / v:.1f} MB/s)" if v > 0 and k != "other" else "")
+                                     for k, v in r["passes"].items()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=12000)
     ap.add_argument("--shards", type=int, nargs="+", default=[8, 16])
     ap.add_argument("--profile", nargs="+", default=["spine", "full"], choices=["spine", "full"])
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a single run, JSON on stdout
+    ap.add_argument("--whole", action="store_true", help="time `audit run` and `audit decide` as fresh processes")
+    ap.add_argument("--executor", default="auto", choices=["auto", "ray", "local"], help="ray.executor (--whole)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per setting (--whole); the fastest is reported too")
     a = ap.parse_args()
+    if a.whole:
+        for profile in a.profile:
+            for n in a.shards:
+                runs = []
+                for i in range(a.repeat):
+                    runs.append(whole(a.docs, n, profile, a.executor))
+                    print(f"== {profile}, {a.docs} docs, {n} shards, {runs[-1]['mb']:.1f} MB, executor {a.executor}, "
+                          f"run {i + 1}/{a.repeat}")
+                    print_whole(runs[-1])
+                if a.repeat > 1:
+                    print(f"== fastest of {a.repeat}:")
+                    print_whole(min(runs, key=lambda r: r["whole_s"]))
+        return
     if a.one:
         print(json.dumps(bench(a.docs, a.shards[0], a.profile[0])))
         return

@@ -30,7 +30,7 @@ def _corpus(root: Path, records: int = 40, shards: int = 2) -> Path:
                 f.write(json.dumps({"id": f"{s}-{i}", "text": f"Record {i} of shard {s} says something about "
                                     f"the weather, the harvest and the market in town number {i * 7 + s}."}) + "\n")
     cfg = root / "audit.yaml"
-    cfg.write_text(json.dumps({"input": {"paths": ["shards/"]}, "output": "run", "ray": {"num_cpus": 1},
+    cfg.write_text(json.dumps({"input": {"paths": ["shards/"]}, "output": "run", "ray": {"num_cpus": 1, "executor": "ray"},
                                "pii": {"enabled": False}}))
     return cfg
 

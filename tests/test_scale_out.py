@@ -159,7 +159,7 @@ def test_fresh_measures_every_shard_again(tmp_path, corpus, ray_session):
 
 
 def _kill_first_scan_worker(stop, killed: list) -> None:
-    """SIGKILL the first Ray worker seen running a scan task (its title names the UDF)."""
+    """SIGKILL the first Ray worker seen running a scan task (its title names the task)."""
     while not stop.is_set() and not killed:
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
@@ -168,7 +168,7 @@ def _kill_first_scan_worker(stop, killed: list) -> None:
                 cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
             except OSError:
                 continue
-            if b"_scan_udf" in cmd:
+            if b"scan_shard" in cmd:
                 os.kill(int(pid), signal.SIGKILL)
                 killed.append(int(pid))
                 return

@@ -1,12 +1,12 @@
-"""Pass 3, decide: one Ray Data task per measurement part joins the part with its shard's
+"""Pass 3, decide: one task per measurement part joins the part with its shard's
 duplicate decisions and the blocklist, judges every record (audit.decide.Decider) and writes the
 shard's parts of lineage/, quarantine/, contamination/ and pii/. It returns the shard's summary
 partial (counts and sketches, a few KB), which the driver merges.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -18,6 +18,7 @@ from audit.blocklist import Blocklist
 from audit.config import AuditConfig
 from audit.decide import Decider
 from audit.io.storage import Location, write_parquet
+from audit.job.executor import Executor, Shared
 from audit.job.parts import PartWriter
 from audit.records import (CONTAMINATION_SCHEMA, INTERNAL_COLUMNS, LINEAGE_COLUMNS, PII_SCHEMA, RECORD_SCHEMA,
                            WHERE_COLUMNS)
@@ -25,6 +26,9 @@ from audit.summary import SummaryBuilder
 from audit.tagger import stage_classes
 
 _BATCH_ROWS = 65_536
+# Fingerprints the global and index passes read; no verdict or output of this pass uses them,
+# and they are most of a part's bytes (passage hashes alone about half).
+_NOT_JUDGED = frozenset({"exact_key", "minhash_bands", "passage_hashes"})
 
 
 def explode(table: pa.Table, column: str, schema: pa.Schema) -> pa.Table:
@@ -96,7 +100,9 @@ def decide_part(config: AuditConfig, part: Location, shard: str, index: int, wor
     writers = {d: PartWriter(work.child(d, name)) for d in ("lineage", "quarantine", "contamination", "pii")}
     try:
         with part.fs.open_input_file(part.path) as f:
-            for batch in pq.ParquetFile(f).iter_batches(batch_size=_BATCH_ROWS):
+            pf = pq.ParquetFile(f)
+            columns = [c for c in pf.schema_arrow.names if c not in _NOT_JUDGED]
+            for batch in pf.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
                 _write_decided(decider(pa.Table.from_batches([batch])), writers, summary)
         for w in writers.values():
             w.close()
@@ -132,35 +138,34 @@ def _write_decided(table: pa.Table, writers: dict[str, PartWriter], summary: Sum
     summary.add(table)
 
 
-def _decide_udf(items: pa.Table, config: AuditConfig, work: Location, blocklist_ref: list[Any],
-                dup_files: list[str]) -> Iterator[pa.Table]:
-    """Ray Data UDF: measurement parts in, one summary partial per part out (its outputs written)."""
-    import ray
+@dataclass
+class DecidedPart:
+    """What judging one shard's part returns to the driver."""
 
-    blocklist = ray.get(blocklist_ref[0])
-    for row in items.to_pylist():
-        partial, rows = decide_part(config, Location(work.fs, row["part"], row["part"]), row["shard"], row["index"],
-                                    work, blocklist, dup_files)
-        yield pa.table({"summary": [json.dumps(partial)], "shard": [row["shard"]], "lineage_rows": [rows]})
+    shard: str
+    summary: dict[str, Any]  # the shard's SummaryBuilder partial: counts and sketches, a few KB
+    lineage_rows: int
 
 
-def decide_all(config: AuditConfig, parts: list[tuple[Location, str, int]], work: Location, blocklist: Blocklist,
-               slots: int) -> Iterator[tuple[dict[str, Any], str, int]]:
-    """Run the decide pass over (part, shard, shard index) on Ray Data; yields (summary partial,
-    shard, lineage rows) of each part as it finishes."""
-    import ray
+def decide_task(item: tuple[str, str, int], config: AuditConfig, work: Location, blocklist: Shared[Blocklist],
+                dup_files: list[str]) -> DecidedPart:
+    """One measurement part of pass 3 (a Ray task or a call here): (part path, shard, shard index)."""
+    path, shard, index = item
+    partial, rows = decide_part(config, Location(work.fs, path, path), shard, index, work, blocklist.get(), dup_files)
+    return DecidedPart(shard, partial, rows)
 
+
+def decide_all(executor: Executor, config: AuditConfig, parts: list[tuple[Location, str, int]], work: Location,
+               blocklist: Blocklist) -> Iterator[DecidedPart]:
+    """Run the decide pass over (part, shard, shard index), a task per part; yields each part's
+    result as it finishes."""
     if not parts:
         return
-    items = [{"part": p.path, "shard": shard, "index": index} for p, shard, index in parts]
-    ds = ray.data.from_items(items, override_num_blocks=len(items))
-    ds = ds.map_batches(_decide_udf, batch_size=1, batch_format="pyarrow", num_cpus=config.ray.task_cpus,
-                        concurrency=min(slots, len(items)), max_retries=3,
-                        fn_kwargs={"config": config, "work": work, "blocklist_ref": [ray.put(blocklist)],
-                                   "dup_files": duplicate_files(work.child("duplicates"))})
-    for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=1):
-        for s, shard, rows in zip(*(batch.column(c).to_pylist() for c in ("summary", "shard", "lineage_rows"))):
-            yield json.loads(s), shard, rows
+    items = [(p.path, shard, index) for p, shard, index in parts]
+    for _, done in executor.map(decide_task, items, config, work, executor.put(blocklist),
+                                duplicate_files(work.child("duplicates")), name="decide_part",
+                                num_cpus=config.ray.task_cpus):
+        yield done
 
 
 def fill_empty_datasets(config: AuditConfig, work: Location) -> None:

@@ -1,9 +1,13 @@
-"""The driver of the audit job: it plans three passes of Ray tasks and merges what they return.
+"""The driver of the audit job: plan -> scan -> global -> decide -> index -> report.
 
-    pass 1  scan     a task per shard: read -> tag -> measurements/part-*.parquet + completion record
-    pass 2  global   exact and near duplicates, hash-partitioned on Ray Data -> duplicates/
-    pass 3  decide   a task per measurement part: judge -> lineage/ quarantine/ contamination/ pii/
-    driver           merges per-shard results into summary.json, writes report.html, swaps the run in
+    plan     shards, their completion records, the backend (audit/job/executor.py: Ray Core tasks,
+             or this process for a small input)
+    scan     a task per shard: read -> tag -> measurements/part-*.parquet + completion record
+    global   exact and near duplicates (one partition here or in a task; larger runs are
+             hash-partitioned by a Ray Data shuffle) -> duplicates/
+    decide   a task per measurement part: judge -> lineage/ quarantine/ contamination/ pii/
+    index    the lookup index (audit/lookup_index.py) -> index/
+    report   the driver merges per-shard results into summary.json, writes report.html, swaps the run in
 
 No record passes through the driver: it receives counts, sketches and unreadable entries. A run
 into a folder holding measurements of the same shards and measuring settings reuses them (a
@@ -11,10 +15,13 @@ killed run resumes); `audit decide` re-judges a finished run from its measuremen
 """
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,12 +33,15 @@ from audit.config import AuditConfig, ConfigError, parse_config
 from audit.io.run_lock import hold_run_folder
 from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
 from audit.io.storage import Location, location
+from audit.job.executor import Executor, LocalExecutor, RayExecutor, make_executor, wants_ray
 from audit.job.resume import (ShardState, drop_unused, load_done, measure_fingerprint, measuring_settings,
                               refused_changes, shard_state)
 from audit.job.run_folder import MEASUREMENTS, check_output_folder, clean_leftovers, new_work_folder, replace_run
+from audit.job.scan import ShardResult
 from audit.progress import Progress
 from audit.report import write_report
 from audit.summary import SummaryBuilder
+from audit.tagger import prepare_stages
 
 
 class CanaryTripped(RuntimeError):
@@ -59,11 +69,16 @@ class _Measured:
 
     shards: list[Shard]
     states: list[ShardState]
-    results: dict[str, dict[str, Any]]  # by shard key
+    results: dict[str, ShardResult]  # by shard key
     reused: int = 0
+    executor: Executor = field(default_factory=LocalExecutor)
     ray_seconds: float = 0.0
     scan_seconds: float = 0.0
     corpus_df: dict[str, Any] | None = None  # n-grams the eval index left out as common in the corpus sample
+
+
+# The stages whose state the driver builds once and ships (their Tagger entry in `_shared_state`).
+SHARED_STAGES = ("tokens", "contamination")
 
 
 def _shared_state(config: AuditConfig, shards: list[Shard]) -> dict[str, Any]:
@@ -115,53 +130,75 @@ def run_audit(config: AuditConfig, out: Path | str | None = None, address: str |
         if fresh:
             measurements.delete()
         measurements.mkdir()
-        shared = _shared_state(config, shards)  # eval sets are read here: a bad one stops the run before Ray starts
+        found = [shard_state(s, "") for s in shards]  # sizes and times, fingerprinted once the eval index is built
+        done = load_done(measurements)
         t0 = time.perf_counter()
+        shared, ex = _start(config, shards, address, sum(st.size or 0 for st in found), len(done) < len(shards))
         meter = Progress(enabled=progress, total_shards=len(shards))
-        measured = _measure(config, shards, measurements, shared, address, meter)
-        summary = _finish(config, out_loc, measured, problems, started, address, t0)
+        measured = _measure(config, shards, found, done, measurements, shared, ex, meter)
+        summary = _finish(config, out_loc, measured, problems, started, t0)
         meter.close(summary)
     return RunResult(out=Path(out_loc.path) if out_loc.is_local else out_loc.uri, summary=summary)
 
 
-def _measure(config: AuditConfig, shards: list[Shard], measurements: Location, shared: dict[str, Any],
-             address: str | None, meter: Progress) -> _Measured:
+def _start(config: AuditConfig, shards: list[Shard], address: str | None, input_bytes: int,
+           will_measure: bool) -> tuple[dict[str, Any], Executor]:
+    """The shared state and the backend. The stages' models load (on a Ray backend: Ray starts and
+    its workers load them; here: in a thread) while this process builds the shared state."""
+    if not wants_ray(config, address, input_bytes):
+        local = LocalExecutor()
+        if will_measure:
+            local.warm(prepare_stages, config, SHARED_STAGES)
+        return _shared_state(config, shards), local
+    with ThreadPoolExecutor(1, thread_name_prefix="audit-shared") as pool:
+        building = pool.submit(_shared_state, config, shards)
+        try:
+            ex = RayExecutor(config, address)
+            if will_measure:
+                ex.warm(prepare_stages, config, SHARED_STAGES, num_cpus=config.ray.task_cpus)
+        finally:
+            shared = building.result()  # a bad eval set: its ConfigError, one line
+    return shared, ex
+
+
+def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], done: dict[str, dict[str, Any]],
+             measurements: Location, shared: dict[str, Any], ex: Executor, meter: Progress) -> _Measured:
     """Pass 1: measure every shard without a matching completion record."""
-    from audit.job.ray_session import start_ray, task_slots
     from audit.job.scan import scan
 
     index = shared.get("contamination", {}).get("index")
     fingerprint = measure_fingerprint(config, index.corpus_digest if index is not None else "")
-    states = [shard_state(s, fingerprint) for s in shards]
-    done = load_done(measurements)
-    results = {st.key: done[st.key]["result"] for st in states if st.key in done}
+    states = [dataclasses.replace(st, fingerprint=fingerprint) for st in found]
+    results = {st.key: ShardResult.from_record(done[st.key]["result"]) for st in states if st.key in done}
     measured = _Measured(shards, states, results, reused=len(results))
     if index is not None and config.contamination.corpus_df:
         measured.corpus_df = {"sample_documents": index.corpus_sample_docs, "ngrams_left_out": index.corpus_common_grams}
     canary = config.fail_on_contamination and bool(config.eval_sets)
     for st in states:  # a reused shard that matched an eval item trips the canary at once
-        match = results.get(st.key, {}).get("canary")
+        match = results[st.key].canary if st.key in results else None
         if canary and match:
             raise CanaryTripped(match)
-    measured.ray_seconds = start_ray(config, address) if shards else 0.0
     todo = [(s, st) for s, st in zip(shards, states) if st.key not in results]
+    measured.executor = ex
+    measured.ray_seconds = ex.start_seconds
     t0 = time.perf_counter()
     failure = ""
     if todo:
         try:
-            for key, result in scan(config, todo, measurements, shared, task_slots(config), canary):
+            for key, result in scan(ex, config, todo, measurements, ex.put(shared), canary):
                 results[key] = result
-                meter.update(result["records"], result["bytes"])
-                if canary and result.get("canary"):
-                    raise CanaryTripped(result["canary"])
+                meter.update(result.records, result.bytes)
+                if canary and result.canary:
+                    raise CanaryTripped(result.canary)
         except CanaryTripped:
             raise
         except Exception as e:  # noqa: BLE001 - a task lost past its retries: name its shard(s)
-            if not _lost_worker(e):
+            if not (ex.uses_ray and _lost_worker(e)):
                 raise  # an error in our own code: an internal error, not a lost shard
             failure = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}"
             done = load_done(measurements)
-            results.update({st.key: done[st.key]["result"] for st in states if st.key in done})
+            results.update({st.key: ShardResult.from_record(done[st.key]["result"]) for st in states
+                            if st.key in done})
     missing = [st.shard for st in states if st.key not in results]
     if missing:
         raise InputError(f"shard {missing[0]}: not measured ({len(missing)} shard(s) failed after 3 retries"
@@ -187,54 +224,50 @@ def _lost_worker(e: BaseException) -> bool:
 
 
 def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: list[dict], started: datetime,
-            address: str | None, t0: float) -> dict[str, Any]:
+            t0: float) -> dict[str, Any]:
     """Passes 2 and 3 and the summary, into a fresh work folder swapped in at the end."""
-    import ray
-
     from audit.job.decide_pass import decide_all, fill_empty_datasets
     from audit.job.global_dedup import global_duplicates
     from audit.job.index_pass import build_index
-    from audit.job.ray_session import start_ray, task_slots
 
+    ex = measured.executor
     measurements = out.child(MEASUREMENTS)
-    if not measured.ray_seconds and measured.shards:
-        measured.ray_seconds = start_ray(config, address)
     blocklist = _load_blocklist(out)
     work = new_work_folder(out)
     try:
         timing: dict[str, float] = {}
         retried: dict[str, int] = {}
+        results = measured.results
         # shard scans started more than once: a task retried after a lost worker, or a killed run
-        restarts = sum(max(0, int(r.get("attempt", 1)) - 1) for r in measured.results.values())
-        for r in measured.results.values():
-            for k, v in r.get("seconds", {}).items():
+        restarts = sum(max(0, r.attempt - 1) for r in results.values())
+        for r in results.values():
+            for k, v in r.seconds.items():
                 timing[k] = timing.get(k, 0.0) + v
-            for k, v in r.get("retried_blocks", {}).items():
+            for k, v in r.retried_blocks.items():
                 retried[k] = retried.get(k, 0) + v
-        with_rows = [(measurements.child(st.part), st) for st in measured.states
-                     if measured.results[st.key]["rows"] > 0]
-        records = sum(measured.results[st.key]["records"] for st in measured.states)
-        slots = task_slots(config) if measured.shards else 1
+        with_rows = [(measurements.child(st.part), st) for st in measured.states if results[st.key].rows > 0]
+        records = sum(results[st.key].records for st in measured.states)
         t1 = time.perf_counter()
-        dup_stats = global_duplicates(config, [p for p, _ in with_rows], records, work.child("duplicates"), slots)
+        dup_parts = [p for p, _ in with_rows]
+        dup_out = work.child("duplicates")
+        dup_stats = global_duplicates(config, dup_parts, records, dup_out, ex.slots, use_ray=ex.uses_ray)
         timing["dedup_global"] = time.perf_counter() - t1
         t2 = time.perf_counter()
         summary = SummaryBuilder(config)
         for p in problems:
             summary.add_unreadable(p)
         lineage_rows: dict[str, int] = {}
-        for partial, shard, rows in decide_all(config, [(p, st.shard, st.index) for p, st in with_rows], work,
-                                               blocklist, slots):
-            summary.merge(partial)
-            lineage_rows[shard] = rows
+        for part in decide_all(ex, config, [(p, st.shard, st.index) for p, st in with_rows], work, blocklist):
+            summary.merge(part.summary)
+            lineage_rows[part.shard] = part.lineage_rows
         fill_empty_datasets(config, work)
         timing["decide_write"] = time.perf_counter() - t2
         if any(lineage_rows.values()):
             t3 = time.perf_counter()
             passages = with_rows if config.lookup.passages else []
-            build_index(config, work, [(work.child("lineage", f"part-{st.index:06d}.parquet"), st.shard,
-                                        lineage_rows.get(st.shard, 0)) for _, st in with_rows],
-                        [p for p, _ in passages], sum(measured.results[st.key]["rows"] for _, st in passages))
+            build_index(ex, config, work, [(work.child("lineage", f"part-{st.index:06d}.parquet"), st.shard,
+                                            lineage_rows.get(st.shard, 0)) for _, st in with_rows],
+                        [p for p, _ in passages], sum(results[st.key].rows for _, st in passages))
             timing["lookup_index"] = time.perf_counter() - t3
         seconds = time.perf_counter() - t0
         result = summary.finish(
@@ -254,10 +287,8 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         work.child("unreadable.jsonl").write_text(
             "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in summary.unreadable))
         _write_run_manifest(work, config, measured, problems)
-        if ray.is_initialized():  # on a worker: the report reads example rows of quarantine/
-            ray.get(ray.remote(_write_report).remote(work, result))
-        else:  # no shard at all: nothing started Ray, and there is nothing to read
-            _write_report(work, result)
+        # on a Ray worker, the report's reading of quarantine/ examples stays out of the driver's memory
+        ex.call(_write_report, work, result, name="write_report")
         work.child("summary.json").write_json(result)
         replace_run(out, work)
     finally:
@@ -326,10 +357,13 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
     if missing:
         raise InputError(f"{out}: the measurements of shard {missing[0]} are missing ({len(missing)} in all): "
                          "run `audit run` to measure them")
-    measured = _Measured(shards, states, {st.key: done[st.key]["result"] for st in states}, reused=len(states),
-                         corpus_df=manifest.get("corpus_df"))
+    measured = _Measured(shards, states, {st.key: ShardResult.from_record(done[st.key]["result"]) for st in states},
+                         reused=len(states), corpus_df=manifest.get("corpus_df"))
     started = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
     with hold_run_folder(out, "audit decide"):
-        summary = _finish(config, out, measured, manifest.get("unreadable_inputs", []), started, address,
-                          time.perf_counter())
+        # judging costs far less than measuring: a small run's decide never waits for Ray to start
+        measured.executor = make_executor(config, address, sum(st.size or 0 for st in states), judge_only=True)
+        measured.ray_seconds = measured.executor.start_seconds
+        summary = _finish(config, out, measured, manifest.get("unreadable_inputs", []), started, t0)
     return RunResult(out=Path(out.path) if out.is_local else out.uri, summary=summary)

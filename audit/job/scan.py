@@ -1,23 +1,23 @@
-"""Pass 1, scan: one Ray Data task per shard reads it, measures every record and writes the
+"""Pass 1, scan: one task per shard reads it, measures every record and writes the
 measurements (no text) as the shard's part of `measurements/`, then its completion record.
 
-What returns to the driver is one small row per shard: counts, stage seconds and the first
+What returns to the driver is one ShardResult per shard: counts, stage seconds and the first
 contamination match when the canary is on. No record travels to the driver.
 """
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.config import AuditConfig
 from audit.io.shards import Shard, read_shard
 from audit.io.storage import Location
+from audit.job.executor import Executor, Shared
 from audit.job.parts import PartWriter
 from audit.job.resume import ShardState, start_attempt, write_done
 from audit.records import RECORD_SCHEMA
@@ -29,18 +29,35 @@ from audit.tagger import Tagger
 _TAGGERS: dict[str, Tagger] = {}
 
 
-def _tagger(run_id: str, config: AuditConfig, shared_ref: list[Any]) -> Tagger:
+def _tagger(run_id: str, config: AuditConfig, shared: Shared[dict[str, Any]]) -> Tagger:
     tagger = _TAGGERS.get(run_id)
     if tagger is None:
-        import ray
-
         _TAGGERS.clear()
-        tagger = _TAGGERS[run_id] = Tagger(config, ray.get(shared_ref[0]))
+        tagger = _TAGGERS[run_id] = Tagger(config, shared.get())
     return tagger
 
 
+@dataclass
+class ShardResult:
+    """What a shard's scan returns to the driver, and its completion record keeps."""
+
+    rows: int = 0
+    records: int = 0
+    bytes: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    retried_blocks: dict[str, int] = field(default_factory=dict)
+    canary: dict[str, Any] | None = None  # the shard's first contamination match (canary mode)
+    node: str | None = None
+    attempt: int = 1
+
+    @classmethod
+    def from_record(cls, result: dict[str, Any]) -> "ShardResult":
+        """From a completion record's `result` (keys unknown to this version are left out)."""
+        return cls(**{f.name: result[f.name] for f in fields(cls) if f.name in result})
+
+
 def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: Tagger, config: AuditConfig,
-               canary: bool, attempt: int = 1) -> dict[str, Any]:
+               canary: bool, attempt: int = 1) -> ShardResult:
     """Read, measure and write one shard's part, then commit it; returns the shard's small result."""
     first_match = None
     if canary:
@@ -70,47 +87,34 @@ def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: 
     stats = tagger.take_stats()
     for k, v in stats["seconds"].items():
         seconds[k] = seconds.get(k, 0.0) + v
-    result = {"rows": rows, "records": records, "bytes": nbytes, "seconds": seconds,
-              "retried_blocks": stats["retried_blocks"], "canary": match, "node": _node_id(),
-              "attempt": attempt}
-    write_done(measurements, state, result)
+    result = ShardResult(rows=rows, records=records, bytes=nbytes, seconds=seconds,
+                         retried_blocks=stats["retried_blocks"], canary=match, node=_node_id(), attempt=attempt)
+    write_done(measurements, state, asdict(result))
     return result
 
 
 def _node_id() -> str | None:
     """The Ray node that measured the shard (kept in its completion record, for tracing)."""
+    import sys
+
+    if "ray" not in sys.modules:  # measured in this process, with no Ray
+        return None
     import ray
 
     return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
 
 
-def _scan_udf(items: pa.Table, run_id: str, config: AuditConfig, shared_ref: list[Any],
-              measurements: Location, canary: bool) -> Iterator[pa.Table]:
-    """Ray Data UDF: shard descriptions in, one result row per shard out (its part is written)."""
-    for row in items.to_pylist():
-        shard = Shard(row["path"], row["location"], row["index"])
-        state = ShardState(row["path"], row["location"], row["index"], row["size"], row["mtime_ns"],
-                           row["fingerprint"])
-        attempt = start_attempt(measurements, state)  # first: a worker lost while loading models counts too
-        result = scan_shard(shard, state, measurements, _tagger(run_id, config, shared_ref), config, canary, attempt)
-        yield pa.table({"key": [state.key], "result": [json.dumps(result, default=str)]})
+def scan_task(todo: tuple[Shard, ShardState], run_id: str, config: AuditConfig, shared: Shared[dict[str, Any]],
+              measurements: Location, canary: bool) -> ShardResult:
+    """One shard of pass 1 (a Ray task or a call here): count the attempt, measure, commit."""
+    shard, state = todo
+    attempt = start_attempt(measurements, state)  # first: a worker lost while loading models counts too
+    return scan_shard(shard, state, measurements, _tagger(run_id, config, shared), config, canary, attempt)
 
 
-def scan(config: AuditConfig, todo: list[tuple[Shard, ShardState]], measurements: Location,
-         shared: dict[str, Any], slots: int, canary: bool) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Measure the shards in `todo` on Ray Data, a task per shard; yields (key, result) as each finishes."""
-    import ray
-
-    items = [{"path": s.path, "location": str(s.location), "index": s.index, "size": st.size,
-              "mtime_ns": st.mtime_ns, "fingerprint": st.fingerprint} for s, st in todo]
-    ds = ray.data.from_items(items, override_num_blocks=len(items))
-    # The shared state goes to the object store once; a list keeps Ray from resolving the ref
-    # for every task, so only a worker's first task of the run fetches it. A task lost with its
-    # worker or node is retried a bounded number of times; its part is rewritten whole.
-    ds = ds.map_batches(_scan_udf, batch_size=1, batch_format="pyarrow", num_cpus=config.ray.task_cpus,
-                        concurrency=min(slots, len(items)), max_retries=3,
-                        fn_kwargs={"run_id": uuid.uuid4().hex, "config": config, "shared_ref": [ray.put(shared)],
-                                   "measurements": measurements, "canary": canary})
-    for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=1):
-        for key, result in zip(batch.column("key").to_pylist(), batch.column("result").to_pylist()):
-            yield key, json.loads(result)
+def scan(executor: Executor, config: AuditConfig, todo: list[tuple[Shard, ShardState]], measurements: Location,
+         shared: Shared[dict[str, Any]], canary: bool) -> Iterator[tuple[str, ShardResult]]:
+    """Measure the shards in `todo`, a task per shard; yields (key, result) as each finishes."""
+    for (_, state), result in executor.map(scan_task, todo, uuid.uuid4().hex, config, shared, measurements, canary,
+                                           name="scan_shard", num_cpus=config.ray.task_cpus):
+        yield state.key, result

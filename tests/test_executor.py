@@ -1,0 +1,151 @@
+"""The job's executor: the in-process and Ray backends run the same passes to the same outputs; the
+Ray backend bounds what it has in flight, retries a lost worker and never retries our own errors."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.dataset as pads
+import pytest
+
+from audit.config import load_config
+from audit.demo_corpus import build_demo_corpus
+from audit.job.executor import LocalExecutor, RayExecutor, wants_ray
+from audit.job.plan import run_audit
+
+OUTPUTS = ("lineage", "quarantine", "duplicates", "contamination", "pii")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return build_demo_corpus(tmp_path_factory.mktemp("executor") / "corpus", docs=400, seed=5)
+
+
+def _with_executor(corpus, mode: str):
+    cfg = load_config(corpus.config_path)
+    cfg.ray.executor = mode
+    return cfg
+
+
+def _square(x: int, offset: int) -> int:
+    return x * x + offset
+
+
+def _die_once(marker: str) -> int:
+    """Kill this worker the first time (as a lost node would), answer the second."""
+    if not os.path.exists(marker):
+        Path(marker).write_text("died")
+        os._exit(1)
+    return os.getpid()
+
+
+def _fail(x: int, counter: str) -> int:
+    with open(counter, "a") as f:
+        f.write("x")
+    raise ValueError(f"bad item {x}")
+
+
+def test_the_local_backend_maps_in_order_and_raises_our_errors(tmp_path):
+    ex = LocalExecutor()
+    assert list(ex.map(_square, [1, 2, 3], 10)) == [(1, 11), (2, 14), (3, 19)]
+    assert ex.put({"a": 1}).get() == {"a": 1}
+    assert ex.call(_square, 4, 0) == 16
+    with pytest.raises(ValueError, match="bad item 7"):
+        list(ex.map(_fail, [7], str(tmp_path / "n")))
+
+
+def test_the_choice_follows_size_config_and_address(corpus):
+    cfg = _with_executor(corpus, "auto")
+    assert wants_ray(cfg, "10.0.0.1:6379", 0)  # --address always means Ray
+    assert wants_ray(cfg, None, cfg.ray.local_max_bytes)
+    cfg.ray.executor = "local"
+    assert not wants_ray(cfg, None, 10 * cfg.ray.local_max_bytes)
+    assert wants_ray(cfg, "10.0.0.1:6379", 0)
+    cfg.ray.executor = "ray"
+    assert wants_ray(cfg, None, 0)
+
+
+def test_a_small_run_never_starts_ray(corpus, tmp_path):
+    """`auto` on a small input: the whole job in this process, Ray not even imported."""
+    code = ("import sys, json; from audit.config import load_config; from audit.job.plan import run_audit; "
+            f"r = run_audit(load_config({str(corpus.config_path)!r}), out={str(tmp_path / 'run')!r}, progress=False); "
+            "print(json.dumps({'ray': 'ray' in sys.modules, 'docs': r.summary['documents'], "
+            "'start': r.summary['ray_start_seconds']}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"ray": False, "docs": got["docs"], "start": 0.0} and got["docs"] > 400
+    assert (tmp_path / "run" / "index" / "meta.json").is_file()
+
+
+@pytest.mark.ray
+def test_the_ray_and_local_backends_write_the_same_run(corpus, tmp_path, ray_session, monkeypatch):
+    from audit.job import scan
+
+    here_calls: list[str] = []  # shards measured in this process (a Ray worker appends to its own copy)
+    task = scan.scan_task
+
+    def counted(todo, *args):
+        here_calls.append(todo[0].path)
+        return task(todo, *args)
+
+    monkeypatch.setattr(scan, "scan_task", counted)
+    on_ray = run_audit(_with_executor(corpus, "ray"), out=tmp_path / "ray", progress=False)
+    assert here_calls == []
+    here = run_audit(_with_executor(corpus, "local"), out=tmp_path / "local", progress=False)
+    assert len(here_calls) == len(corpus.shards)
+    for key in ("documents", "kept", "quarantined", "reasons", "duplicates", "unreadable"):
+        assert on_ray.summary[key] == here.summary[key], key
+    for name in (*OUTPUTS, "index"):
+        files = sorted(p.relative_to(tmp_path / "ray").as_posix() for p in (tmp_path / "ray" / name).rglob("*.parquet"))
+        assert files, name
+        if name == "index":  # the same files, row for row
+            assert files == sorted(p.relative_to(tmp_path / "local").as_posix()
+                                   for p in (tmp_path / "local" / name).rglob("*.parquet"))
+            for f in files:
+                assert pads.dataset(tmp_path / "ray" / f).to_table().equals(
+                    pads.dataset(tmp_path / "local" / f).to_table()), f
+            continue
+        a, b = (pads.dataset(tmp_path / run / name, format="parquet").to_table() for run in ("ray", "local"))
+        keys = [(k, "ascending") for k in ("doc_id", "eval_set", "eval_id", "entity_type", "start")
+                if k in a.column_names]
+        assert a.sort_by(keys).equals(b.sort_by(keys)), name
+
+
+@pytest.mark.ray
+def test_the_ray_backend_keeps_a_bounded_window(ray_session):
+    ex = RayExecutor(_default_config(), None, window=2)
+    pulled = []
+
+    def items():
+        for i in range(8):
+            pulled.append(i)
+            yield i
+
+    got = []
+    for item, result in ex.map(_square, items(), 1):
+        # when a result comes back, at most the window plus the one just pulled have been taken
+        assert len(pulled) <= len(got) + 1 + 2
+        got.append((item, result))
+    assert sorted(got) == [(i, i * i + 1) for i in range(8)]
+
+
+@pytest.mark.ray
+def test_a_lost_worker_is_retried_and_our_errors_are_not(tmp_path, ray_session):
+    assert wants_ray(_default_config(), None, 0)  # auto: a session this process holds is used whatever the size
+    ex = RayExecutor(_default_config(), None)
+    marker = tmp_path / "died"
+    [(_, pid)] = list(ex.map(_die_once, [str(marker)]))
+    assert marker.read_text() == "died" and pid != os.getpid()
+    counter = tmp_path / "tries"
+    with pytest.raises(ValueError, match="bad item 3"):
+        list(ex.map(_fail, [3], str(counter)))
+    assert counter.read_text() == "x"  # once: a bug is not retried
+
+
+def _default_config():
+    from audit.config import parse_config
+
+    return parse_config({}, base_dir=Path.cwd(), source="test")
