@@ -1,4 +1,5 @@
-"""Shared fixtures: one Ray session for the whole test run, a finished demo run, the shared data."""
+"""Shared fixtures: one Ray session for the whole test run, finished runs, the shared data, and the
+fast tier (`pytest -m fast`: every test that runs no job, no Ray and no cluster)."""
 from __future__ import annotations
 
 import os
@@ -6,12 +7,25 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_corpus import Corpus, write_corpus
+from tests.fixtures_runs import run_corpus
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+# A test using one of these fixtures (directly or through another fixture) runs the job or Ray.
+_SLOW_FIXTURES = {"ray_session"}
+# A test with one of these markers is left out of the fast tier.
+_SLOW_MARKERS = ("ray", "cluster", "slow")
 
 
 def pytest_collection_modifyitems(config, items):
     # The two-node cluster test shuts the shared session down: run it last.
     items.sort(key=lambda it: it.get_closest_marker("cluster") is not None)
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ()))
+        if not uses & _SLOW_FIXTURES and not any(item.get_closest_marker(m) for m in _SLOW_MARKERS):
+            item.add_marker(pytest.mark.fast)
 
 
 def _free_port() -> int:
@@ -26,7 +40,6 @@ S3_PORT = _free_port()
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "cluster: starts its own multi-node Ray cluster (runs last)")
     # The S3 test server's address and credentials, set before any Ray starts so its workers
     # inherit them (as a cluster's nodes would have theirs); nothing may reach a real endpoint.
     os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
@@ -71,6 +84,14 @@ def ray_session():
                  configure_logging=True, logging_level="warning")
         ray.data.DataContext.get_current().enable_progress_bars = False
     yield ray
+
+
+@pytest.fixture(scope="session")
+def corpus_run(tmp_path_factory, ray_session) -> tuple[Corpus, Path]:
+    """fixtures_corpus's corpus and a finished run over it (tests/fixtures_runs.CORPUS_JOB), made
+    once per test session: read it, or clone_run it before changing anything."""
+    corpus = write_corpus(tmp_path_factory.mktemp("corpus_run"))
+    return corpus, run_corpus(corpus)
 
 
 @pytest.fixture(scope="session")

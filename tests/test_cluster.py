@@ -10,7 +10,7 @@ import pytest
 from audit.config import load_config
 from audit.demo_corpus import build_demo_corpus
 from audit.job.plan import run_audit
-from tests.test_scale_out import assert_same_outputs, dataset
+from tests.fixtures_runs import assert_same_outputs, dataset
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
 

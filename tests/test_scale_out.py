@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -10,9 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.dataset as pads
-import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -20,10 +18,9 @@ from audit.cli import main
 from audit.config import load_config
 from audit.demo_corpus import build_demo_corpus
 from audit.job.plan import run_audit
+from tests.fixtures_runs import assert_same_index, assert_same_outputs
 
 pytestmark = pytest.mark.ray
-
-OUTPUTS = ("lineage", "quarantine", "duplicates", "contamination", "pii")
 
 
 @pytest.fixture(scope="module")
@@ -31,29 +28,37 @@ def corpus(tmp_path_factory):
     return build_demo_corpus(tmp_path_factory.mktemp("scale") / "corpus", docs=600, seed=3)
 
 
-def dataset(run: Path, name: str) -> pa.Table:
-    """A run's dataset in a canonical row order."""
-    t = pads.dataset(run / name, format="parquet").to_table()
-    keys = [c for c in ("doc_id", "eval_set", "eval_id", "entity_type", "start") if c in t.column_names]
-    return t.sort_by([(k, "ascending") for k in keys])
+def session_processes(sid: int) -> list[int]:
+    """The live (or not yet reaped) processes of session `sid`, from /proc."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        if int(stat[stat.rindex(")") + 2:].split()[3]) == sid:  # fields after the name: state ppid pgrp session
+            pids.append(int(pid))
+    return pids
 
 
-def assert_same_index(a: Path, b: Path) -> None:
-    """Two index/ folders hold the same files, row for row, and the same meta.json but its date."""
-    meta_a, meta_b = (json.loads((x / "meta.json").read_text()) for x in (a, b))
-    assert {**meta_a, "built": None} == {**meta_b, "built": None}
-    names = sorted(p.relative_to(a).as_posix() for p in a.rglob("*.parquet"))
-    assert names == sorted(p.relative_to(b).as_posix() for p in b.rglob("*.parquet"))
-    for name in names:
-        assert pq.read_table(a / name).equals(pq.read_table(b / name)), name
-
-
-def assert_same_outputs(a: Path, b: Path) -> None:
-    for name in OUTPUTS:
-        ta, tb = dataset(a, name), dataset(b, name)
-        assert ta.num_rows == tb.num_rows, name
-        assert ta.equals(tb), name
-    assert_same_index(a / "index", b / "index")
+def wait_for_exit(pids: list[int], deadline: float) -> None:
+    """Block until every process in `pids` has exited (each pidfd turns readable), by `deadline`."""
+    fds = []
+    for pid in pids:
+        try:
+            fds.append(os.pidfd_open(pid))
+        except ProcessLookupError:
+            pass  # exited and reaped already
+    try:
+        while fds:
+            ready, _, _ = select.select(fds, [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"{len(fds)} processes of the killed run still running"
+            for fd in ready:
+                os.close(fd)
+                fds.remove(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, ray_session):
@@ -66,6 +71,7 @@ def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, r
                              "--quiet"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 240
     try:
+        # completion records are files another process writes: polled (no event reaches this one)
         while len(list(done.glob("*.json"))) < total // 2:
             assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
             assert time.monotonic() < deadline, "the run measured no shard in time"
@@ -73,13 +79,10 @@ def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, r
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    # a task already running when the driver died may still commit its shard: wait for quiet
-    finished, quiet_since = -1, time.monotonic()
-    while time.monotonic() - quiet_since < 3 and time.monotonic() < deadline:
-        n = len(list(done.glob("*.json")))
-        if n != finished:
-            finished, quiet_since = n, time.monotonic()
-        time.sleep(0.1)
+    # Ray's workers have process groups of their own, so a task already running when the driver died
+    # may still commit its shard: wait until every process of the run's session has exited.
+    wait_for_exit(session_processes(proc.pid), deadline)
+    finished = len(list(done.glob("*.json")))
     assert total // 2 <= finished < total
     assert not (out / "summary.json").exists()  # nothing that looks whole
 

@@ -19,6 +19,7 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pyarrow as pa
@@ -381,7 +382,9 @@ def test_webhook_receives_alerts_and_failures_are_counted(tmp_path: Path, news) 
 # ---------------------------------------------------------------- the Python API and the endpoint
 
 
-def test_api_endpoint_serves_counters_over_http(tmp_path: Path, news) -> None:
+def test_api_endpoint_serves_counters_over_http(tmp_path: Path, news, monkeypatch) -> None:
+    from audit.sidecar import api
+
     cfg = make_config(tmp_path, sample_rate=0.5, seed=11)
     sidecar = Sidecar(cfg, metrics_port=0)  # the default worker: a child process
     try:
@@ -400,8 +403,10 @@ def test_api_endpoint_serves_counters_over_http(tmp_path: Path, news) -> None:
             metrics = resp.read().decode()
         assert f"audit_sidecar_records_processed_total {float(sampled - sidecar.malformed)}" in metrics
         assert 'audit_sidecar_alert_active{kind="language_drift"} 0.0' in metrics
-        # Counters reach the worker with samples, or on their own a second after the last ones.
-        time.sleep(1.1)
+        # Counters reach the worker with samples, or on their own a second after the last ones: the
+        # trainer-side clock is moved on past that second rather than slept through.
+        later = time.monotonic() + api.TOTALS_EVERY + 0.1
+        monkeypatch.setattr(api, "time", SimpleNamespace(monotonic=lambda: later))
         sidecar.observe([])
         assert wait_for(lambda: "audit_sidecar_records_observed_total 301.0" in urllib.request.urlopen(
             f"{base}/metrics", timeout=5).read().decode(), timeout=10)
