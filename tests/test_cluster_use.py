@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -56,6 +58,29 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _wait_for_line(proc: subprocess.Popen, needle: str, timeout: float) -> bool:
+    """Read `proc`'s output on a thread (draining it to the end) until a line holds `needle`; False
+    when the process ends or `timeout` passes first."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return False
+        if line is None:
+            return False
+        if needle in line:
+            return True
+
+
 def test_dead_address_is_one_line_and_exit_2_within_seconds(tmp_path):
     cfg = _corpus(tmp_path)
     address = f"127.0.0.1:{_free_port()}"
@@ -84,16 +109,11 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_
     port = _free_port()
     head = subprocess.Popen(["ray", "start", "--head", "--block", f"--port={port}", "--num-cpus=1",
                              "--object-store-memory=80000000", "--disable-usage-stats", "--include-dashboard=false"],
-                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))  # each line as it is printed
     try:
-        deadline = time.monotonic() + 90
-        while True:  # the head is up once its GCS port answers
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and head.poll() is None, "ray start did not come up"
-                time.sleep(0.5)
+        said = _wait_for_line(head, "Ray runtime started", timeout=90)
+        assert said, "ray start did not come up"
         res = _audit("run", str(cfg), "--quiet")
         # joining it with a wrong token: one line naming the address and the cause, in bounded time
         t0 = time.monotonic()

@@ -382,6 +382,7 @@ def test_webhook_receives_alerts_and_failures_are_counted(tmp_path: Path, news) 
 # ---------------------------------------------------------------- the Python API and the endpoint
 
 
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_api_endpoint_serves_counters_over_http(tmp_path: Path, news, monkeypatch) -> None:
     from audit.sidecar import api
 
@@ -441,6 +442,7 @@ def test_observe_never_blocks_and_counts_drops_when_behind(tmp_path: Path, news)
 # ---------------------------------------------------------------- the command
 
 
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_command_counts_and_skips_malformed_lines(tmp_path: Path, news) -> None:
     config = write_config(tmp_path)
     lines = [json.dumps({"text": t, "global_step": i}) for i, t in enumerate(news[:150])]
@@ -455,6 +457,7 @@ def test_command_counts_and_skips_malformed_lines(tmp_path: Path, news) -> None:
     assert status["state"] == "stopped"
 
 
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_command_bad_config_exits_2_with_one_line(tmp_path: Path) -> None:
     config = write_config(tmp_path, window=10)  # below min_window
     proc = subprocess.run(sidecar_command() + [str(config)], input="", text=True, capture_output=True, cwd=REPO,
@@ -488,6 +491,7 @@ def _start_sidecar(config: Path, stdin: int) -> tuple[subprocess.Popen, Path, st
     return proc, out, json.loads((out / "status.json").read_text())["status_url"]
 
 
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_sigterm_flushes_state_and_exits_cleanly(tmp_path: Path, lingua) -> None:
     config = write_config(tmp_path, languages={"expected": {"en": 1.0}})
     proc, out, url = _start_sidecar(config, stdin=subprocess.PIPE)
@@ -514,6 +518,7 @@ def test_sigterm_flushes_state_and_exits_cleanly(tmp_path: Path, lingua) -> None
     assert status["last_window"]["records"] == 50 and status["last_window"]["language"] is None
 
 
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_command_tails_a_folder_of_dumps(tmp_path: Path, news) -> None:
     dumps = tmp_path / "dumps"
     dumps.mkdir()
