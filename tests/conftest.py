@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from audit.demo_corpus import DemoCorpus
 from tests.fixtures_corpus import Corpus, write_corpus
 from tests.fixtures_runs import run_corpus
 
@@ -95,10 +96,21 @@ def corpus_run(tmp_path_factory, ray_session) -> tuple[Corpus, Path]:
 
 
 @pytest.fixture(scope="session")
-def demo_run(tmp_path_factory, ray_session) -> Path:
-    """A finished `audit demo` run folder (corpus and run), made once per test session."""
-    from audit.demo import run_demo
+def demo(tmp_path_factory, ray_session) -> tuple[DemoCorpus, Path]:
+    """`audit demo`'s corpus (600 records) and its finished run with the corpus's own config, made
+    once per test session: read them, or copy the run before writing into it."""
+    from audit import demo as demo_module
 
+    built: list[DemoCorpus] = []
+    build = demo_module.build_demo_corpus
     out = tmp_path_factory.mktemp("demo")
-    assert run_demo(out, docs=600) == 0
-    return out / "run"
+    with pytest.MonkeyPatch.context() as mp:  # keep the corpus run_demo builds (its shards and config)
+        mp.setattr(demo_module, "build_demo_corpus", lambda *a, **k: built.append(build(*a, **k)) or built[-1])
+        assert demo_module.run_demo(out, docs=600, seed=3) == 0
+    return built[0], out / "run"
+
+
+@pytest.fixture(scope="session")
+def demo_run(demo: tuple[DemoCorpus, Path]) -> Path:
+    """The finished `audit demo` run folder."""
+    return demo[1]

@@ -16,7 +16,7 @@ import yaml
 
 from audit.cli import main
 from audit.config import load_config
-from audit.demo_corpus import build_demo_corpus
+from audit.demo_corpus import DemoCorpus
 from audit.job.plan import run_audit
 from tests.fixtures_runs import assert_same_index, assert_same_outputs
 
@@ -24,8 +24,17 @@ pytestmark = pytest.mark.ray
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    return build_demo_corpus(tmp_path_factory.mktemp("scale") / "corpus", docs=600, seed=3)
+def corpus(demo: tuple[DemoCorpus, Path]) -> DemoCorpus:
+    """The demo corpus (600 records in several shards), shared with the session: not to be changed."""
+    return demo[0]
+
+
+@pytest.fixture(scope="module")
+def whole(demo: tuple[DemoCorpus, Path]) -> Path:
+    """One uninterrupted run over `corpus` with its own config: the reference the tests compare with,
+    read only (a test that writes into it works on a copy)."""
+    assert json.loads((demo[1] / "summary.json").read_text())["resume"]["shards_reused"] == 0
+    return demo[1]
 
 
 def session_processes(sid: int) -> list[int]:
@@ -61,7 +70,7 @@ def wait_for_exit(pids: list[int], deadline: float) -> None:
             os.close(fd)
 
 
-def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, ray_session):
+def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, whole, ray_session):
     out = tmp_path / "run"
     done = out / "measurements" / "_done"
     total = len(corpus.shards)
@@ -88,16 +97,15 @@ def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, r
 
     resumed = run_audit(load_config(corpus.config_path), out=out, progress=False)
     assert resumed.summary["resume"] == {"shards_reused": finished, "shards_measured": total - finished}
-    whole = run_audit(load_config(corpus.config_path), out=tmp_path / "whole", progress=False)
-    assert whole.summary["resume"]["shards_reused"] == 0
-    assert_same_outputs(out, tmp_path / "whole")
+    assert_same_outputs(out, whole)
     # the resumed folder holds only this run's parts: the killed tasks' leftovers are gone
     parts = sorted(p.name for p in (out / "measurements").iterdir() if p.name != "_done")
     assert len(parts) == total and all(p.startswith("part-") for p in parts)
 
 
-def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus, ray_session):
-    first = run_audit(load_config(corpus.config_path), out=tmp_path / "a", progress=False)
+def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus, whole, ray_session):
+    shutil.copytree(whole, tmp_path / "a")  # a finished run to re-judge in place
+    first = json.loads((tmp_path / "a" / "summary.json").read_text())
     data = yaml.safe_load(corpus.config_path.read_text())
     data.setdefault("filters", {}).setdefault("length", {})["min_chars"] = 600
     data.setdefault("dedup", {})["min_shared_bands"] = 6
@@ -114,7 +122,7 @@ def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus,
     full = run_audit(load_config(strict), out=tmp_path / "b", progress=False)
     assert decided["resume"] == {"shards_reused": len(corpus.shards), "shards_measured": 0}
     assert decided["scan_seconds"] == 0
-    assert decided["quarantined"] > first.summary["quarantined"]  # the new thresholds act
+    assert decided["quarantined"] > first["quarantined"]  # the new thresholds act
     assert decided["quarantined"] == full.summary["quarantined"]
     assert_same_outputs(tmp_path / "a", tmp_path / "b")
     # measuring settings cannot change without measuring: one line, exit 2
@@ -148,16 +156,20 @@ def test_decide_refuses_a_folder_that_is_not_a_run(tmp_path, capsys):
     assert len(err) == 1 and "audit run" in err[0]
 
 
-def test_fresh_measures_every_shard_again(tmp_path, corpus, ray_session):
+def test_fresh_measures_every_shard_again(tmp_path, corpus, whole, ray_session):
     cfg = load_config(corpus.config_path)
-    run_audit(cfg, out=tmp_path / "r", progress=False)
+    shutil.copytree(whole, tmp_path / "r")  # a finished run into this folder
     again = run_audit(cfg, out=tmp_path / "r", progress=False)
     assert again.summary["resume"]["shards_reused"] == len(corpus.shards)
     fresh = run_audit(cfg, out=tmp_path / "r", progress=False, fresh=True)
     assert fresh.summary["resume"] == {"shards_reused": 0, "shards_measured": len(corpus.shards)}
     # a shard that changes is measured again, the others are reused
+    before = os.stat(corpus.shards[0])
     os.utime(corpus.shards[0], ns=(time.time_ns(), time.time_ns()))
-    changed = run_audit(cfg, out=tmp_path / "r", progress=False)
+    try:
+        changed = run_audit(cfg, out=tmp_path / "r", progress=False)
+    finally:  # the session's corpus as it was
+        os.utime(corpus.shards[0], ns=(before.st_atime_ns, before.st_mtime_ns))
     assert changed.summary["resume"] == {"shards_reused": len(corpus.shards) - 1, "shards_measured": 1}
 
 
@@ -178,7 +190,7 @@ def _kill_first_scan_worker(stop, killed: list) -> None:
         time.sleep(0.01)
 
 
-def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_path, corpus, ray_session):
+def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_path, corpus, whole, ray_session):
     import threading
 
     stop, killed = threading.Event(), []
@@ -190,10 +202,10 @@ def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_pat
         stop.set()
         killer.join()
     assert killed, "no scan worker was seen to kill"
-    clean = run_audit(load_config(corpus.config_path), out=tmp_path / "clean", progress=False)
-    assert clean.summary["scan_retries"] == 0
-    assert res.summary["documents"] == clean.summary["documents"]
-    assert_same_outputs(tmp_path / "killed", tmp_path / "clean")
+    clean = json.loads((whole / "summary.json").read_text())
+    assert clean["scan_retries"] == 0
+    assert res.summary["documents"] == clean["documents"]
+    assert_same_outputs(tmp_path / "killed", whole)
     parts = [p.name for p in (tmp_path / "killed" / "measurements").iterdir() if p.name != "_done"]
     assert len(parts) == len(corpus.shards)  # the retried shard's part once, no leftover
 
