@@ -14,8 +14,9 @@ from tests.fixtures_runs import run_corpus
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-# A test using one of these fixtures (directly or through another fixture) runs the job or Ray.
-_SLOW_FIXTURES = {"ray_session"}
+# A test using one of these fixtures (directly or through another fixture) runs the job or Ray, or
+# drives a headless Chromium (test_report's `browser`).
+_SLOW_FIXTURES = {"ray_session", "browser"}
 # A test with one of these markers is left out of the fast tier.
 _SLOW_MARKERS = ("ray", "cluster", "slow")
 
@@ -27,6 +28,18 @@ def pytest_collection_modifyitems(config, items):
         uses = set(getattr(item, "fixturenames", ()))
         if not uses & _SLOW_FIXTURES and not any(item.get_closest_marker(m) for m in _SLOW_MARKERS):
             item.add_marker(pytest.mark.fast)
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_start_no_ray(request):
+    """A test in the fast tier that starts Ray fails, naming the fix: the tier stays what it says."""
+    import sys
+
+    was_up = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+    yield
+    if request.node.get_closest_marker("fast") and not was_up and "ray" in sys.modules:
+        assert not sys.modules["ray"].is_initialized(), (
+            "this test started Ray: ask for the ray_session fixture or mark it ray (it is not fast)")
 
 
 def _free_port() -> int:

@@ -10,6 +10,7 @@ import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
+from typing import Sequence
 
 import pyarrow as pa
 import pyarrow.dataset as pads
@@ -33,12 +34,18 @@ def audit(*argv: str) -> int:
     return main(list(argv))
 
 
+def run_shards(root: Path, name: str = "run", paths: Sequence[str] = ("shards/",)) -> Path:
+    """Run the job over `paths` (relative to `root`) into `root/name` with CORPUS_JOB's settings;
+    returns the run folder. A test calling it asks for the `ray_session` fixture too."""
+    config = parse_config({"input": {"paths": list(paths)}, "output": name, **CORPUS_JOB}, base_dir=root)
+    return Path(run_audit(config, out=root / name, progress=False).out)
+
+
 def run_corpus(corpus: Corpus, name: str = "run") -> Path:
     """Run the job over `corpus.root/shards/` into `corpus.root/name` with CORPUS_JOB's settings."""
-    config = parse_config({"input": {"paths": ["shards/"]}, "output": name, **CORPUS_JOB}, base_dir=corpus.root)
-    result = run_audit(config, out=corpus.root / name, progress=False)
-    assert result.summary["documents"] > 0
-    return corpus.root / name
+    run = run_shards(corpus.root, name)
+    assert json.loads((run / "summary.json").read_text())["documents"] > 0
+    return run
 
 
 def clone_run(corpus: Corpus, run: Path, dest: Path) -> tuple[Corpus, Path]:
