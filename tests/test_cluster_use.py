@@ -150,7 +150,7 @@ def test_the_first_run_finishes_while_a_second_is_refused(tmp_path):
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lock = tmp_path / "run" / ".lock"
     deadline = time.monotonic() + 120
-    while not (lock.exists() and lock.read_text()):
+    while not (lock.exists() and lock.read_text()):  # the other process's lock file: polled, no event here
         assert first.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
     second = _audit("run", str(cfg), "--quiet")

@@ -174,7 +174,7 @@ def test_fresh_measures_every_shard_again(tmp_path, corpus, whole, ray_session):
 
 
 def _kill_first_scan_worker(stop, killed: list) -> None:
-    """SIGKILL the first Ray worker seen running a scan task (its title names the UDF)."""
+    """SIGKILL the first Ray worker seen running a scan task (its title names the UDF), until `stop` is set."""
     while not stop.is_set() and not killed:
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
@@ -187,7 +187,7 @@ def _kill_first_scan_worker(stop, killed: list) -> None:
                 os.kill(int(pid), signal.SIGKILL)
                 killed.append(int(pid))
                 return
-        time.sleep(0.01)
+        stop.wait(0.01)  # a process appearing has no event to wait on: look again, or end with the run
 
 
 def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_path, corpus, whole, ray_session):

@@ -114,6 +114,8 @@ def sidecar_command() -> list[str]:
 
 
 def wait_for(predicate, timeout: float = 90.0, every: float = 0.2) -> bool:
+    """Poll `predicate` until it holds (True) or `timeout` passes (False): for state that a worker or
+    `audit sidecar` process owns (its files, its HTTP endpoint), which sends this process no event."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if predicate():
