@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 from audit.cli import main
 from audit.io.run_lock import hold_run_folder
 from audit.io.storage import location
+from tests.fixtures_procs import session_processes, wait_for_exit, wait_for_line
 
 pytestmark = pytest.mark.ray
 
@@ -58,29 +57,6 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for_line(proc: subprocess.Popen, needle: str, timeout: float) -> bool:
-    """Read `proc`'s output on a thread (draining it to the end) until a line holds `needle`; False
-    when the process ends or `timeout` passes first."""
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def pump() -> None:
-        for line in proc.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            return False
-        if line is None:
-            return False
-        if needle in line:
-            return True
-
-
 def test_dead_address_is_one_line_and_exit_2_within_seconds(tmp_path):
     cfg = _corpus(tmp_path)
     address = f"127.0.0.1:{_free_port()}"
@@ -112,18 +88,28 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_
                             start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))  # each line as it is printed
     try:
-        said = _wait_for_line(head, "Ray runtime started", timeout=90)
+        said = wait_for_line(head, "Ray runtime started", timeout=90)
         assert said, "ray start did not come up"
-        res = _audit("run", str(cfg), "--quiet")
+        # a local run while the cluster is up, beside the join below (that one mostly waits on Ray's retries)
+        local = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # joining it with a wrong token: one line naming the address and the cause, in bounded time
         t0 = time.monotonic()
         env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 64)
-        refused = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--address",
-                                  f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=120, env=env)
+        refused = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--out",
+                                  str(tmp_path / "refused"), "--address", f"127.0.0.1:{port}"],
+                                 capture_output=True, text=True, timeout=120, env=env)
         took = time.monotonic() - t0
+        out, err = local.communicate(timeout=240)
+        res = subprocess.CompletedProcess(local.args, local.returncode, out, err)
     finally:
-        os.killpg(head.pid, signal.SIGTERM)
+        if "local" in locals() and local.poll() is None:
+            local.kill()
+        # SIGKILL: `ray start --block` takes ~30 s to stop on SIGTERM; its workers have process groups
+        # of their own, so wait until the whole session is gone (cluster_file puts the address file back)
+        os.killpg(head.pid, signal.SIGKILL)
         head.wait(timeout=60)
+        wait_for_exit(session_processes(head.pid), time.monotonic() + 60)
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
     lines = refused.stderr.strip().splitlines()  # the C++ core's retry warnings stay out of it

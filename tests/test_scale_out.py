@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -18,6 +17,7 @@ from audit.cli import main
 from audit.config import load_config
 from audit.demo_corpus import DemoCorpus
 from audit.job.plan import run_audit
+from tests.fixtures_procs import session_processes, wait_for_exit
 from tests.fixtures_runs import assert_same_index, assert_same_outputs
 
 pytestmark = pytest.mark.ray
@@ -35,39 +35,6 @@ def whole(demo: tuple[DemoCorpus, Path]) -> Path:
     read only (a test that writes into it works on a copy)."""
     assert json.loads((demo[1] / "summary.json").read_text())["resume"]["shards_reused"] == 0
     return demo[1]
-
-
-def session_processes(sid: int) -> list[int]:
-    """The live (or not yet reaped) processes of session `sid`, from /proc."""
-    pids = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue  # gone meanwhile
-        if int(stat[stat.rindex(")") + 2:].split()[3]) == sid:  # fields after the name: state ppid pgrp session
-            pids.append(int(pid))
-    return pids
-
-
-def wait_for_exit(pids: list[int], deadline: float) -> None:
-    """Block until every process in `pids` has exited (each pidfd turns readable), by `deadline`."""
-    fds = []
-    for pid in pids:
-        try:
-            fds.append(os.pidfd_open(pid))
-        except ProcessLookupError:
-            pass  # exited and reaped already
-    try:
-        while fds:
-            ready, _, _ = select.select(fds, [], [], max(0.0, deadline - time.monotonic()))
-            assert ready, f"{len(fds)} processes of the killed run still running"
-            for fd in ready:
-                os.close(fd)
-                fds.remove(fd)
-    finally:
-        for fd in fds:
-            os.close(fd)
 
 
 def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, whole, ray_session):
