@@ -21,7 +21,9 @@ _SLOW_FIXTURES = {"ray_session", "browser"}
 _SLOW_MARKERS = ("ray", "cluster", "slow")
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: otherwise `-m fast` finds nothing (exit 5)
 def pytest_collection_modifyitems(config, items):
+    """Order the cluster test last and mark the fast tier."""
     # The two-node cluster test shuts the shared session down: run it last.
     items.sort(key=lambda it: it.get_closest_marker("cluster") is not None)
     for item in items:

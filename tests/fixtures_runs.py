@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from audit.cli import main
 from audit.config import parse_config
 from audit.job.plan import run_audit
-from tests.fixtures_corpus import Corpus
+from tests.fixtures_corpus import Corpus, files_holding
 
 # The settings the lookup/takedown tests were written against: no models, no dedup (the copies
 # of the shared document stay kept), passage fingerprints on.
@@ -58,6 +58,8 @@ def clone_run(corpus: Corpus, run: Path, dest: Path) -> tuple[Corpus, Path]:
         text = f.read_text(encoding="utf-8")
         if old in text:
             f.write_text(text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1]), encoding="utf-8")
+    left = files_holding(dest / run.name, old)
+    assert not left, f"the copied run still names the original corpus in {left}: teach clone_run that format"
     return replace(corpus, root=dest), dest / run.name
 
 
