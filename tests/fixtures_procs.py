@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import queue
 import select
+import signal
 import subprocess
 import threading
 import time
@@ -41,6 +42,18 @@ def wait_for_exit(pids: list[int], deadline: float) -> None:
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def kill_session(sid: int, timeout: float = 60.0) -> None:
+    """SIGKILL every process of session `sid` (a process started with start_new_session, and all it
+    started, whatever their process groups) and wait until they have exited."""
+    pids = session_processes(sid)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    wait_for_exit(pids, time.monotonic() + timeout)
 
 
 def wait_for_line(proc: subprocess.Popen, needle: str, timeout: float) -> bool:

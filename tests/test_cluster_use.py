@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pytest
 from audit.cli import main
 from audit.io.run_lock import hold_run_folder
 from audit.io.storage import location
-from tests.fixtures_procs import session_processes, wait_for_exit, wait_for_line
+from tests.fixtures_procs import kill_session, wait_for_line
 
 pytestmark = pytest.mark.ray
 
@@ -105,11 +104,10 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_
     finally:
         if "local" in locals() and local.poll() is None:
             local.kill()
-        # SIGKILL: `ray start --block` takes ~30 s to stop on SIGTERM; its workers have process groups
-        # of their own, so wait until the whole session is gone (cluster_file puts the address file back)
-        os.killpg(head.pid, signal.SIGKILL)
+        # SIGKILL, every process of its session: `ray start --block` takes ~30 s to stop on SIGTERM, and
+        # its workers have process groups of their own (cluster_file puts the address file back)
+        kill_session(head.pid)
         head.wait(timeout=60)
-        wait_for_exit(session_processes(head.pid), time.monotonic() + 60)
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
     lines = refused.stderr.strip().splitlines()  # the C++ core's retry warnings stay out of it
