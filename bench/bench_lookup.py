@@ -1,8 +1,8 @@
 """Lookup latency on a lineage of a million records: by URL, SHA-256, source id, shard range and passage.
 
-Generates JSON-lines shards (random words, so every record is distinct), builds the run folder by
-hand (lineage/, passages/, index/ via tests/run_folder.make_run_folder: the job's reader and
-the passage stage, no Ray), then times lookups through one RunLookup (warm: a lookup service, or
+Generates JSON-lines shards (random words, so every record is distinct), runs the job over them
+(no models, no dedup, passage fingerprints on), builds index/ once more on its own to time it, then
+times lookups through one RunLookup (warm: a lookup service, or
 a second query in one process) and through a fresh RunLookup per query (cold: what one `audit
 lookup` command pays after Python's imports). Passages are 40 words from the middle of a random
 record, case changed and re-broken over lines; each is confirmed against the shard text.
@@ -21,12 +21,13 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-# `python bench/bench_lookup.py` puts bench/ (not the repo root) on sys.path; tests.run_folder needs the root.
+# `python bench/bench_lookup.py` puts bench/ (not the repo root) on sys.path: this checkout's `audit` first.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from audit.records import text_sha256  # noqa: E402
 from audit.takedown.lookup import RunLookup  # noqa: E402
-from tests.run_folder import make_run_folder  # noqa: E402
+from audit.config import parse_config  # noqa: E402
+from audit.job.plan import run_audit  # noqa: E402
 
 
 def make_shards(folder: Path, rows: int, shards: int, sample: int, seed: int = 0) -> list[dict]:
@@ -86,13 +87,17 @@ def main() -> None:
         print(f"corpus: {a.rows:,} records in {a.shards} shards, {du(work / 'shards'):.0f} MiB, "
               f"generated in {time.perf_counter() - t0:.0f} s")
         t0 = time.perf_counter()
-        run = make_run_folder(work / "run", ["shards/"], work, index=False)
+        config = parse_config({"input": {"paths": ["shards/"]}, "output": "run", "languages": {"identify": False},
+                               "dedup": {"exact": False, "near": False}, "pii": {"enabled": False},
+                               "lookup": {"passages": True}}, base_dir=work)
+        run = Path(run_audit(config, out=work / "run", progress=False).out)
         t_lineage = time.perf_counter() - t0
         from audit.lookup_index import build_lookup_indexes
+        shutil.rmtree(run / "index")  # built again on its own, to time it
         t0 = time.perf_counter()
-        build_lookup_indexes(run)
+        build_lookup_indexes(run, sorted((run / "measurements").glob("part-*.parquet")))
         t_index = time.perf_counter() - t0
-        print(f"lineage + passages (read, fingerprint, write): {t_lineage:.0f} s; build_lookup_indexes: "
+        print(f"the job (index included): {t_lineage:.0f} s; build_lookup_indexes alone: "
               f"{t_index:.0f} s; lineage {du(run / 'lineage'):.0f} MiB, index {du(run / 'index'):.0f} MiB "
               f"({', '.join(f'{p.name} {du(p):.0f}' for p in sorted((run / 'index').iterdir()) if p.is_dir())})")
 

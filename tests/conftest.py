@@ -1,4 +1,5 @@
-"""Shared fixtures: one Ray session for the whole test run, a finished demo run, the shared data."""
+"""Shared fixtures: one Ray session for the whole test run, finished runs, the shared data, and the
+fast tier (`pytest -m fast`: every test that runs no job, no Ray and no cluster)."""
 from __future__ import annotations
 
 import os
@@ -6,12 +7,41 @@ from pathlib import Path
 
 import pytest
 
+from audit.demo_corpus import DemoCorpus
+from tests.fixtures_corpus import Corpus, write_corpus
+from tests.fixtures_runs import run_corpus
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
+# A test using one of these fixtures (directly or through another fixture) runs the job or Ray, or
+# drives a headless Chromium (test_report's `browser`).
+_SLOW_FIXTURES = {"ray_session", "browser"}
+# A test with one of these markers is left out of the fast tier.
+_SLOW_MARKERS = ("ray", "cluster", "slow")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: otherwise `-m fast` finds nothing (exit 5)
 def pytest_collection_modifyitems(config, items):
+    """Order the cluster test last and mark the fast tier."""
     # The two-node cluster test shuts the shared session down: run it last.
     items.sort(key=lambda it: it.get_closest_marker("cluster") is not None)
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ()))
+        if not uses & _SLOW_FIXTURES and not any(item.get_closest_marker(m) for m in _SLOW_MARKERS):
+            item.add_marker(pytest.mark.fast)
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_start_no_ray(request):
+    """A test in the fast tier that starts Ray fails, naming the fix: the tier stays what it says."""
+    import sys
+
+    was_up = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+    yield
+    if request.node.get_closest_marker("fast") and not was_up and "ray" in sys.modules:
+        assert not sys.modules["ray"].is_initialized(), (
+            "this test started Ray: ask for the ray_session fixture or mark it ray (it is not fast)")
 
 
 def _free_port() -> int:
@@ -26,7 +56,6 @@ S3_PORT = _free_port()
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "cluster: starts its own multi-node Ray cluster (runs last)")
     # The S3 test server's address and credentials, set before any Ray starts so its workers
     # inherit them (as a cluster's nodes would have theirs); nothing may reach a real endpoint.
     os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
@@ -74,10 +103,29 @@ def ray_session():
 
 
 @pytest.fixture(scope="session")
-def demo_run(tmp_path_factory, ray_session) -> Path:
-    """A finished `audit demo` run folder (corpus and run), made once per test session."""
-    from audit.demo import run_demo
+def corpus_run(tmp_path_factory, ray_session) -> tuple[Corpus, Path]:
+    """fixtures_corpus's corpus and a finished run over it (tests/fixtures_runs.CORPUS_JOB), made
+    once per test session: read it, or clone_run it before changing anything."""
+    corpus = write_corpus(tmp_path_factory.mktemp("corpus_run"))
+    return corpus, run_corpus(corpus)
 
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory, ray_session) -> tuple[DemoCorpus, Path]:
+    """`audit demo`'s corpus (600 records) and its finished run with the corpus's own config, made
+    once per test session: read them, or copy the run before writing into it."""
+    from audit import demo as demo_module
+
+    built: list[DemoCorpus] = []
+    build = demo_module.build_demo_corpus
     out = tmp_path_factory.mktemp("demo")
-    assert run_demo(out, docs=600) == 0
-    return out / "run"
+    with pytest.MonkeyPatch.context() as mp:  # keep the corpus run_demo builds (its shards and config)
+        mp.setattr(demo_module, "build_demo_corpus", lambda *a, **k: built.append(build(*a, **k)) or built[-1])
+        assert demo_module.run_demo(out, docs=600, seed=3) == 0
+    return built[0], out / "run"
+
+
+@pytest.fixture(scope="session")
+def demo_run(demo: tuple[DemoCorpus, Path]) -> Path:
+    """The finished `audit demo` run folder."""
+    return demo[1]

@@ -8,9 +8,9 @@ import pyarrow.compute as pc
 import pytest
 
 from audit.config import load_config
-from audit.demo_corpus import build_demo_corpus
+from audit.demo_corpus import DemoCorpus
 from audit.job.plan import run_audit
-from tests.test_scale_out import assert_same_outputs, dataset
+from tests.fixtures_runs import assert_same_outputs, dataset
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
 
@@ -24,13 +24,13 @@ def _node_of_shard(run: Path) -> dict[str, str]:
     return out
 
 
-def test_two_node_cluster_matches_local_run(tmp_path: Path, ray_session) -> None:
+def test_two_node_cluster_matches_local_run(tmp_path: Path, demo: tuple[DemoCorpus, Path], ray_session) -> None:
     import ray
     from ray.cluster_utils import Cluster
 
-    corpus = build_demo_corpus(tmp_path / "corpus", docs=600, seed=7)
+    corpus, local_run = demo  # the session's demo run, made on the local session with the corpus's config
     cfg = load_config(corpus.config_path)
-    local = run_audit(cfg, out=tmp_path / "local", progress=False)
+    local = json.loads((local_run / "summary.json").read_text())
     ray.shutdown()
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 150 * 2**20})
     cluster.add_node(num_cpus=1, object_store_memory=150 * 2**20)
@@ -43,9 +43,9 @@ def test_two_node_cluster_matches_local_run(tmp_path: Path, ray_session) -> None
     finally:
         ray.shutdown()
         cluster.shutdown()
-    assert remote.summary["documents"] == local.summary["documents"] > 0
-    assert remote.summary["unreadable"] == local.summary["unreadable"]
-    assert_same_outputs(tmp_path / "local", tmp_path / "cluster")
+    assert remote.summary["documents"] == local["documents"] > 0
+    assert remote.summary["unreadable"] == local["unreadable"]
+    assert_same_outputs(local_run, tmp_path / "cluster")
     # both nodes measured shards, and near-duplicate clusters join records measured on different nodes
     node = _node_of_shard(tmp_path / "cluster")
     assert len(set(node.values())) == 2

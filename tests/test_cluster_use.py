@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import pytest
 from audit.cli import main
 from audit.io.run_lock import hold_run_folder
 from audit.io.storage import location
+from tests.fixtures_procs import kill_session, wait_for_line
 
 pytestmark = pytest.mark.ray
 
@@ -84,25 +84,29 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_
     port = _free_port()
     head = subprocess.Popen(["ray", "start", "--head", "--block", f"--port={port}", "--num-cpus=1",
                              "--object-store-memory=80000000", "--disable-usage-stats", "--include-dashboard=false"],
-                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))  # each line as it is printed
     try:
-        deadline = time.monotonic() + 90
-        while True:  # the head is up once its GCS port answers
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and head.poll() is None, "ray start did not come up"
-                time.sleep(0.5)
-        res = _audit("run", str(cfg), "--quiet")
+        said = wait_for_line(head, "Ray runtime started", timeout=90)
+        assert said, "ray start did not come up"
+        # a local run while the cluster is up, beside the join below (that one mostly waits on Ray's retries)
+        local = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # joining it with a wrong token: one line naming the address and the cause, in bounded time
         t0 = time.monotonic()
         env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 64)
-        refused = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--address",
-                                  f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=120, env=env)
+        refused = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--out",
+                                  str(tmp_path / "refused"), "--address", f"127.0.0.1:{port}"],
+                                 capture_output=True, text=True, timeout=120, env=env)
         took = time.monotonic() - t0
+        out, err = local.communicate(timeout=240)
+        res = subprocess.CompletedProcess(local.args, local.returncode, out, err)
     finally:
-        os.killpg(head.pid, signal.SIGTERM)
+        if "local" in locals() and local.poll() is None:
+            local.kill()
+        # SIGKILL, every process of its session: `ray start --block` takes ~30 s to stop on SIGTERM, and
+        # its workers have process groups of their own (cluster_file puts the address file back)
+        kill_session(head.pid)
         head.wait(timeout=60)
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
@@ -130,7 +134,7 @@ def test_the_first_run_finishes_while_a_second_is_refused(tmp_path):
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lock = tmp_path / "run" / ".lock"
     deadline = time.monotonic() + 120
-    while not (lock.exists() and lock.read_text()):
+    while not (lock.exists() and lock.read_text()):  # the other process's lock file: polled, no event here
         assert first.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
     second = _audit("run", str(cfg), "--quiet")

@@ -9,18 +9,17 @@ import pytest
 
 from audit.takedown.actions import run_takedown
 from audit.takedown.ledger import LEDGER, canonical, sha256_bytes, verify_ledger
-from tests.run_folder import make_run_folder, write_corpus
-from tests.test_lookup import audit
+from tests.fixtures_corpus import Corpus
+from tests.fixtures_runs import audit, clone_run
 
 ENTRIES = 4
 
 
 @pytest.fixture(scope="module")
-def ledgered_run(tmp_path_factory) -> Path:
+def ledgered_run(tmp_path_factory, corpus_run: tuple[Corpus, Path]) -> Path:
     """A run folder whose ledger holds ENTRIES entries (dry runs and executions)."""
     root = tmp_path_factory.mktemp("ledger")
-    write_corpus(root)
-    run = make_run_folder(root / "run", ["shards/"], root)
+    _, run = clone_run(*corpus_run, root / "corpus")
     for i in range(ENTRIES):
         req = root / f"r{i}.yaml"
         req.write_text(f"request_id: TR-{i % 2}\nreceived: 2026-11-20T10:00:00Z\nrequester: x\nbasis: privacy\n"

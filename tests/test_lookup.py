@@ -1,8 +1,7 @@
-"""audit lookup: by URL, SHA-256, source id, doc_id, shard range and passage, over a hand-made run folder."""
+"""audit lookup: by URL, SHA-256, source id, doc_id, shard range and passage, over a run of the job."""
 from __future__ import annotations
 
 import json
-import random
 import shutil
 from pathlib import Path
 
@@ -11,45 +10,27 @@ import pyarrow as pa
 import pytest
 
 from audit.config import InputConfig, parse_config
-from tests.fixtures_datasets import DatasetWriter
 from audit.io.shards import discover_shards, read_shard
 from audit import lookup_index
 from audit.lookup_index import LookupIndex, build_lookup_indexes
 from audit.normalize import normalize
 from audit.records import make_doc_id, text_sha256
-from audit.cli import main
 from audit.takedown.lookup import RunLookup
 from audit.stages.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PASSAGE_WINDOW, PassageIndexStage,
                                      passage_fingerprints, text_ngrams)
 from audit.records import LINEAGE_SCHEMA
-from tests.run_folder import Corpus, make_run_folder, write_corpus
+from tests.fixtures_corpus import Corpus, middle_passage, write_corpus
+from tests.fixtures_runs import audit, clone_run, write_dataset
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> Corpus:
-    return write_corpus(tmp_path_factory.mktemp("corpus"))
+def corpus(corpus_run: tuple[Corpus, Path]) -> Corpus:
+    return corpus_run[0]
 
 
 @pytest.fixture(scope="module")
-def run(corpus: Corpus) -> Path:
-    return make_run_folder(corpus.root / "run", ["shards/"], corpus.root)
-
-
-def audit(*argv: str) -> int:
-    """The `audit` command line, in process."""
-    return main(list(argv))
-
-
-def middle_passage(text: str, words: int, seed: int = 0) -> str:
-    """`words` words from the middle of `text`, upper-cased, re-broken over lines with odd spacing."""
-    w = text.split()
-    start = len(w) // 2 - words // 2
-    rng = random.Random(seed)
-    out = []
-    for i, word in enumerate(w[start:start + words]):
-        out.append(word.upper() if i % 2 == 0 else word.swapcase())
-        out.append(rng.choice([" ", "\n", "  \n\t", " \r\n "]))
-    return "".join(out)
+def run(corpus_run: tuple[Corpus, Path]) -> Path:
+    return corpus_run[1]
 
 
 def test_passage_from_the_middle_with_changed_case_and_line_breaks_is_found(run: Path, corpus: Corpus) -> None:
@@ -181,11 +162,9 @@ def test_without_an_index_lookups_scan_and_agree(run: Path, corpus: Corpus, tmp_
     assert any("scanning" in w for w in warnings)
 
 
-def test_changed_shard_is_detected_not_misread(corpus: Corpus, tmp_path: Path) -> None:
-    root = tmp_path / "c"
-    shutil.copytree(corpus.root / "shards", root / "shards")
-    run = make_run_folder(root / "run", ["shards/"], root)
-    p = root / "shards" / "a.jsonl"
+def test_changed_shard_is_detected_not_misread(corpus: Corpus, run: Path, tmp_path: Path) -> None:
+    copy, run = clone_run(corpus, run, tmp_path / "c")
+    p = copy.root / "shards" / "a.jsonl"
     lines = p.read_bytes().split(b"\n")
     p.write_bytes(b"\n".join(lines[1:]))  # every record moves up one line
     warnings: list[str] = []
@@ -195,7 +174,8 @@ def test_changed_shard_is_detected_not_misread(corpus: Corpus, tmp_path: Path) -
     assert any("changed since the run" in w for w in warnings)
 
 
-def test_passage_stage_adds_fingerprints_and_winnowing_guarantee(corpus: Corpus) -> None:
+def test_passage_stage_adds_fingerprints_and_winnowing_guarantee(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path)  # its own: this unit test runs no job
     texts = [corpus.text(*corpus.long_key), None, "short text", corpus.shared_text]
     batch = pa.table({"doc_id": ["a", "b", "c", "d"], "text": pa.array(texts, pa.string())})
     out = PassageIndexStage.__new__(PassageIndexStage)(batch)
@@ -224,20 +204,20 @@ def test_a_lookup_reads_a_few_row_groups_of_a_large_lineage(tmp_path: Path, monk
     monkeypatch.setattr(lookup_index, "_BUCKET_ROWS", 50_000)
     monkeypatch.setattr(lookup_index, "_SPILL_BYTES", 2**20)
     n = 200_000
-    writer = DatasetWriter(tmp_path / "lineage", LINEAGE_SCHEMA)
+    parts = []
     rng = np.random.default_rng(0)
     for start in range(0, n, 50_000):
         idx = np.arange(start, start + 50_000)
         shard = [f"shards/s{i % 16:02d}.jsonl" for i in idx.tolist()]
         record = (idx // 16).tolist()
-        writer.write(pa.table({
+        parts.append(pa.Table.from_pydict({
             "doc_id": [make_doc_id(s, r) for s, r in zip(shard, record)], "source_id": [f"id{i}" for i in idx.tolist()],
             "shard": shard, "record": record, "byte_offset": (idx * 100).tolist(),
             "sha256": [f"{int(x):064x}" for x in rng.integers(0, 2**62, len(idx))],
             "url": [f"https://site{i % 97}.example/{i}" for i in idx.tolist()], "chars": idx.tolist(),
             "language": [None] * len(idx), "language_score": [None] * len(idx), "verdict": ["kept"] * len(idx),
-            "reasons": [[] for _ in idx]}))
-    writer.close()
+            "reasons": [[] for _ in idx]}, schema=LINEAGE_SCHEMA))
+    write_dataset(tmp_path / "lineage", parts)
     build_lookup_indexes(tmp_path)
     index = LookupIndex.open(tmp_path)
     assert index is not None
@@ -252,21 +232,19 @@ def test_a_lookup_reads_a_few_row_groups_of_a_large_lineage(tmp_path: Path, monk
     assert records.reads <= 3
 
 
-def test_the_index_builds_from_staging_rows_with_passage_hash_lists(corpus: Corpus, tmp_path: Path) -> None:
+def test_the_index_builds_from_staging_rows_with_passage_hash_lists(corpus: Corpus, run: Path,
+                                                                      tmp_path: Path) -> None:
     """The pipeline may hand over its staging data (shard, record, passage_hashes) instead of passages/."""
-    shutil.copytree(corpus.root / "shards", tmp_path / "shards")
-    run = make_run_folder(tmp_path / "run", ["shards/"], tmp_path, index=False)
+    copy, run = clone_run(corpus, run, tmp_path / "c")
+    shutil.rmtree(run / "index")  # the run's own index goes: the one below is built from staging alone
     shutil.rmtree(run / "measurements")  # passages come only from the staging rows below
+    shards, _ = discover_shards(["shards/"], copy.root)
     cfg = InputConfig(paths=["shards/"])
-    shards, _ = discover_shards(cfg.paths, tmp_path)
     stage = PassageIndexStage(parse_config({"input": {"paths": ["shards/"]}}))
-    staging = DatasetWriter(tmp_path / "staging", pa.schema([("doc_id", pa.string()), ("shard", pa.string()),
-                                                            ("record", pa.int64()),
-                                                            ("passage_hashes", pa.list_(pa.uint64()))]))
-    for shard in shards:
-        for block in read_shard(shard, cfg):
-            staging.write(stage(block).select(["doc_id", "shard", "record", "passage_hashes"]))
-    staging.close()
+    schema = pa.schema([("doc_id", pa.string()), ("shard", pa.string()), ("record", pa.int64()),
+                        ("passage_hashes", pa.list_(pa.uint64()))])
+    write_dataset(tmp_path / "staging", [stage(block).select(schema.names).cast(schema)
+                                         for shard in shards for block in read_shard(shard, cfg)])
     build_lookup_indexes(run, passages=tmp_path / "staging")
     assert (tmp_path / "staging").is_dir()  # a dataset handed over explicitly is left alone
     lookup = RunLookup(run, warn=pytest.fail)  # no fallback to scanning
@@ -283,15 +261,13 @@ def test_many_small_shards_pack_into_few_record_files(tmp_path: Path, monkeypatc
     sizes = [20] * 3000 + [12_000]  # 60k rows in small shards, then one shard of 2.4 buckets
     shard = [f"shards/s{i:04d}.jsonl" for i, n in enumerate(sizes) for _ in range(n)]
     record = [r for n in sizes for r in range(n)]
-    writer = DatasetWriter(tmp_path / "lineage", LINEAGE_SCHEMA)
     n = len(shard)
-    writer.write(pa.table({
+    write_dataset(tmp_path / "lineage", [pa.Table.from_pydict({
         "doc_id": [make_doc_id(s, r) for s, r in zip(shard, record)], "source_id": [f"id{i}" for i in range(n)],
         "shard": shard, "record": record, "byte_offset": [r * 10 for r in record],
         "sha256": [f"{i:064x}" for i in range(n)], "url": [f"https://x.example/{i}" for i in range(n)],
         "chars": [1] * n, "language": [None] * n, "language_score": [None] * n, "verdict": ["kept"] * n,
-        "reasons": [[] for _ in range(n)]}))
-    writer.close()
+        "reasons": [[] for _ in range(n)]}, schema=LINEAGE_SCHEMA)])
     build_lookup_indexes(tmp_path)
     files = sorted((tmp_path / "index" / "records").glob("b*.parquet"))
     assert 14 <= len(files) <= 16  # 72k rows / 5k, not one file per shard

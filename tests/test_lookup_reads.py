@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from audit.takedown.lookup import RunLookup
-from tests.run_folder import make_run_folder
+from tests.fixtures_runs import run_shards
 
 
 def test_texts_read_back_by_seek_and_by_row_group_match_the_lineage(tmp_path: Path) -> None:
@@ -19,7 +19,7 @@ def test_texts_read_back_by_seek_and_by_row_group_match_the_lineage(tmp_path: Pa
     texts = pa.array([b"a good parquet text", b"caf\xe9 is not UTF-8", b"another good one"],
                      pa.binary()).cast(pa.string(), safe=False)
     pq.write_table(pa.table({"text": texts}), shards / "b.parquet")
-    run = make_run_folder(tmp_path / "run", ["shards/"], tmp_path)
+    run = run_shards(tmp_path)
     warnings: list[str] = []
     lookup = RunLookup(run, warn=warnings.append)
     found = lookup.by_position("shards/a.jsonl") + lookup.by_position("shards/b.parquet")

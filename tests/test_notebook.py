@@ -8,7 +8,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.test_report import EVIL_SHARD, build_run
+from tests.fixtures_report import EVIL_SHARD, build_run
+
+pytestmark = pytest.mark.slow  # a Jupyter kernel per test
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "audit_run.ipynb"
 REPO = NOTEBOOK.parents[1]

@@ -121,12 +121,10 @@ def test_move_between_filesystems_copies_then_removes_the_source(s3_bucket, tmp_
     assert back.child("y.txt").local_path().read_text() == "one" and not remote.child("d", "x.txt").exists()
 
 
-def test_the_lookup_index_is_read_in_place_on_s3(s3_bucket, tmp_path):
+def test_the_lookup_index_is_read_in_place_on_s3(s3_bucket, tmp_path, corpus_run):
     from audit.lookup_index import LookupIndex
-    from tests.run_folder import make_run_folder, write_corpus
 
-    corpus = write_corpus(tmp_path / "corpus")
-    run = make_run_folder(corpus.root / "run", ["shards/"], corpus.root)
+    _, run = corpus_run
     remote = location(f"{s3_bucket}/index-{tmp_path.name}")
     remote.child("index").upload(run / "index")
     here, there = LookupIndex.open(run), LookupIndex.open(remote)

@@ -10,53 +10,34 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.dataset as pads
-import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from audit.cli import main
 from audit.config import load_config
-from audit.demo_corpus import build_demo_corpus
+from audit.demo_corpus import DemoCorpus
 from audit.job.plan import run_audit
+from tests.fixtures_procs import session_processes, wait_for_exit
+from tests.fixtures_runs import assert_same_index, assert_same_outputs
 
 pytestmark = pytest.mark.ray
 
-OUTPUTS = ("lineage", "quarantine", "duplicates", "contamination", "pii")
+
+@pytest.fixture(scope="module")
+def corpus(demo: tuple[DemoCorpus, Path]) -> DemoCorpus:
+    """The demo corpus (600 records in several shards), shared with the session: not to be changed."""
+    return demo[0]
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    return build_demo_corpus(tmp_path_factory.mktemp("scale") / "corpus", docs=600, seed=3)
+def whole(demo: tuple[DemoCorpus, Path]) -> Path:
+    """One uninterrupted run over `corpus` with its own config: the reference the tests compare with,
+    read only (a test that writes into it works on a copy)."""
+    assert json.loads((demo[1] / "summary.json").read_text())["resume"]["shards_reused"] == 0
+    return demo[1]
 
 
-def dataset(run: Path, name: str) -> pa.Table:
-    """A run's dataset in a canonical row order."""
-    t = pads.dataset(run / name, format="parquet").to_table()
-    keys = [c for c in ("doc_id", "eval_set", "eval_id", "entity_type", "start") if c in t.column_names]
-    return t.sort_by([(k, "ascending") for k in keys])
-
-
-def assert_same_index(a: Path, b: Path) -> None:
-    """Two index/ folders hold the same files, row for row, and the same meta.json but its date."""
-    meta_a, meta_b = (json.loads((x / "meta.json").read_text()) for x in (a, b))
-    assert {**meta_a, "built": None} == {**meta_b, "built": None}
-    names = sorted(p.relative_to(a).as_posix() for p in a.rglob("*.parquet"))
-    assert names == sorted(p.relative_to(b).as_posix() for p in b.rglob("*.parquet"))
-    for name in names:
-        assert pq.read_table(a / name).equals(pq.read_table(b / name)), name
-
-
-def assert_same_outputs(a: Path, b: Path) -> None:
-    for name in OUTPUTS:
-        ta, tb = dataset(a, name), dataset(b, name)
-        assert ta.num_rows == tb.num_rows, name
-        assert ta.equals(tb), name
-    assert_same_index(a / "index", b / "index")
-
-
-def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, ray_session):
+def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, whole, ray_session):
     out = tmp_path / "run"
     done = out / "measurements" / "_done"
     total = len(corpus.shards)
@@ -66,6 +47,7 @@ def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, r
                              "--quiet"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 240
     try:
+        # completion records are files another process writes: polled (no event reaches this one)
         while len(list(done.glob("*.json"))) < total // 2:
             assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
             assert time.monotonic() < deadline, "the run measured no shard in time"
@@ -73,28 +55,24 @@ def test_a_killed_run_resumes_and_measures_only_what_is_left(tmp_path, corpus, r
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    # a task already running when the driver died may still commit its shard: wait for quiet
-    finished, quiet_since = -1, time.monotonic()
-    while time.monotonic() - quiet_since < 3 and time.monotonic() < deadline:
-        n = len(list(done.glob("*.json")))
-        if n != finished:
-            finished, quiet_since = n, time.monotonic()
-        time.sleep(0.1)
+    # Ray's workers have process groups of their own, so a task already running when the driver died
+    # may still commit its shard: wait until every process of the run's session has exited.
+    wait_for_exit(session_processes(proc.pid), deadline)
+    finished = len(list(done.glob("*.json")))
     assert total // 2 <= finished < total
     assert not (out / "summary.json").exists()  # nothing that looks whole
 
     resumed = run_audit(load_config(corpus.config_path), out=out, progress=False)
     assert resumed.summary["resume"] == {"shards_reused": finished, "shards_measured": total - finished}
-    whole = run_audit(load_config(corpus.config_path), out=tmp_path / "whole", progress=False)
-    assert whole.summary["resume"]["shards_reused"] == 0
-    assert_same_outputs(out, tmp_path / "whole")
+    assert_same_outputs(out, whole)
     # the resumed folder holds only this run's parts: the killed tasks' leftovers are gone
     parts = sorted(p.name for p in (out / "measurements").iterdir() if p.name != "_done")
     assert len(parts) == total and all(p.startswith("part-") for p in parts)
 
 
-def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus, ray_session):
-    first = run_audit(load_config(corpus.config_path), out=tmp_path / "a", progress=False)
+def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus, whole, ray_session):
+    shutil.copytree(whole, tmp_path / "a")  # a finished run to re-judge in place
+    first = json.loads((tmp_path / "a" / "summary.json").read_text())
     data = yaml.safe_load(corpus.config_path.read_text())
     data.setdefault("filters", {}).setdefault("length", {})["min_chars"] = 600
     data.setdefault("dedup", {})["min_shared_bands"] = 6
@@ -111,7 +89,7 @@ def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus,
     full = run_audit(load_config(strict), out=tmp_path / "b", progress=False)
     assert decided["resume"] == {"shards_reused": len(corpus.shards), "shards_measured": 0}
     assert decided["scan_seconds"] == 0
-    assert decided["quarantined"] > first.summary["quarantined"]  # the new thresholds act
+    assert decided["quarantined"] > first["quarantined"]  # the new thresholds act
     assert decided["quarantined"] == full.summary["quarantined"]
     assert_same_outputs(tmp_path / "a", tmp_path / "b")
     # measuring settings cannot change without measuring: one line, exit 2
@@ -145,21 +123,25 @@ def test_decide_refuses_a_folder_that_is_not_a_run(tmp_path, capsys):
     assert len(err) == 1 and "audit run" in err[0]
 
 
-def test_fresh_measures_every_shard_again(tmp_path, corpus, ray_session):
+def test_fresh_measures_every_shard_again(tmp_path, corpus, whole, ray_session):
     cfg = load_config(corpus.config_path)
-    run_audit(cfg, out=tmp_path / "r", progress=False)
+    shutil.copytree(whole, tmp_path / "r")  # a finished run into this folder
     again = run_audit(cfg, out=tmp_path / "r", progress=False)
     assert again.summary["resume"]["shards_reused"] == len(corpus.shards)
     fresh = run_audit(cfg, out=tmp_path / "r", progress=False, fresh=True)
     assert fresh.summary["resume"] == {"shards_reused": 0, "shards_measured": len(corpus.shards)}
     # a shard that changes is measured again, the others are reused
+    before = os.stat(corpus.shards[0])
     os.utime(corpus.shards[0], ns=(time.time_ns(), time.time_ns()))
-    changed = run_audit(cfg, out=tmp_path / "r", progress=False)
+    try:
+        changed = run_audit(cfg, out=tmp_path / "r", progress=False)
+    finally:  # the session's corpus as it was
+        os.utime(corpus.shards[0], ns=(before.st_atime_ns, before.st_mtime_ns))
     assert changed.summary["resume"] == {"shards_reused": len(corpus.shards) - 1, "shards_measured": 1}
 
 
 def _kill_first_scan_worker(stop, killed: list) -> None:
-    """SIGKILL the first Ray worker seen running a scan task (its title names the task)."""
+    """SIGKILL the first Ray worker seen running a scan task (its title names the UDF), until `stop` is set."""
     while not stop.is_set() and not killed:
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
@@ -172,10 +154,10 @@ def _kill_first_scan_worker(stop, killed: list) -> None:
                 os.kill(int(pid), signal.SIGKILL)
                 killed.append(int(pid))
                 return
-        time.sleep(0.01)
+        stop.wait(0.01)  # a process appearing has no event to wait on: look again, or end with the run
 
 
-def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_path, corpus, ray_session):
+def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_path, corpus, whole, ray_session):
     import threading
 
     stop, killed = threading.Event(), []
@@ -187,10 +169,10 @@ def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_pat
         stop.set()
         killer.join()
     assert killed, "no scan worker was seen to kill"
-    clean = run_audit(load_config(corpus.config_path), out=tmp_path / "clean", progress=False)
-    assert clean.summary["scan_retries"] == 0
-    assert res.summary["documents"] == clean.summary["documents"]
-    assert_same_outputs(tmp_path / "killed", tmp_path / "clean")
+    clean = json.loads((whole / "summary.json").read_text())
+    assert clean["scan_retries"] == 0
+    assert res.summary["documents"] == clean["documents"]
+    assert_same_outputs(tmp_path / "killed", whole)
     parts = [p.name for p in (tmp_path / "killed" / "measurements").iterdir() if p.name != "_done"]
     assert len(parts) == len(corpus.shards)  # the retried shard's part once, no leftover
 

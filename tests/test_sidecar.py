@@ -19,6 +19,7 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pyarrow as pa
@@ -113,6 +114,8 @@ def sidecar_command() -> list[str]:
 
 
 def wait_for(predicate, timeout: float = 90.0, every: float = 0.2) -> bool:
+    """Poll `predicate` until it holds (True) or `timeout` passes (False): for state that a worker or
+    `audit sidecar` process owns (its files, its HTTP endpoint), which sends this process no event."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if predicate():
@@ -381,7 +384,10 @@ def test_webhook_receives_alerts_and_failures_are_counted(tmp_path: Path, news) 
 # ---------------------------------------------------------------- the Python API and the endpoint
 
 
-def test_api_endpoint_serves_counters_over_http(tmp_path: Path, news) -> None:
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
+def test_api_endpoint_serves_counters_over_http(tmp_path: Path, news, monkeypatch) -> None:
+    from audit.sidecar import api
+
     cfg = make_config(tmp_path, sample_rate=0.5, seed=11)
     sidecar = Sidecar(cfg, metrics_port=0)  # the default worker: a child process
     try:
@@ -400,8 +406,10 @@ def test_api_endpoint_serves_counters_over_http(tmp_path: Path, news) -> None:
             metrics = resp.read().decode()
         assert f"audit_sidecar_records_processed_total {float(sampled - sidecar.malformed)}" in metrics
         assert 'audit_sidecar_alert_active{kind="language_drift"} 0.0' in metrics
-        # Counters reach the worker with samples, or on their own a second after the last ones.
-        time.sleep(1.1)
+        # Counters reach the worker with samples, or on their own a second after the last ones: the
+        # trainer-side clock is moved on past that second rather than slept through.
+        later = time.monotonic() + api.TOTALS_EVERY + 0.1
+        monkeypatch.setattr(api, "time", SimpleNamespace(monotonic=lambda: later))
         sidecar.observe([])
         assert wait_for(lambda: "audit_sidecar_records_observed_total 301.0" in urllib.request.urlopen(
             f"{base}/metrics", timeout=5).read().decode(), timeout=10)
@@ -436,6 +444,7 @@ def test_observe_never_blocks_and_counts_drops_when_behind(tmp_path: Path, news)
 # ---------------------------------------------------------------- the command
 
 
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_command_counts_and_skips_malformed_lines(tmp_path: Path, news) -> None:
     config = write_config(tmp_path)
     lines = [json.dumps({"text": t, "global_step": i}) for i, t in enumerate(news[:150])]
@@ -450,6 +459,7 @@ def test_command_counts_and_skips_malformed_lines(tmp_path: Path, news) -> None:
     assert status["state"] == "stopped"
 
 
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_command_bad_config_exits_2_with_one_line(tmp_path: Path) -> None:
     config = write_config(tmp_path, window=10)  # below min_window
     proc = subprocess.run(sidecar_command() + [str(config)], input="", text=True, capture_output=True, cwd=REPO,
@@ -483,6 +493,7 @@ def _start_sidecar(config: Path, stdin: int) -> tuple[subprocess.Popen, Path, st
     return proc, out, json.loads((out / "status.json").read_text())["status_url"]
 
 
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_sigterm_flushes_state_and_exits_cleanly(tmp_path: Path, lingua) -> None:
     config = write_config(tmp_path, languages={"expected": {"en": 1.0}})
     proc, out, url = _start_sidecar(config, stdin=subprocess.PIPE)
@@ -509,6 +520,7 @@ def test_sigterm_flushes_state_and_exits_cleanly(tmp_path: Path, lingua) -> None
     assert status["last_window"]["records"] == 50 and status["last_window"]["language"] is None
 
 
+@pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_command_tails_a_folder_of_dumps(tmp_path: Path, news) -> None:
     dumps = tmp_path / "dumps"
     dumps.mkdir()

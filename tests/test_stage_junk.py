@@ -9,7 +9,7 @@ import time
 import pyarrow as pa
 import pytest
 
-from tests.stage_helpers import measure_and_judge
+from tests.fixtures_stages import measure_and_judge
 
 from audit.config import parse_config
 from audit.stages.junk import JunkStage

@@ -7,7 +7,7 @@ import time
 import pyarrow as pa
 import pytest
 
-from tests.stage_helpers import measure_and_judge, records
+from tests.fixtures_stages import measure_and_judge, records
 
 from audit.config import parse_config
 from audit.stages.length import LengthStage

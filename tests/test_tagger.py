@@ -11,7 +11,7 @@ from audit.stages import Stage
 from audit.stages.charset import CharsetStage
 from audit.stages.exact_dup import ExactDupStage
 from audit.stages.length import LengthStage
-from tests.stage_helpers import records
+from tests.fixtures_stages import records
 
 CFG = AuditConfig(input={"paths": ["x"]})
 

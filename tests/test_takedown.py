@@ -20,18 +20,24 @@ from audit.takedown.actions import run_takedown
 from audit.takedown.blocklist import Blocklist
 from audit.takedown.ledger import sha256_file, verify_ledger
 from audit.takedown.lookup import RunLookup
-from tests.run_folder import Corpus, files_holding, make_run_folder, write_corpus
-from tests.test_lookup import audit, middle_passage
+from tests.fixtures_corpus import Corpus, files_holding, middle_passage
+from tests.fixtures_runs import audit, clone_run
 
 
 @pytest.fixture
-def corpus(tmp_path: Path) -> Corpus:
-    return write_corpus(tmp_path)
+def corpus_and_run(corpus_run: tuple[Corpus, Path], tmp_path: Path) -> tuple[Corpus, Path]:
+    """The session's finished run with its corpus, copied for this test (takedowns rewrite both)."""
+    return clone_run(*corpus_run, tmp_path / "corpus")
 
 
 @pytest.fixture
-def run(corpus: Corpus) -> Path:
-    return make_run_folder(corpus.root / "run", ["shards/"], corpus.root)
+def corpus(corpus_and_run: tuple[Corpus, Path]) -> Corpus:
+    return corpus_and_run[0]
+
+
+@pytest.fixture
+def run(corpus_and_run: tuple[Corpus, Path]) -> Path:
+    return corpus_and_run[1]
 
 
 def request_file(folder: Path, name: str = "req.yaml", request_id: str = "TR-2026-0001",

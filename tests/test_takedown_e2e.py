@@ -12,7 +12,7 @@ from audit.job.plan import run_audit
 from audit.records import text_sha256
 from audit.takedown.actions import run_takedown
 from audit.takedown.ledger import verify_ledger
-from tests.run_folder import files_holding, write_corpus
+from tests.fixtures_corpus import files_holding, write_corpus
 
 pytestmark = pytest.mark.ray
 

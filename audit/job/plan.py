@@ -16,7 +16,6 @@ killed run resumes); `audit decide` re-judges a finished run from its measuremen
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import sys
 import tempfile

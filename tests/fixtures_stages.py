@@ -1,4 +1,4 @@
-"""Shared by the stage tests: a reader-shaped batch, and a stage's measurements with its reasons."""
+"""Stage-test helpers: a reader-shaped batch, and a stage's measurements with its reasons."""
 from __future__ import annotations
 
 import json

@@ -1,68 +1,19 @@
-"""A run folder made without Ray from shards, and a small corpus: for tests and the benchmark.
+"""A small corpus of four shards in every format with known copies, and helpers to search it.
 
-`make_run_folder` runs the job's own code in one process: its reader, its Tagger (filters and
-passage fingerprints; no models), its Decider and the decide pass's lineage table, so lineage/ is
-what the pipeline writes; then run.json and index/ as the job builds them.
+Shared by the lookup, ledger, takedown and object-storage tests (the run over it is made by the
+real job: see tests/fixtures_runs.py).
 """
 from __future__ import annotations
 
 import gzip
-import json
 import random
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import zstandard
-
-from audit import __version__
-from audit.config import AuditConfig, InputConfig
-from audit.decide import Decider
-from audit.io.atomic import write_json_atomic
-from audit.io.shards import discover_shards, read_shard
-from audit.job.decide_pass import lineage_table
-from audit.lookup_index import build_lookup_indexes
-from audit.records import LINEAGE_SCHEMA
-from audit.tagger import Tagger, stage_classes
-from tests.fixtures_datasets import DatasetWriter
-
-def make_run_folder(out: Path, paths: list[str], base_dir: Path, input_cfg: dict | None = None,
-                    index: bool = True) -> Path:
-    """Write lineage/ and measurements/ (their passages indexed into index/ when `index`) and run.json
-    for the shards `paths`."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    cfg = InputConfig(paths=paths, **(input_cfg or {}))
-    job = AuditConfig(input=cfg, languages={"identify": False}, dedup={"exact": False, "near": False},
-                      pii={"enabled": False}, lookup={"passages": True})
-    shards, _ = discover_shards(cfg.paths, base_dir)
-    tagger, decider = Tagger(job), Decider(job, stage_classes(job))
-    lineage = DatasetWriter(out / "lineage", LINEAGE_SCHEMA)
-    (out / "measurements").mkdir(exist_ok=True)
-    parts = []
-    for shard in shards:
-        measured = pa.concat_tables([tagger(block) for block in read_shard(shard, cfg)], promote_options="permissive")
-        measured = measured.filter(pc.is_valid(measured.column("record")))  # whole-file faults: no record
-        if measured.num_rows == 0:
-            continue
-        parts.append(out / "measurements" / f"part-{shard.index:06d}.parquet")
-        pq.write_table(measured, parts[-1])
-        lineage.write(lineage_table(decider(measured)).select(LINEAGE_SCHEMA.names))
-    lineage.close()
-    config = {"input": json.loads(cfg.model_dump_json())}
-    write_json_atomic(out / "run.json", {
-        "version": __version__, "started": datetime.now(timezone.utc).isoformat(),
-        "base_dir": str(Path(base_dir).resolve()), "config": config,
-        "shards": [{"shard": s.path, "location": str(Path(s.location).resolve()), "index": s.index,
-                    "size": Path(s.location).stat().st_size, "part": f"part-{s.index:06d}.parquet"}
-                   for s in shards]})
-    if index:
-        build_lookup_indexes(out, parts)
-    return out
 
 
 @dataclass
@@ -152,3 +103,15 @@ def files_holding(root: Path, needle: str) -> list[str]:
         elif needle.encode() in f.read_bytes():
             hits.append(str(f.relative_to(root)))
     return hits
+
+
+def middle_passage(text: str, words: int, seed: int = 0) -> str:
+    """`words` words from the middle of `text`, upper-cased, re-broken over lines with odd spacing."""
+    w = text.split()
+    start = len(w) // 2 - words // 2
+    rng = random.Random(seed)
+    out = []
+    for i, word in enumerate(w[start:start + words]):
+        out.append(word.upper() if i % 2 == 0 else word.swapcase())
+        out.append(rng.choice([" ", "\n", "  \n\t", " \r\n "]))
+    return "".join(out)
