@@ -47,6 +47,25 @@ def test_canary_stops_the_run_with_exit_1_naming_record_and_item(tmp_path: Path,
     assert not list((tmp_path / "out").glob(".tmp-*"))
 
 
+def test_canary_trips_on_a_reused_shard_measured_without_it(tmp_path: Path, ray_session, capsys) -> None:
+    """The canary judges a reused shard from its measurements under this run's settings, not by
+    what the run that measured it (canary off) stored in its completion record."""
+    docs = [{"id": f"d{i}", "text": t} for i, t in enumerate(_prose("en_US", 12, 2))]
+    docs[7]["text"] += "\n\n" + GSM_ITEM.lower()
+    _write_jsonl(tmp_path / "shards" / "a.jsonl", docs)
+    _write_jsonl(tmp_path / "evals" / "gsm.jsonl", [{"id": "gsm-0", "question": GSM_ITEM}])
+    base = ("input: {paths: [shards/]}\n"
+            "eval_sets: [{name: gsm8k, path: evals/gsm.jsonl, text_fields: [question], id_field: id}]\n"
+            "output: out\n")
+    (tmp_path / "job.yaml").write_text(base)
+    assert main(["run", str(tmp_path / "job.yaml"), "--quiet"]) == 0
+    (tmp_path / "canary.yaml").write_text(base + "fail_on_contamination: true\n")
+    capsys.readouterr()
+    assert main(["run", str(tmp_path / "canary.yaml"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "record 7 of shard shards/a.jsonl" in err and "gsm-0" in err
+
+
 def test_contamination_rows_carry_method_spans_and_the_changed_numbers(tmp_path: Path, ray_session) -> None:
     import pyarrow.dataset as pads
     docs = [{"id": f"d{i}", "text": t} for i, t in enumerate(_prose("en_US", 12, 4))]

@@ -173,9 +173,9 @@ def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], 
     if index is not None and config.contamination.corpus_df:
         measured.corpus_df = {"sample_documents": index.corpus_sample_docs, "ngrams_left_out": index.corpus_common_grams}
     canary = config.fail_on_contamination and bool(config.eval_sets)
-    for st in states:  # a reused shard that matched an eval item trips the canary at once
-        match = results[st.key].canary if st.key in results else None
-        if canary and match:
+    for st in states:  # a reused shard that matches an eval item trips the canary at once
+        match = _reused_canary(measurements, st, config) if canary and st.key in results else None
+        if match:
             raise CanaryTripped(match)
     todo = [(s, st) for s, st in zip(shards, states) if st.key not in results]
     measured.executor = ex
@@ -205,6 +205,22 @@ def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], 
                          "resume")
     measured.scan_seconds = time.perf_counter() - t0
     return measured
+
+
+def _reused_canary(measurements: Location, state: ShardState, config: AuditConfig) -> dict[str, Any] | None:
+    """A reused shard's first counted match under this run's thresholds and canary_methods, judged
+    from its measurement part (the match kept in its completion record was judged by the settings
+    of the run that measured it)."""
+    import pyarrow.parquet as pq
+
+    from audit.stages.contamination import first_match
+
+    with measurements.child(state.part).open_input() as f:
+        pf = pq.ParquetFile(f)
+        columns = [c for c in ("doc_id", "shard", "record", "contamination") if c in pf.schema_arrow.names]
+        if "contamination" not in columns:
+            return None
+        return first_match(pf.read(columns=columns), config)
 
 
 def _lost_worker(e: BaseException) -> bool:
