@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from audit.demo_corpus import DemoCorpus, build_demo_corpus
+from tests.fixtures_contamination import EVERY_THIRD, HOST, STORY
 
 # Every `judge` setting of audit/config.py, with a stricter and a more lenient value than the base
 # config below (a test fails when a judge setting has none here). Each value is chosen to act on
@@ -76,18 +77,6 @@ BASE: dict[str, Any] = {
     "stats.context_lengths": [1024, 4096],
 }
 
-STORY = ("Maria runs a small bakery on the corner of the old market square. Every morning she bakes "
-         "forty loaves of rye bread and sixty sweet rolls before the doors open. On Saturdays her "
-         "brother helps her carry the trays and she bakes twice as many rolls. The rye bread sells "
-         "for a good price while the rolls go quickly to children walking to school. How many rolls "
-         "does Maria bake over a week that has one Saturday in it?")
-HOST = ("The council met on Tuesday to discuss the new bus timetable. Several residents asked for "
-        "later evening services. The mayor promised a review before the summer holidays begin.")
-_SWAPS = ["tiny", "at", "ancient", "plaza", "each", "day", "makes", "twoscore", "of", "wheat", "loaf", "sixty",
-          "candy", "buns", "prior", "the", "door", "opens", "Saturday", "sibling", "assists", "in", "hauling",
-          "platters", "he", "cooks", "double", "so", "many"]
-# Every third word replaced: only the semantic tier finds it.
-EVERY_THIRD = " ".join(_SWAPS[k // 3 % len(_SWAPS)] if k % 3 == 2 else w for k, w in enumerate(STORY.split(" ")))
 # The first 70% of the item verbatim: exact n-grams and alignment cover about 0.7 of it, so whether
 # it counts for them depends on their thresholds, while the semantic tier measures it too.
 PREFIX = " ".join(STORY.split(" ")[:int(len(STORY.split(" ")) * 0.7)])

@@ -9,24 +9,12 @@ import pytest
 
 from audit.config import parse_config
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted, first_match
+from tests.fixtures_contamination import EVERY_THIRD, HOST, STORY
 
-STORY = ("Maria runs a small bakery on the corner of the old market square. Every morning she bakes "
-         "forty loaves of rye bread and sixty sweet rolls before the doors open. On Saturdays her "
-         "brother helps her carry the trays and she bakes twice as many rolls. The rye bread sells "
-         "for a good price while the rolls go quickly to children walking to school. How many rolls "
-         "does Maria bake over a week that has one Saturday in it?")
 # The same template, another story: topical neighbours, not a leak.
 OTHER = ("Maria runs a small flower shop near the station. Every morning she sells forty roses and "
          "sixty tulips before noon. On Saturdays her sister helps her and they sell twice as many tulips. "
          "How many tulips does the shop sell over a week that has one Saturday in it?")
-HOST = ("The council met on Tuesday to discuss the new bus timetable. Several residents asked for "
-        "later evening services. The mayor promised a review before the summer holidays begin.")
-_SWAPS = ["tiny", "at", "ancient", "plaza", "each", "day", "makes", "twoscore", "of", "wheat", "loaf", "sixty",
-          "candy", "buns", "prior", "the", "door", "opens", "Saturday", "sibling", "assists", "in", "hauling",
-          "platters", "he", "cooks", "double", "so", "many"]
-# Every third word replaced: no 3-gram of the item survives, so neither n-grams nor the fuzzy tier's
-# candidates see it; two words in three still align in place.
-EVERY_THIRD = " ".join(_SWAPS[k // 3 % len(_SWAPS)] if k % 3 == 2 else w for k, w in enumerate(STORY.split(" ")))
 QUESTION = "How many apples does Tom have if he buys three more at the shop today?"
 
 

@@ -10,6 +10,7 @@ import pyarrow as pa
 from audit.config import parse_config
 from audit.stages.code_canon import code_tokens
 from audit.stages.contamination import COLUMN_TYPE, ContaminationIndex, ContaminationStage, counted
+from tests.fixtures_contamination import HOST, STORY
 
 CODE_ITEM = '''def below_threshold(numbers: list, limit: int) -> bool:
     """Return True if every number in the list is below the limit.
@@ -88,14 +89,6 @@ def test_clean_document_full_of_shared_boilerplate_does_not_match():
     assert _counted(config, index, [page]) == [[]]
 
 
-# A word problem of several sentences, long enough that a fifth of it edited breaks every 13-gram.
-STORY = ("Maria runs a small bakery on the corner of the old market square. Every morning she bakes "
-         "forty loaves of rye bread and sixty sweet rolls before the doors open. On Saturdays her "
-         "brother helps her carry the trays and she bakes twice as many rolls. The rye bread sells "
-         "for a good price while the rolls go quickly to children walking to school. How many rolls "
-         "does Maria bake over a week that has one Saturday in it?")
-HOST = ("The council met on Tuesday to discuss the new bus timetable. Several residents asked for "
-        "later evening services. The mayor promised a review before the summer holidays begin.")
 
 
 def _edit(text: str, every: int) -> str:
