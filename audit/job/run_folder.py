@@ -23,6 +23,20 @@ RUN_OUTPUTS = (*DATASETS, "index", "unreadable.jsonl", "run.json", "summary.json
 KNOWN = (*RUN_OUTPUTS, MEASUREMENTS, *PRESERVED, ".lock")
 
 
+def require_finished(out: Location, command: str) -> None:
+    """Refuse a run folder that is not finished (no summary.json, which the swap writes last).
+
+    `lookup`, `takedown`, `decide`, `export` and `ledger` answer from a finished run only: an
+    unfinished folder would answer "0 records" as if that were the truth. One line, exit 2.
+    """
+    if out.child("summary.json").is_file():
+        return
+    if not out.exists():
+        raise InputError(f"{command}: run folder {out} does not exist: give the folder `audit run` wrote")
+    raise InputError(f"{command}: run folder {out} is unfinished (no summary.json: the run was stopped or is "
+                     "still running): finish it with `audit run CONFIG --out " f"{out}` (finished shards are reused)")
+
+
 def check_output_folder(out: Location, shards: list[Shard]) -> None:
     """Refuse an output folder that is not (yet) a run folder: a re-run replaces what a run
     wrote, and nothing of a user's own may stand in the way (or be read as a shard)."""
