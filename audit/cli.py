@@ -49,8 +49,22 @@ def _parser() -> argparse.ArgumentParser:
                        "no measuring)")
     j.add_argument("run", help="the run folder")
     j.add_argument("--config", type=Path, help="a config with new thresholds (default: the run's own)")
+    j.add_argument("--out", help="write the re-judged run to this new folder (or object-store URI) and leave "
+                   "the run unchanged; without it the run's judgement is replaced and the previous one kept "
+                   "under judgements/")
     j.add_argument("--address", help="join this Ray cluster instead of starting a local one")
     j.set_defaults(func=_cmd_decide)
+
+    x = sub.add_parser("export", help="the records of one verdict of a finished run, every input field as read, "
+                       "a file per input shard")
+    x.add_argument("--run", required=True, help="the run folder (or object-store URI)")
+    x.add_argument("--out", required=True, help="an empty or new folder (or object-store URI) for the files")
+    x.add_argument("--verdict", choices=("kept", "quarantined"), default="kept")
+    x.add_argument("--format", choices=("jsonl", "parquet"), help="default: each shard's own")
+    x.add_argument("--compression", choices=("zstd", "gzip", "none"),
+                   help="default: a JSON-lines shard's own, else zstd")
+    x.add_argument("--address", help="join this Ray cluster instead of starting a local one")
+    x.set_defaults(func=_cmd_export)
 
     from audit.sidecar.service import add_subparser as add_sidecar
     from audit.takedown.cli_commands import add_subparsers as add_takedown
@@ -89,10 +103,21 @@ def _cmd_decide(a: argparse.Namespace) -> int:
     from audit.config import load_config
     from audit.job.plan import decide_run
 
-    res = decide_run(a.run, load_config(a.config) if a.config else None, address=a.address)
+    res = decide_run(a.run, load_config(a.config) if a.config else None, address=a.address, out=a.out)
     s = res.summary
     print(f"audit: re-judged {s['documents']:,} documents: {s['kept']:,} kept, {s['quarantined']:,} quarantined "
           f"({res.out}/summary.json)")
+    return 0
+
+
+def _cmd_export(a: argparse.Namespace) -> int:
+    from audit.exporter import ExportOptions, export_run
+
+    res = export_run(a.run, a.out, ExportOptions(a.verdict, a.format, a.compression), address=a.address)
+    m = res.manifest
+    extra = "".join(f", {m['counts'][k]:,} {k}" for k in ("not_written", "withheld") if m["counts"][k])
+    print(f"audit: exported {m['records']:,} {m['verdict']} records into {len(m['shards'])} file(s){extra} "
+          f"({res.out}/manifest.json)")
     return 0
 
 

@@ -28,14 +28,16 @@ from typing import Any
 
 from audit import __version__
 from audit.blocklist import Blocklist
-from audit.config import AuditConfig, ConfigError, parse_config
+from audit.config import AuditConfig, ConfigError
 from audit.io.run_lock import hold_run_folder
 from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
 from audit.io.storage import Location, location
 from audit.job.executor import Executor, LocalExecutor, RayExecutor, make_executor, wants_ray
-from audit.job.resume import (ShardState, drop_unused, load_done, measure_fingerprint, measuring_settings,
+from audit.job.resume import (DONE, ShardState, drop_unused, load_done, measure_fingerprint, measuring_settings,
                               refused_changes, shard_state)
-from audit.job.run_folder import MEASUREMENTS, check_output_folder, clean_leftovers, new_work_folder, replace_run
+from audit.job.run_folder import (DECIDING, JUDGEMENTS, MEASUREMENTS, archive_judgement, check_output_folder,
+                                  clean_leftovers, copy_tree, judgement_history, new_work_folder, reading_run_folder,
+                                  replace_run, require_finished, run_config, run_manifest, start_new_run)
 from audit.job.scan import ShardResult
 from audit.progress import Progress
 from audit.report import write_report
@@ -302,8 +304,10 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         work.child("unreadable.jsonl").write_text(
             "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in summary.unreadable))
         _write_run_manifest(work, config, measured, problems)
-        # on a Ray worker, the report's reading of quarantine/ examples stays out of the driver's memory
-        ex.call(_write_report, work, result, name="write_report")
+        # on a Ray worker, the report's reading of quarantine/ examples stays out of the driver's memory;
+        # the report lists the judgements an `audit decide` replaced (not part of summary.json)
+        history = judgement_history(out)
+        ex.call(_write_report, work, {**result, "judgements": history} if history else result, name="write_report")
         work.child("summary.json").write_json(result)
         replace_run(out, work)
     finally:
@@ -349,17 +353,24 @@ def _write_run_manifest(work: Location, config: AuditConfig, measured: _Measured
     })
 
 
-def decide_run(run: Path | str, config: AuditConfig | None = None, address: str | None = None) -> RunResult:
+def decide_run(run: Path | str, config: AuditConfig | None = None, address: str | None = None,
+               out: Path | str | None = None) -> RunResult:
     """Re-judge a finished run from its kept measurements (`audit decide`), with `config`'s
-    thresholds when given; measuring settings must be the run's own."""
-    out = location(run, Path.cwd())
-    if not out.child("run.json").is_file() or not out.child(MEASUREMENTS).is_dir():
-        raise InputError(f"{out}: not a finished audit run with measurements (no run.json or measurements/): "
-                         "run `audit run` first")
-    manifest = out.child("run.json").read_json()
-    base_dir = Path(manifest.get("base_dir", "."))
+    thresholds when given; measuring settings must be the run's own.
+
+    In place (`out` None or the run itself), the judgement it replaces (summary.json, run.json) is
+    kept under judgements/. With `out`, a new finished run folder is written there and `run` is
+    left byte for byte: the measurements are hard-linked where one local filesystem holds both
+    (their files are only ever replaced whole, never changed in place) and copied otherwise; the
+    takedown state and the judgement history are copied. The new folder stands alone (lookup,
+    export, decide again), whatever later happens to `run`."""
+    src = location(run, Path.cwd())
+    require_finished(src, "audit decide")
+    if not src.child(MEASUREMENTS).is_dir():
+        raise InputError(f"{src}: has no measurements/ to re-judge: run `audit run` into it again")
+    manifest = run_manifest(src)
     if config is None:
-        config = parse_config(manifest["config"], base_dir=base_dir, source=f"{out.child('run.json')}")
+        config = run_config(src, manifest)
     refused = refused_changes(manifest.get("measuring_settings", {}), config)
     if refused:  # every one named: the user fixes them all at once
         raise ConfigError(f"{', '.join(refused)}: changed since the run measured (a threshold: below what was "
@@ -367,18 +378,40 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
     shards = [Shard(s["shard"], s["location"], s["index"]) for s in manifest["shards"]]
     states = [ShardState(s["shard"], s["location"], s["index"], s["size"], s["mtime_ns"], s["fingerprint"])
               for s in manifest["shards"]]
-    done = load_done(out.child(MEASUREMENTS))
-    missing = [st.shard for st in states if st.key not in done]
-    if missing:
-        raise InputError(f"{out}: the measurements of shard {missing[0]} are missing ({len(missing)} in all): "
-                         "run `audit run` to measure them")
+    dest = src if out is None else location(out, Path.cwd())
+    in_place = dest.uri == src.uri or (dest.is_local and src.is_local and
+                                       Path(dest.path).resolve() == Path(src.path).resolve())
+    if not in_place and dest.is_local and src.is_local and Path(dest.path).resolve().is_relative_to(
+            Path(src.path).resolve()):
+        raise InputError(f"decide --out {dest}: is inside the run folder {src}, which must stay as it is: "
+                         "give a folder outside it")
+    with reading_run_folder(src):
+        done = load_done(src.child(MEASUREMENTS))
+        missing = [st.shard for st in states if st.key not in done]
+        if missing:
+            raise InputError(f"{src}: the measurements of shard {missing[0]} are missing ({len(missing)} in all): "
+                             "run `audit run` to measure them")
+        if not in_place:
+            start_new_run(src, dest)
+            measurements = dest.child(MEASUREMENTS)
+            for st in states:  # this run's parts and completion records only
+                copy_tree(src.child(MEASUREMENTS, st.part), measurements.child(st.part), link=True)
+                copy_tree(src.child(MEASUREMENTS, DONE, f"{st.key}.json"), measurements.child(DONE, f"{st.key}.json"),
+                          link=True)
     measured = _Measured(shards, states, {st.key: ShardResult.from_record(done[st.key]["result"]) for st in states},
                          reused=len(states), corpus_df=manifest.get("corpus_df"))
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
-    with hold_run_folder(out, "audit decide"):
-        # judging costs far less than measuring: a small run's decide never waits for Ray to start
-        measured.executor = make_executor(config, address, sum(st.size or 0 for st in states), judge_only=True)
-        measured.ray_seconds = measured.executor.start_seconds
-        summary = _finish(config, out, measured, manifest.get("unreadable_inputs", []), started, t0)
-    return RunResult(out=Path(out.path) if out.is_local else out.uri, summary=summary)
+    with hold_run_folder(dest, "audit decide"):
+        entry = archive_judgement(src, src.child(JUDGEMENTS)) if in_place else None
+        try:
+            # judging costs far less than measuring: a small run's decide never waits for Ray to start
+            measured.executor = make_executor(config, address, sum(st.size or 0 for st in states), judge_only=True)
+            measured.ray_seconds = measured.executor.start_seconds
+            summary = _finish(config, dest, measured, manifest.get("unreadable_inputs", []), started, t0)
+        except BaseException:
+            if entry is not None:  # the judgement it kept is still the run's own
+                entry.delete()
+            raise
+    dest.child(DECIDING).delete()
+    return RunResult(out=Path(dest.path) if dest.is_local else dest.uri, summary=summary)

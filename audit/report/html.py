@@ -405,6 +405,23 @@ def _unreadable(s: Mapping[str, Any], entries: list[dict[str, Any]]) -> Html:
     return _section("unreadable", "Unreadable input", body)
 
 
+def _judgement_history(s: Mapping[str, Any]) -> Html:
+    """The judgements `audit decide` replaced (the run folder's judgements/), oldest first; nothing
+    when the run was never re-judged."""
+    rows = s.get("judgements")
+    if not isinstance(rows, list) or not rows:
+        return Html("")
+    cells = "".join(
+        "<tr>" + "".join(f"<td>{esc('—' if r.get(k) is None else r.get(k))}</td>" for k in
+                         ("seq", "finished", "documents", "kept", "quarantined", "config_fingerprint", "folder"))
+        + "</tr>" for r in rows if isinstance(r, Mapping))
+    head = "".join(f"<th>{esc(h)}</th>" for h in ("#", "Finished", "Documents", "Kept", "Quarantined",
+                                                    "Config fingerprint", "Kept in"))
+    return Html('<section id="judgements"><h2>Earlier judgements</h2><p class="note">Each re-judging with '
+                "<code>audit decide</code> keeps the judgement it replaced (summary.json and run.json).</p>"
+                f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table></section>")
+
+
 def _details(details: object) -> Html:
     text = details if isinstance(details, str) else json.dumps(details, ensure_ascii=False, sort_keys=True,
                                                                 default=str)
@@ -462,7 +479,7 @@ def render_report(run_dir: Path, summary: Mapping[str, Any], *, examples_per_kin
         f"{_num(s.get('shards'))} shards" if s.get("shards") is not None else "") if x)
     sections = [
         _headline(s), _reasons(s, examples), _lengths(s), _languages(s), _pii(s), _contamination(s),
-        _duplicates(s), _stages(s), _unreadable(s, unreadable), _examples(examples),
+        _duplicates(s), _stages(s), _unreadable(s, unreadable), _examples(examples), _judgement_history(s),
     ]
     # The folder may still be the run's temporary one when this is called: name the run by its start.
     title = f"Audit report · {s['started']}" if s.get("started") else "Audit report"
