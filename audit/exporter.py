@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -114,10 +115,10 @@ class ExportResult:
 
 
 def export_run(run: str | os.PathLike, dest: str | os.PathLike, options: ExportOptions = ExportOptions(),
-               address: str | None = None) -> ExportResult:
+               address: str | None = None, executor: Executor | None = None) -> ExportResult:
     """Export the records of `options.verdict` of the finished run `run` into `dest` (see the
     module's docstring); raises InputError (exit 2) for an unfinished run, a foreign DEST, a shard
-    changed since the run."""
+    changed since the run. The backend is chosen as for the run (`executor` forces one)."""
     run_loc, dest_loc = location(run, Path.cwd()), location(dest, Path.cwd())
     require_finished(run_loc, "audit export")
     manifest = run_manifest(run_loc)
@@ -132,7 +133,7 @@ def export_run(run: str | os.PathLike, dest: str | os.PathLike, options: ExportO
     if todo:
         lineage = {p.name: p.path for p in run_loc.child("lineage").ls()}
         blocklist = _load_blocklist(run_loc) if options.verdict == "kept" else Blocklist({})
-        ex: Executor = make_executor(config, address, sum(j.size or 0 for j in todo))
+        ex = executor or make_executor(config, address, sum(j.size or 0 for j in todo))
         for _, res in ex.map(export_task, todo, lineage, run_loc.fs, dest_loc, options.verdict,
                              RecordFields.of(config.input), config.input.max_record_bytes, ex.put(blocklist),
                              name="export_shard", num_cpus=config.ray.task_cpus):
@@ -443,8 +444,10 @@ class _JsonlSink:
     def __init__(self, target: Location, compression: str) -> None:
         self.target = target
         self.file = AtomicFile(target, keep_suffix=True)
-        raw = self.file.open()
-        self.stream = raw if compression == "none" else pa.CompressedOutputStream(raw, compression)
+        self.raw = self.file.open()
+        # gzip at zlib's level 6 (gzip(1)'s default): Arrow's gzip stream compresses at level 9, twice as slow
+        self.gzip = zlib.compressobj(6, zlib.DEFLATED, 31) if compression == "gzip" else None
+        self.stream = pa.CompressedOutputStream(self.raw, "zstd") if compression == "zstd" else self.raw
         self.parts: list[bytes] = []
         self.size = 0
 
@@ -471,11 +474,14 @@ class _JsonlSink:
 
     def _flush(self) -> None:
         if self.parts:
-            self.stream.write(b"".join(self.parts))
+            data = b"".join(self.parts)
+            self.stream.write(self.gzip.compress(data) if self.gzip is not None else data)
             self.parts, self.size = [], 0
 
     def close(self) -> int:
         self._flush()
+        if self.gzip is not None:
+            self.stream.write(self.gzip.flush())
         self.stream.close()
         self.file.commit()
         return self.target.size()

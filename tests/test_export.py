@@ -14,6 +14,7 @@ import audit.exporter as exporter
 from audit.blocklist import BLOCKLIST_SCHEMA
 from audit.exporter import ExportOptions, export_run
 from audit.io.shards import InputError
+from audit.job.executor import LocalExecutor
 from audit.records import text_sha256
 from tests.fixtures_export import (SHARDS, expected_records, exported, judged_run, manifest, raw_lines,
                                    tree_hashes)
@@ -154,9 +155,7 @@ def test_export_on_ray_workers_equals_the_export_here(corpus_run, tmp_path, ray_
     corpus, run = corpus_run  # a run made on Ray; the export runs there too (a session is up)
     here = tmp_path / "here"
     m = export_run(run, tmp_path / "ray", ExportOptions("kept", "parquet")).manifest
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("audit.job.executor.wants_ray", lambda *a, **k: False)
-        export_run(run, here, ExportOptions("kept", "parquet"))
+    export_run(run, here, ExportOptions("kept", "parquet"), executor=LocalExecutor())
     assert tree_hashes(tmp_path / "ray").keys() == tree_hashes(here).keys()
     for p in here.glob("*.parquet"):
         assert pq.read_table(p).equals(pq.read_table(tmp_path / "ray" / p.name)), p.name

@@ -53,6 +53,7 @@ def test_notebook_runs_on_a_hand_built_run(tmp_path, monkeypatch):
     assert f"**{summary['documents']:,}** documents" in text
     assert f"drift verdict: {summary['drift']['verdict']}" in text
     assert "4 unreadable lines or files" in text
+    assert "0 earlier judgement(s)" in text  # the Python API's run.judgements (audit.open_run)
     # Figures computed from the datasets agree with summary.json.
     assert f"duplicate rate: {summary['duplicates']['rate']:.2%}" in text
     # Hostile strings from the data are displayed escaped in HTML tables and SVG labels.
