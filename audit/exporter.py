@@ -42,11 +42,12 @@ from audit import __version__
 from audit.blocklist import Blocklist
 from audit.config import AuditConfig
 from audit.io.atomic import AtomicFile
-from audit.io.records import LineDecoder, RecordFields
+from audit.io.records import BOM, LineDecoder, RecordFields
 from audit.io.shards import (JSONL_SUFFIXES, PARQUET_SUFFIXES, DamagedStream, InputError, is_uri, open_stream,
                              split_lines)
 from audit.io.storage import Location, location
 from audit.job.executor import Executor, Shared, make_executor
+from audit.job.parts import PartWriter
 from audit.job.run_folder import config_fingerprint, ledger_head, require_finished, run_config, run_manifest
 
 VERDICTS = ("kept", "quarantined")
@@ -212,6 +213,9 @@ def _claim_dest(dest: Location, settings: dict[str, Any], jobs: list[ShardJob]) 
     if foreign:
         raise InputError(f"export --out {dest}: holds {', '.join(foreign[:3])}, which this export did not write: "
                          "use an empty or new folder")
+    for f in dest.walk():  # a killed export's temporary files (audit.io.atomic names them .tmp.*)
+        if f.name.startswith(".tmp."):
+            f.delete()
     dest.mkdir()
     dest.child(SETTINGS).write_json(settings)
 
@@ -357,22 +361,10 @@ def _jsonl_records(job: ShardJob, wanted: np.ndarray, reasons: dict[int, list[st
                    max_record_bytes: int, sink: "_JsonlSink | _ParquetSink", stats: dict[str, int]) -> None:
     """The wanted records of a JSON-lines shard, numbered as the run numbered them."""
     decoder = LineDecoder(fields, max_record_bytes)
-    # A kept line going out as JSON lines is its bytes: it need not be parsed, only numbered.
-    raw_only = isinstance(sink, _JsonlSink) and reasons is None
     n = len(wanted)
     try:
         for offset, line, length in split_lines(open_stream(job.location), max_record_bytes):
             stats["read"] += length + 1
-            if raw_only and line is not None:
-                decoder.lines += 1
-                if not line.strip():
-                    continue
-                decoder.records += 1
-                rec = decoder.records - 1
-                if rec < n and wanted[rec]:
-                    sink.line(line[3:] if offset == 0 and line.startswith(b"\xef\xbb\xbf") else line)
-                    stats["records"] += 1
-                continue
             decoded = decoder.feed(offset, line, length)
             if decoded is None:
                 continue
@@ -387,7 +379,7 @@ def _jsonl_records(job: ShardJob, wanted: np.ndarray, reasons: dict[int, list[st
             if rs is not None and REASONS_FIELD in obj:
                 stats["replaced"] += 1
             if isinstance(sink, _JsonlSink):
-                if offset == 0 and line.startswith(b"\xef\xbb\xbf"):
+                if offset == 0 and line.startswith(BOM):  # the stream's byte-order mark, not the record's
                     line = line[3:]
                 sink.line(line if rs is None else _with_reasons(line, obj, rs))
             else:
@@ -502,13 +494,10 @@ def _json_default(value: Any) -> Any:
 
 
 class _ParquetSink:
-    """Rows into one Parquet file, written whole or not at all."""
+    """Rows into one Parquet file, written whole or not at all (audit.job.parts.PartWriter)."""
 
     def __init__(self, target: Location, compression: str) -> None:
-        self.file = AtomicFile(target, keep_suffix=True)
-        self.codec = "NONE" if compression == "none" else compression
-        self.writer: pq.ParquetWriter | None = None
-        self.schema: pa.Schema | None = None
+        self.part = PartWriter(target, "NONE" if compression == "none" else compression)
         self.rows: list[dict[str, Any]] = []
         self.target = target
         self.empty_schema = pa.schema([])  # the columns of a file with no row (a Parquet shard's own)
@@ -522,42 +511,28 @@ class _ParquetSink:
         if not self.rows:
             return
         rows, self.rows = self.rows, []
-        if self.schema is None:
-            self._write(pa.Table.from_pylist(rows))
+        schema = self.part.schema
+        if schema is None:
+            self.part.write(pa.Table.from_pylist(rows))
             return
-        extra = {k for r in rows for k in r} - set(self.schema.names)
+        extra = {k for r in rows for k in r} - set(schema.names)
         if extra:
             raise InputError(f"{self.target}: records have field(s) {', '.join(sorted(extra)[:3])} that the shard's "
                              "first records had not: export this shard with --format jsonl")
         try:
-            self._write(pa.Table.from_pylist(rows, schema=self.schema))
+            self.part.write(pa.Table.from_pylist(rows, schema=schema))
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise InputError(f"{self.target}: a field's type differs from the shard's first records ({e}): export "
                              "this shard with --format jsonl") from None
 
     def table(self, rows: pa.Table, stats: dict[str, int]) -> int:
-        self._write(rows)
+        self.part.write(rows)
         return rows.num_rows
-
-    def _write(self, table: pa.Table) -> None:
-        if self.writer is None:
-            self.schema = table.schema
-            self.writer = pq.ParquetWriter(self.file.open(), table.schema, compression=self.codec)
-        self.writer.write_table(table)
 
     def close(self) -> int:
         self._flush_rows()
-        if self.writer is None:  # no record of the verdict: an empty file, with the input's columns where known
-            self._write(self.empty_schema.empty_table())
-        assert self.writer is not None
-        self.writer.close()
-        self.file.commit()
+        self.part.close(empty=self.empty_schema)  # no record of the verdict: an empty file with the columns
         return self.target.size()
 
     def abort(self) -> None:
-        if self.writer is not None:
-            try:
-                self.writer.close()
-            except Exception:  # noqa: BLE001 - the file is discarded either way
-                pass
-        self.file.abort()
+        self.part.abort()

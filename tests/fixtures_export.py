@@ -6,7 +6,6 @@ from the corpus as written and the run's lineage, which records an export of a v
 """
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 from pathlib import Path
@@ -15,9 +14,9 @@ from typing import Any
 import orjson
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
-import zstandard
 
 from audit.config import parse_config
+from audit.io.shards import iter_jsonl_lines
 from audit.job.plan import run_audit
 from tests.fixtures_corpus import Corpus, write_corpus
 from tests.fixtures_runs import CORPUS_JOB
@@ -55,13 +54,8 @@ def expected_records(corpus: Corpus, run: Path, shard: str, verdict: str) -> lis
 
 
 def raw_lines(path: Path) -> list[bytes]:
-    """The lines of a JSON-lines file, plain, gzip or zstd."""
-    data = path.read_bytes()
-    if path.name.endswith(".gz"):
-        data = gzip.decompress(data)
-    elif path.name.endswith(".zst"):
-        data = zstandard.ZstdDecompressor().decompressobj().decompress(data)
-    return [line for line in data.split(b"\n") if line]
+    """The lines of a JSON-lines file, plain, gzip or zstd (read as the job reads a shard)."""
+    return [line for _, line in iter_jsonl_lines(str(path)) if line]
 
 
 def exported(path: Path) -> list[dict[str, Any]]:

@@ -88,6 +88,7 @@ def test_a_killed_export_resumes_and_skips_the_finished_shards(judged, tmp_path,
     assert not (dest / "manifest.json").exists() and len(list((dest / "_done").iterdir())) == 2
     first_two = {p.name: p.stat().st_ino for p in dest.iterdir() if p.name in ("a.jsonl", "b.jsonl.gz")}
     assert len(first_two) == 2
+    (dest / ".tmp.x1y2.c.parquet").write_bytes(b"PAR1 half a file")  # what a kill during a write leaves
     started.clear()
     monkeypatch.setattr(exporter, "_check_unchanged", real)
     resumed = export_run(run, dest, ExportOptions("kept")).manifest

@@ -14,10 +14,11 @@ from audit.io.storage import Location
 class PartWriter:
     """Streams tables into one Parquet file that appears whole or not at all (audit.io.atomic:
     local files written aside and renamed, objects existing once closed). Writes nothing when it
-    received no row."""
+    received no row. `compression`: a Parquet codec (zstd, gzip, none)."""
 
-    def __init__(self, dest: Location) -> None:
+    def __init__(self, dest: Location, compression: str = "zstd") -> None:
         self.dest = dest
+        self.compression = compression
         self._file: AtomicFile | None = None
         self._writer: pq.ParquetWriter | None = None
         self.schema: pa.Schema | None = None
@@ -26,7 +27,7 @@ class PartWriter:
     def _open(self, schema: pa.Schema) -> None:
         self.schema = schema
         self._file = AtomicFile(self.dest)
-        self._writer = pq.ParquetWriter(self._file.open(), schema, compression="zstd")
+        self._writer = pq.ParquetWriter(self._file.open(), schema, compression=self.compression)
 
     def write(self, table: pa.Table) -> None:
         if table.num_rows == 0:
