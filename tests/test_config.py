@@ -210,6 +210,7 @@ def test_decide_names_every_measuring_change_in_one_line(tmp_path):
     measured = parse_config({"input": {"paths": ["x"]}})
     (run / "run.json").write_text(json.dumps({"config": json.loads(measured.model_dump_json()), "shards": [],
                                               "measuring_settings": measuring_settings(measured)}))
+    (run / "summary.json").write_text("{}")  # a finished run (decide refuses an unfinished one)
     changed = parse_config({"input": {"paths": ["x"]}, "contamination": {"ngram": 9, "threshold": 0.1},
                             "dedup": {"seed": 2}, "languages": {"min_score": 0.2}, "pii": {"max_findings": 0}})
     with pytest.raises(ConfigError) as e:

@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 import audit.job.plan as plan
-from audit.job.run_folder import JUDGEMENTS_KEPT
+from audit.io.storage import location
+from audit.job.run_folder import JUDGEMENTS_KEPT, config_fingerprint, judgement_history
 from audit.report import render_report
 from tests.fixtures_export import judged_run, tree_hashes
 from tests.fixtures_runs import assert_same_outputs, audit
@@ -114,6 +115,12 @@ def test_in_place_decides_keep_a_capped_history_that_the_report_lists(tmp_path):
     assert [json.loads((p / "summary.json").read_text())["kept"] for p in entries] == kept[2:]
     words = [json.loads((p / "run.json").read_text())["config"]["filters"]["length"]["min_words"] for p in entries]
     assert words == list(range(2, JUDGEMENTS_KEPT + 2))  # each entry holds the config that judged it
+    history = judgement_history(location(run))
+    assert [h["kept"] for h in history] == kept[2:] and [h["folder"] for h in history] == [
+        f"judgements/{p.name}" for p in entries]
+    assert [h["config_fingerprint"] for h in history] == [
+        config_fingerprint(json.loads((p / "run.json").read_text())) for p in entries]
+    assert len({h["config_fingerprint"] for h in history}) == JUDGEMENTS_KEPT  # each judged by its own config
     page = (run / "report.html").read_text()
     assert "Earlier judgements" in page and entries[-1].name in page and entries[0].name in page
 

@@ -137,9 +137,9 @@ def ledger_head(out: Location) -> str | None:
 
 
 def archive_judgement(source: Location, history: Location) -> Location:
-    """Keep `source`'s current judgement (summary.json and run.json) as the next entry of the
-    `history` folder (a run folder's judgements/), `<seq>-<finished>`, dropping the oldest past
-    JUDGEMENTS_KEPT; returns the entry's folder."""
+    """Keep `source`'s current judgement (summary.json and run.json, and `judgement.json`: what the
+    history lists of it) as the next entry of the `history` folder (a run folder's judgements/),
+    `<seq>-<finished>`, dropping the oldest past JUDGEMENTS_KEPT; returns the entry's folder."""
     summary = source.child("summary.json").read_json()
     entries = [p for p in history.ls() if p.name[:4].isdigit()]
     seq = max((int(p.name[:4]) for p in entries), default=0) + 1
@@ -147,7 +147,11 @@ def archive_judgement(source: Location, history: Location) -> Location:
     entry = history.child(f"{seq:04d}-{stamp or 'unknown'}")
     entry.mkdir()
     for name in ("run.json", "summary.json"):
-        entry.child(name).write_bytes(source.child(name).read_bytes())
+        copy_tree(source.child(name), entry.child(name), link=False)
+    entry.child("judgement.json").write_json({
+        "seq": seq, "folder": f"{JUDGEMENTS}/{entry.name}", "finished": summary.get("finished"),
+        "config_fingerprint": config_fingerprint(run_manifest(source)), "documents": summary.get("documents"),
+        "kept": summary.get("kept"), "quarantined": summary.get("quarantined")})
     for old in entries[:max(0, len(entries) + 1 - JUDGEMENTS_KEPT)]:
         old.delete()
     return entry
@@ -155,19 +159,16 @@ def archive_judgement(source: Location, history: Location) -> Location:
 
 def judgement_history(out: Location) -> list[dict[str, Any]]:
     """The judgements kept in `out/judgements/`, oldest first: seq, folder, when it finished, its
-    config fingerprint and counts (a damaged entry is listed with its error)."""
+    config fingerprint and counts (an entry that cannot be read is listed with its error)."""
     rows = []
     for entry in out.child(JUDGEMENTS).ls():
         if not entry.name[:4].isdigit():
             continue
-        row: dict[str, Any] = {"seq": int(entry.name[:4]), "folder": f"{JUDGEMENTS}/{entry.name}"}
         try:
-            s, m = entry.child("summary.json").read_json(), entry.child("run.json").read_json()
-            row.update(finished=s.get("finished"), config_fingerprint=config_fingerprint(m),
-                       documents=s.get("documents"), kept=s.get("kept"), quarantined=s.get("quarantined"))
+            rows.append(entry.child("judgement.json").read_json())
         except (OSError, ValueError) as e:
-            row["error"] = f"unreadable entry: {e}"
-        rows.append(row)
+            rows.append({"seq": int(entry.name[:4]), "folder": f"{JUDGEMENTS}/{entry.name}",
+                         "error": f"unreadable entry: {e}"})
     return rows
 
 
