@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import audit as audit_api
 import audit.job.plan as plan
 from audit.io.storage import location
 from audit.job.run_folder import JUDGEMENTS_KEPT, config_fingerprint, judgement_history
@@ -132,3 +133,18 @@ def test_the_history_section_escapes_what_it_shows(tmp_path):
          "config_fingerprint": hostile, "folder": "judgements/0001-x"}]})
     assert "Earlier judgements" in page and hostile not in page and "&lt;script&gt;" in page
     assert "Earlier judgements" not in render_report(tmp_path, {"documents": 1, "kept": 1, "quarantined": 0})
+
+
+def test_decide_out_onto_object_storage_equals_it_here(judged, tmp_path, s3_bucket):
+    corpus, run = judged
+    config = _lenient(run, tmp_path)
+    before = tree_hashes(run)
+    remote = f"{s3_bucket}/decided-{tmp_path.name}"
+    assert audit("decide", str(run), "--config", str(config), "--out", remote) == 0
+    assert audit("decide", str(run), "--config", str(config), "--out", str(tmp_path / "here")) == 0
+    assert tree_hashes(run) == before
+    there, here = audit_api.open_run(remote), audit_api.open_run(tmp_path / "here")
+    assert {k: v for k, v in there.summary.items() if k not in VOLATILE} == _summary(here.path)
+    assert there.lineage.to_table().sort_by("doc_id").equals(here.lineage.to_table().sort_by("doc_id"))
+    assert [h["kept"] for h in there.judgements] == [h["kept"] for h in here.judgements]
+    assert not location(remote).child(".decide-from.json").exists()
