@@ -126,16 +126,16 @@ def export_run(run: str | os.PathLike, dest: str | os.PathLike, options: ExportO
     config = run_config(run_loc, manifest)
     summary = run_loc.child("summary.json").read_json()
     jobs = plan_jobs(manifest, options)
+    _check_apart(dest_loc, run_loc, jobs)
     settings = {"run": run_loc.uri, "run_finished": summary.get("finished"), "verdict": options.verdict,
                 "format": options.format, "compression": options.compression}
     _claim_dest(dest_loc, settings, jobs)
     done = _load_done(dest_loc, jobs)
     todo = [j for j in jobs if j.shard not in done]
     if todo:
-        lineage = {p.name: p.path for p in run_loc.child("lineage").ls()}
         blocklist = _load_blocklist(run_loc) if options.verdict == "kept" else Blocklist({})
         ex = executor or make_executor(config, address, sum(j.size or 0 for j in todo))
-        for _, res in ex.map(export_task, todo, lineage, run_loc.fs, dest_loc, options.verdict,
+        for _, res in ex.map(export_task, todo, run_loc.child("lineage"), dest_loc, options.verdict,
                              RecordFields.of(config.input), config.input.max_record_bytes, ex.put(blocklist),
                              name="export_shard", num_cpus=config.ray.task_cpus):
             done[res.shard] = res
@@ -188,6 +188,20 @@ def plan_jobs(manifest: dict[str, Any], options: ExportOptions) -> list[ShardJob
         jobs.append(ShardJob(s["shard"], s["location"], s["index"], s.get("size"), s.get("mtime_ns"), output,
                              fmt, comp))
     return jobs
+
+
+def _check_apart(dest: Location, run: Location, jobs: list[ShardJob]) -> None:
+    """Refuse a DEST inside the run folder (a run folder holds nothing of anyone else's) or beside
+    the input shards (a later run over their folder would read the export as shards)."""
+    if not dest.is_local:
+        return
+    where = Path(dest.path).resolve()
+    folders = [(Path(run.path).resolve(), "the run folder")] if run.is_local else []
+    folders += [(Path(j.location).resolve().parent, "the folder of input shard " + j.shard) for j in jobs
+                if not is_uri(j.location)]
+    for folder, what in folders:
+        if where.is_relative_to(folder):
+            raise InputError(f"export --out {dest}: is inside {what} ({folder}): write the export elsewhere")
 
 
 def _claim_dest(dest: Location, settings: dict[str, Any], jobs: list[ShardJob]) -> None:
@@ -290,13 +304,14 @@ def _write_manifest(dest: Location, run: Location, manifest: dict[str, Any], sum
 
 # ---- one shard (a task) -----------------------------------------------------------------------
 
-def export_task(job: ShardJob, lineage: dict[str, str], run_fs: Any, dest: Location, verdict: str,
-                fields: RecordFields, max_record_bytes: int, blocklist: Shared[Blocklist]) -> ShardExport:
+def export_task(job: ShardJob, lineage: Location, dest: Location, verdict: str, fields: RecordFields,
+                max_record_bytes: int, blocklist: Shared[Blocklist]) -> ShardExport:
     """Export one shard (a Ray task or a call here); writes its file, then its done record."""
     t0 = time.perf_counter()
     _check_unchanged(job)
-    part = lineage.get(f"part-{job.index:06d}.parquet")
-    wanted, reasons, lineage_rows, withheld = _verdicts(run_fs, part, job.shard, verdict, blocklist.get())
+    part = lineage.child(f"part-{job.index:06d}.parquet")  # the decide pass's part of this shard
+    wanted, reasons, lineage_rows, withheld = _verdicts(part if part.is_file() else None, job.shard, verdict,
+                                                        blocklist.get())
     target = dest.child(*job.output.split("/"))
     sink = _JsonlSink(target, job.compression) if job.format == "jsonl" else _ParquetSink(target, job.compression)
     stats = {"records": 0, "not_written": 0, "replaced": 0, "read": 0, "seen": 0}
@@ -332,14 +347,14 @@ def _check_unchanged(job: ShardJob) -> None:
                          "run.json): run `audit run` again before exporting")
 
 
-def _verdicts(fs: Any, part: str | None, shard: str, verdict: str,
+def _verdicts(part: Location | None, shard: str, verdict: str,
               blocklist: Blocklist) -> tuple[np.ndarray, dict[int, list[str]] | None, int, int]:
     """From the shard's lineage part: a mask over record numbers of the records to write, the
     reasons of each (quarantined; None when exporting kept records), the shard's lineage rows and
     the kept records withheld."""
     if part is None:
         return np.zeros(0, dtype=bool), None if verdict == "kept" else {}, 0, 0
-    with fs.open_input_file(part) as f:
+    with part.open_input() as f:
         t = pq.read_table(f, columns=["shard", "record", "verdict", "reasons", "sha256"],
                           filters=[("shard", "=", shard)])
     rows = t.num_rows

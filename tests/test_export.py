@@ -161,3 +161,11 @@ def test_export_on_ray_workers_equals_the_export_here(corpus_run, tmp_path, ray_
     for p in here.glob("*.parquet"):
         assert pq.read_table(p).equals(pq.read_table(tmp_path / "ray" / p.name)), p.name
     assert m["records"] == json.loads((run / "summary.json").read_text())["kept"]
+
+
+def test_an_export_inside_the_run_or_beside_the_shards_is_refused(judged):
+    corpus, run = judged
+    for inside in (run / "clean", corpus.root / "shards" / "clean"):
+        with pytest.raises(InputError, match="is inside"):
+            export_run(run, inside)
+        assert not inside.exists()
