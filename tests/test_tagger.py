@@ -7,7 +7,7 @@ import pyarrow.compute as pc
 from audit.config import AuditConfig
 from audit.decide import Decider
 from audit.tagger import Tagger
-from audit.stages import Stage
+from audit.stages import ConfigStage
 from audit.stages.charset import CharsetStage
 from audit.stages.exact_dup import ExactDupStage
 from audit.stages.length import LengthStage
@@ -16,7 +16,7 @@ from tests.fixtures_stages import records
 CFG = AuditConfig(input={"paths": ["x"]})
 
 
-class RejectsMarkedText(Stage):
+class RejectsMarkedText(ConfigStage):
     """A stage with a bug that only one record triggers (as a library bug would)."""
 
     name = "picky"
@@ -38,7 +38,7 @@ def test_one_bad_record_is_named_and_the_rest_measured() -> None:
     assert [e is None for i, e in enumerate(errors) if i != 2] == [True] * 4
     assert out.column("picky_chars").to_pylist() == [26, 10, None, None, 12]
     assert out.column("length_words").to_pylist()[2] is None  # measured as unreadable: no text
-    decided = Decider(CFG, [type(s) for s in stages])(out)
+    decided = Decider(CFG, stages)(out)
     assert decided.column("reasons").to_pylist()[2] == ["unreadable"]
     reasons = decided.column("reasons").to_pylist()
     assert all("unreadable" not in reasons[i] for i in (0, 1, 4))
