@@ -144,9 +144,14 @@ def stage_label(stage: Stage) -> str:
 
 
 def measuring_params(config: AuditConfig, i: int) -> dict[str, Any]:
-    """`stages[i].params` but those its class names in `judges`: what its measurements depend on."""
-    judges = set(stage_class(config, i).judges)
-    return {k: v for k, v in config.stages[i].params.items() if k not in judges}
+    """`stages[i].params`, with its __init__'s defaults for those not given, but those its class
+    names in `judges`: what its measurements depend on."""
+    import inspect
+
+    cls = stage_class(config, i)
+    bound = inspect.signature(cls).bind_partial(**config.stages[i].params)
+    bound.apply_defaults()
+    return {k: v for k, v in bound.arguments.items() if k not in set(cls.judges)}
 
 
 def stage_source(config: AuditConfig, i: int) -> str:
