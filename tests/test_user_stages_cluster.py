@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pyarrow.dataset as pads
 import pytest
+import yaml
 
 from audit.config import load_config
 from audit.job.plan import run_audit
 from tests.fixtures_runs import audit, node_of_shard
-from tests.fixtures_user_stages import example_job
+from tests.fixtures_user_stages import HERE, example_job, stage_config
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
 
@@ -63,3 +64,17 @@ def test_a_user_stage_on_two_nodes_reaches_lineage_and_decide_only_judges(tmp_pa
     rejudged = _shouting(run)
     assert flagged < rejudged and _sample_ids(rejudged) == {"shout-0", "shout-1", "mixed-0"}
     assert json.loads((run / "summary.json").read_text())["reasons"]["shouting"] == 4 * 50 * 3
+
+
+def test_a_user_stage_breaking_the_protocol_on_a_worker_exits_2_naming_it(tmp_path: Path, two_node_cluster,
+                                                                           capsys) -> None:
+    """Raised in a Ray task on either node: one line naming the stage, its use and the shard."""
+    example_job(tmp_path)
+    data = stage_config(tmp_path, f"{HERE}:WritesOtherColumns", python_path=[str(Path(__file__).parents[1])])
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert audit("run", str(tmp_path / "job.yaml"), "--out", str(tmp_path / "run"), "--address", two_node_cluster,
+                 "--quiet") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"audit: stage sloppy (stages[0].use {HERE}:WritesOtherColumns): __call__ returned 6 rows "
+                          "and added columns ['sloppy_other']") and err.count("\n") == 1
+    assert "(measuring shard shards/part-0.jsonl)" in err
