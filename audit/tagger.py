@@ -7,6 +7,7 @@ a record the same way; `audit decide` builds the same list and calls each stage'
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import sys
 import time
@@ -121,6 +122,9 @@ def stage_class(config: AuditConfig, i: int) -> type[Stage]:
     if not (isinstance(found, type) and issubclass(found, Stage)):
         raise StageError(f"{key}: {use} is not a subclass of audit.Stage: write `class X(audit.Stage)` with "
                          "name, writes, __call__ and judge (README: Write your own stage)")
+    if inspect.isabstract(found):
+        raise StageError(f"{key}: {use} does not define {', '.join(sorted(found.__abstractmethods__))}: a stage "
+                         "measures in __call__(batch) -> batch")
     return found
 
 
@@ -146,8 +150,6 @@ def stage_label(stage: Stage) -> str:
 def measuring_params(config: AuditConfig, i: int) -> dict[str, Any]:
     """`stages[i].params`, with its __init__'s defaults for those not given, but those its class
     names in `judges`: what its measurements depend on."""
-    import inspect
-
     cls = stage_class(config, i)
     bound = inspect.signature(cls).bind_partial(**config.stages[i].params)
     bound.apply_defaults()
@@ -157,8 +159,6 @@ def measuring_params(config: AuditConfig, i: int) -> dict[str, Any]:
 def stage_source(config: AuditConfig, i: int) -> str:
     """The file of `stages[i]`'s module: its code is part of what was measured (a changed file
     means measuring again, as for an eval set)."""
-    import inspect
-
     cls = stage_class(config, i)
     try:
         return inspect.getsourcefile(cls) or inspect.getfile(cls)
@@ -204,8 +204,6 @@ def check_stages(config: AuditConfig) -> None:
 
 def _init_params(cls: type[Stage]) -> list[str]:
     """The keyword params of a stage class's __init__."""
-    import inspect
-
     return [p.name for p in inspect.signature(cls.__init__).parameters.values()
             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"]
 

@@ -102,6 +102,12 @@ class WritesChars(FailsOnMarked):
     writes = ("chars",)
 
 
+class MeasuresNothing(Stage):
+    """Forgets `__call__`."""
+
+    name = "idle"
+
+
 class NotAStage:
     """Has the methods but not the base class."""
 

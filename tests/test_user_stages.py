@@ -91,6 +91,7 @@ def test_a_config_with_a_user_stage_builds_it_after_the_built_ins(tmp_path: Path
     ("nowhere:Stage", {}, "stages[0].use: cannot import module 'nowhere'"),
     (f"{HERE}:Missing", {}, f"stages[0].use: module '{HERE}' has no 'Missing'"),
     (f"{HERE}:NotAStage", {}, "is not a subclass of audit.Stage"),
+    (f"{HERE}:MeasuresNothing", {}, "MeasuresNothing does not define __call__"),
     ("no-such-plugin", {}, "stages[0].use: 'no-such-plugin' is neither module:Class nor an installed stage"),
     (f"{HERE}:FailsOnMarked", {"threshold": 1}, "stages[0].params: tests.fixtures_user_stages:FailsOnMarked(**params)"),
     (f"{HERE}:NamedLength", {}, "name 'length' is a built-in"),
@@ -208,3 +209,20 @@ def test_a_run_in_this_process_puts_its_reasons_in_lineage_and_decide_only_judge
     lineage = {r["source_id"]: r for r in pads.dataset(tmp_path / "run" / "lineage").to_table().to_pylist()}
     assert {k for k, r in lineage.items() if "shouting" in r["reasons"]} == {"0-0-shout-0", "0-0-shout-1",
                                                                              "0-0-mixed-0"}
+
+
+@pytest.mark.slow
+def test_a_record_a_user_stage_fails_on_in_a_run_is_named_with_its_shard_and_record(tmp_path) -> None:
+    example_job(tmp_path)  # its shard
+    with (tmp_path / "shards" / "part-0.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "odd", "text": "an odd \u2063BOOM record"}) + "\n")
+    data = stage_config(tmp_path, f"{HERE}:FailsOnMarked", python_path=[str(Path(__file__).parents[1])],
+                        ray={"executor": "local"})
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert audit_cli("run", str(tmp_path / "job.yaml"), "--out", str(tmp_path / "run"), "--quiet") == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    label = f"stage marked (stages[0].use {HERE}:FailsOnMarked)"
+    assert summary["unreadable"] == 1 and summary["retried_blocks"] == {label: 1} and summary["documents"] == 7
+    (named,) = [json.loads(line) for line in (tmp_path / "run" / "unreadable.jsonl").read_text().splitlines()]
+    assert (named["shard"], named["record"]) == ("shards/part-0.jsonl", 6)
+    assert named["error"] == f"could not be measured: {label}: ValueError: cannot handle this record"
