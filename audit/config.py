@@ -523,10 +523,25 @@ class RayConfig(Section):
     local_max_bytes: int = Field(default=28_000_000, ge=0)
 
 
+class StageConfig(Section):
+    # A stage of your own (audit.Stage, CONTRACT.md), run after the built-in ones: "module:Class"
+    # (the module found on python_path or installed) or the name of an installed entry point of
+    # group audit.stages.
+    use: str = measure(min_length=1)
+    # Keyword arguments of its class. Measuring settings, except those the class names in its
+    # `judges` (its thresholds), which `audit decide` may change (audit/job/resume.py).
+    params: dict[str, Any] = measure(default_factory=dict)
+
+
 class AuditConfig(Section):
     input: InputConfig = InputConfig()
     eval_sets: list[EvalSetConfig] = measure(default_factory=list)
     languages: LanguagesConfig = LanguagesConfig()
+    # Folders (relative to the config file) put first on sys.path on the driver and on every
+    # worker, where the modules of `stages` are found; the same path must hold them on every node.
+    python_path: list[str] = run(default_factory=list)
+    # Stages of your own, run after the built-in ones on every shard, in this order.
+    stages: list[StageConfig] = measure(default_factory=list)
     sidecar: SidecarConfig = SidecarConfig()
     output: str = run("runs/latest")
     filters: FiltersConfig = FiltersConfig()
@@ -617,11 +632,19 @@ def parse_config(data: Any, base_dir: Path = Path("."), source: str = "config") 
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping of keys at the top level, got {type(data).__name__}")
     try:
-        return AuditConfig(**data, base_dir=base_dir)
+        config = AuditConfig(**data, base_dir=base_dir)
     except ValidationError as e:
         raise ConfigError(f"{source}: {_describe(e.errors()[0])}") from None
     except TypeError as e:  # e.g. a non-string key
         raise ConfigError(f"{source}: {e}") from None
+    if config.stages or config.python_path:
+        from audit.tagger import check_stages
+
+        try:  # user stages load and build here, on the driver, before any work
+            check_stages(config)
+        except ConfigError as e:
+            raise ConfigError(f"{source}: {e}") from None
+    return config
 
 
 def load_config(path: str | Path) -> AuditConfig:

@@ -166,7 +166,7 @@ def test_measuring_settings_are_the_measure_marks():
     config = parse_config({"input": {"paths": ["x"]}, "eval_sets": [{"name": "e", "path": "e.jsonl"}]})
     flat = measuring_settings(config)
     roles = config_roles()
-    measure = {f.path for f in roles if f.role == "measure" and not f.path.startswith("eval_sets")}
+    measure = {f.path for f in roles if f.role == "measure" and not f.path.startswith(("eval_sets", "stages"))}
     floored = {f.path for f in roles if f.floor}
     assert set(flat) == measure | floored | {"eval_sets.0.name", "eval_sets.0.path", "eval_sets.0.text_fields",
                                              "eval_sets.0.id_field", "eval_sets.0.path@file"}

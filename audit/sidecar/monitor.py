@@ -120,8 +120,7 @@ class StreamMonitor:
         # The job's own stage list and Tagger (audit.tagger): the stages the config turns on, one
         # tokenisation shared by those that read words, a failing batch retried record by record.
         self.tagger = Tagger(config)
-        self.stages = self.tagger.stages
-        self.stage_classes: list[type[Stage]] = [type(s) for s in self.stages]
+        self.stages: list[Stage] = self.tagger.stages
         self.alerts = AlertBook(self.out, sc.clear_after,
                                 Webhook(sc.webhook, sc.webhook_timeout) if sc.webhook else None,
                                 on_change=self._alert_changed)
@@ -189,7 +188,7 @@ class StreamMonitor:
         """Run every stage as the job does (its Tagger, then its judges); returns the measured
         table (no text; a record a stage failed on has `error` set) and each row's reasons."""
         measured = self.tagger(table)
-        reasons = judge_all(self.stage_classes, measured, self.config)
+        reasons = judge_all(self.stages, measured)
         return counted_findings(measured, self.config), reasons
 
     def process(self, samples: Sequence[Sample]) -> None:
