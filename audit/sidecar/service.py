@@ -84,6 +84,9 @@ def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: Bin
     if folder is not None and not folder.is_dir():
         raise ConfigError(f"sidecar.source: {sc.source}: no such folder (relative paths are read from "
                           f"{config.base_dir})")
+    if folder is None and stdin is None and sys.stdin is None:  # started with standard input closed
+        raise ConfigError("sidecar: standard input is closed: pipe JSON lines into `audit sidecar`, or name a "
+                          "folder of dumps in sidecar.source")
     stop = threading.Event()
     done = threading.Event()
     previous = {s: signal.signal(s, lambda signum, frame: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}

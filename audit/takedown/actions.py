@@ -18,6 +18,8 @@ import pyarrow.compute as pc
 from audit import __version__
 from audit.io.atomic import write_text_atomic
 from audit.io.shards import DamagedStream, Shard, read_shard
+from audit.io.storage import location
+from audit.job.run_folder import require_finished
 from audit.records import text_sha256
 from audit.takedown.blocklist import BLOCKLIST_SCHEMA, append_blocklist
 from audit.takedown.evidence import evidence_html, evidence_json, mask_excerpt
@@ -226,6 +228,7 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
     if physical and not execute:
         raise TakedownUsageError("--physical rewrites shards and needs --execute as well")
     run_dir = Path(run_dir)
+    require_finished(location(run_dir), "audit takedown")  # an unfinished run would answer "0 located"
     request, raw = load_request(request_path)
     RunLookup(run_dir, warn=lambda _m: None)  # a bad --run fails here, before taking the lock
     mode = "physical" if physical else "execute" if execute else "dry_run"
