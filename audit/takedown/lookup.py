@@ -112,7 +112,7 @@ class RunLookup:
         out = []
         cols = {c: (rows.column(c).to_pylist() if c in rows.column_names else [None] * rows.num_rows)
                 for c in RECORD_COLUMNS}
-        blocked = self.blocklist.match(cols["sha256"])
+        blocked = self.blocklist.match(cols["sha256"], cols["url"], cols["source_id"])
         for i in range(rows.num_rows):
             out.append(Match(**{c: cols[c][i] for c in RECORD_COLUMNS}, method=method, key=key,
                              blocked_by=blocked[i]))
