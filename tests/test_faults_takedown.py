@@ -18,6 +18,7 @@ from audit.takedown.ledger import LEDGER, canonical, sha256_bytes, verify_ledger
 from audit.takedown.request import MAX_REQUEST_BYTES, RequestError, load_request
 from tests.fixtures_corpus import Corpus
 from tests.fixtures_runs import CORPUS_JOB, audit, clone_run, dataset
+from tests.fixtures_storage import run_corpus_on_s3
 from tests.fixtures_takedown import request_file
 
 FUTURE_URL = "https://future.example.org/arrives-next-month"
@@ -242,3 +243,19 @@ def test_config_errors_name_json_types_and_config_paths(data, expected: str) -> 
         parse_config(data)
     assert expected in str(e.value)
     assert not any(w in str(e.value) for w in PYTHON_WORDS), str(e.value)
+
+
+@pytest.mark.ray
+def test_lookup_with_text_reads_the_shards_of_a_run_in_object_storage(s3_bucket, corpus_run, tmp_path: Path,
+                                                                       capsys) -> None:
+    corpus, _ = corpus_run
+    out = run_corpus_on_s3(s3_bucket, corpus, f"with-text-{tmp_path.name}")
+    capsys.readouterr()
+    assert audit("lookup", "--run", out, "--sha256", text_sha256(corpus.shared_text), "--with-text", "--json") == 0
+    captured = capsys.readouterr()
+    found = json.loads(captured.out)
+    # the copies in a plain, a gzip JSON-lines and a Parquet shard, each read back from the bucket
+    assert found["count"] == 3 and {Path(m["shard"]).name for m in found["matches"]} == {
+        "a.jsonl", "b.jsonl.gz", "c.parquet"}
+    assert all(m["text"] == corpus.shared_text for m in found["matches"]), captured.err
+    assert "not found" not in captured.err
