@@ -476,6 +476,16 @@ class SidecarConfig(Section):
     queue_batches: int = Field(default=256, gt=0)
     # The worker measures up to this many sampled records at a time.
     batch_records: int = Field(default=256, gt=0)
+    # The sidecar's memory is bounded in bytes of text, not in records. A sampled record's text
+    # longer than this (UTF-8 bytes) is measured on its first this-many bytes (its length still
+    # counts whole) and counted in truncated_records.
+    max_record_bytes: int = Field(default=256 * 2**10, gt=0)
+    # Text bytes each buffer holds at most: the queue to the worker (on each side of the pipe)
+    # and the kept samples' text; samples beyond it are dropped and counted (samples.jsonl
+    # drops its oldest).
+    max_buffered_bytes: int = Field(default=64 * 2**20, gt=0)
+    # Text bytes the worker measures at once (with batch_records): bounds the measuring's memory.
+    max_batch_bytes: int = Field(default=8 * 2**20, gt=0)
     # On SIGTERM or close(), seconds allowed to measure queued samples; the rest count as dropped.
     stop_seconds: float = Field(default=5.0, ge=0)
     # Seed of the Bernoulli sampler (None: fresh entropy).
