@@ -131,7 +131,7 @@ def batch_length(records: Any, text_field: str) -> int:
         return len(column)
     if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
         raise MalformedRecord(f"records must be a sequence, an Arrow table or a dict of columns, "
-                              f"not a {type(records).__name__}")
+                              f"not {json_type(records)}")
     return len(records)
 
 
