@@ -112,6 +112,58 @@ def test_keys_not_in_the_run_are_blocked_and_quarantine_content_that_arrives_lat
     assert audit("ledger", "verify", "--run", str(run)) == 0
 
 
+def test_the_command_says_which_keys_are_blocked_for_future_runs(corpus_and_run, tmp_path: Path, capsys) -> None:
+    _, run = corpus_and_run
+    req = request_file(tmp_path, match={"urls": [FUTURE_URL], "source_ids": ["never-seen"]})
+    capsys.readouterr()
+    assert audit("takedown", "--run", str(run), "--request", str(req)) == 0
+    assert "2 key(s) of the request not in this run: --execute blocks them" in capsys.readouterr().out
+    assert audit("takedown", "--run", str(run), "--request", str(req), "--execute") == 0
+    assert "2 key(s) of the request not in this run: blocked for future runs" in capsys.readouterr().out
+
+
+def _blocklist_file(folder: Path, rows: list[dict], schema=None) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from audit.blocklist import BLOCKLIST_SCHEMA
+
+    (folder / "blocklist").mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema or BLOCKLIST_SCHEMA),
+                   folder / "blocklist" / f"f{len(list((folder / 'blocklist').iterdir()))}.parquet")
+
+
+def test_blocklist_matches_by_every_key_kind(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    from audit.blocklist import identifier_hash, passage_key
+    from audit.stages.passages import PASSAGE_HASHES_TYPE, passage_fingerprints
+
+    prints, need = passage_key(PASSAGE)
+    assert need >= 1 and len(prints) >= need
+    _blocklist_file(tmp_path, [
+        {"request_id": "R-sha", "kind": "sha256", "sha256": "ab" * 32},
+        {"request_id": "R-url", "kind": "url", "url": identifier_hash(FUTURE_URL)},
+        {"request_id": "R-id", "kind": "source_id", "source_id": identifier_hash("sid-9")},
+        {"request_id": "R-passage", "kind": "passage", "passage_hashes": prints.tolist(), "passage_min_shared": need},
+    ])
+    # a file written before `kind` existed: its rows block their content hashes only
+    old = pa.schema([("request_id", pa.string()), ("sha256", pa.string()), ("url", pa.string())])
+    _blocklist_file(tmp_path, [{"request_id": "R-old", "sha256": "cd" * 32, "url": "https://old.example/"}], old)
+    b = Blocklist.load(tmp_path)
+    texts = ["Nothing to see here at all, just some words.", "Prefix words. " + PASSAGE.lower() + " And more.",
+             FUTURE_TEXT, FUTURE_TEXT, FUTURE_TEXT, FUTURE_TEXT, FUTURE_TEXT]
+    fingerprints = passage_fingerprints(pa.array(texts, pa.string()))
+    assert fingerprints.type == PASSAGE_HASHES_TYPE
+    got = b.match([None, None, "ab" * 32, "cd" * 32, None, None, None],
+                  [None, None, None, None, FUTURE_URL, identifier_hash(FUTURE_URL), "https://old.example/"],
+                  [None, None, None, None, None, None, "sid-9"], fingerprints)
+    # the last row: a privacy takedown left its URL hashed; its source id is blocked
+    assert got == [None, "R-passage", "R-sha", "R-old", "R-url", "R-url", "R-id"]
+    assert b.match(["cd" * 32], ["https://old.example/"]) == ["R-old"]
+    assert b.match([None], ["https://old.example/"]) == [None]  # a located record's URL blocks nothing by itself
+
+
 # ---- 7. the ledger checks every evidence file ------------------------------------------------------
 
 

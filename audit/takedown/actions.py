@@ -73,6 +73,7 @@ class TakedownOutcome:
     seq: int
     problems: list[str]
     ledger_head: str = ""  # SHA-256 of the ledger's last line once this takedown's entry is in
+    keys_not_found: int = 0  # request keys the run does not hold: blocked for runs to come (with execute)
 
     @property
     def exit_code(self) -> int:
@@ -277,7 +278,8 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
                                   "unblockable_unreadable": sum(1 for loc in located if not loc.match.sha256)}
         problems: list[str] = []
         verification: dict[str, Any] = {"ok": None, "note": "dry run: nothing was blocked; --execute blocks the "
-                                        "located records and their copies"}
+                                        "located records, their copies and every key of the request for "
+                                        "runs to come"}
         keys = {k: sum(1 for kind, _ in request.keys() if kind == k) for k in ("sha256", "url", "source_id", "text")}
         for nf in not_found:
             nf["status"] = ("not in this run; blocked for future runs" if execute else
@@ -353,4 +355,4 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
             write_text_atomic(target, content)
     return TakedownOutcome(rid, mode, len(located), len(shas), len({loc.match.shard for loc in located}),
                            verification.get("ok"), folder / "evidence.json", folder / "evidence.html", seq,
-                           problems, sha256_bytes(canonical(entry).encode("utf-8")))
+                           problems, sha256_bytes(canonical(entry).encode("utf-8")), len(not_found))

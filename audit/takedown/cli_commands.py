@@ -164,6 +164,9 @@ def cmd_takedown(args: argparse.Namespace) -> int:
     what = {"dry_run": "would block", "execute": "blocked", "physical": "blocked and removed"}[out.mode]
     print(f"takedown {out.request_id}: located {out.located} record(s) in {out.shards} shard(s), "
           f"{out.distinct_sha256} distinct content hash(es); {what}")
+    if out.keys_not_found:
+        later = "blocked for future runs" if out.mode != "dry_run" else "--execute blocks them for future runs"
+        print(f"{out.keys_not_found} key(s) of the request not in this run: {later}")
     for p in out.problems:
         print(f"audit: {p}", file=sys.stderr)
     if out.verification_ok is True:
