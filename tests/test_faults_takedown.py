@@ -311,3 +311,14 @@ def test_lookup_with_text_reads_the_shards_of_a_run_in_object_storage(s3_bucket,
         "a.jsonl", "b.jsonl.gz", "c.parquet"}
     assert all(m["text"] == corpus.shared_text for m in found["matches"]), captured.err
     assert "not found" not in captured.err
+
+
+def test_a_passage_from_a_closed_standard_input_is_one_line(corpus_run, monkeypatch, capsys) -> None:
+    import sys
+
+    _, run = corpus_run
+    monkeypatch.setattr(sys, "stdin", None)  # started with standard input closed
+    capsys.readouterr()
+    assert audit("lookup", "--run", str(run), "--text-file", "-") == 2
+    line = one_line(capsys.readouterr().err)
+    assert "standard input is closed" in line and "NoneType" not in line

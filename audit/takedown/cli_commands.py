@@ -114,6 +114,8 @@ def _lookup_in(args: argparse.Namespace, run: Path) -> int:
         matches = lookup.by_doc_id(value)
     elif kind == "text_file":
         path = Path(value)
+        if str(value) == "-" and sys.stdin is None:
+            return _fail("--text-file -: standard input is closed: pipe the passage in, or give a file")
         try:
             text = sys.stdin.read() if str(value) == "-" else path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
