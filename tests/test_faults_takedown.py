@@ -112,6 +112,16 @@ def test_keys_not_in_the_run_are_blocked_and_quarantine_content_that_arrives_lat
     assert audit("ledger", "verify", "--run", str(run)) == 0
 
 
+def test_a_blocked_passage_that_cannot_be_matched_is_said_not_skipped(corpus_and_run, tmp_path: Path) -> None:
+    corpus, run = corpus_and_run
+    run_takedown(run, request_file(tmp_path, match={"text": PASSAGE}), execute=True)
+    cfg = corpus.root / "audit.yaml"
+    cfg.write_text(yaml.safe_dump({"input": {"paths": ["shards/"]}, **{**CORPUS_JOB, "lookup": {"passages": False}}}))
+    assert audit("run", str(cfg), "--out", str(run), "--quiet") == 0
+    warnings = json.loads((run / "summary.json").read_text())["warnings"]
+    assert any("1 blocked passage(s) were not matched: lookup.passages is off" in w for w in warnings), warnings
+
+
 def test_the_command_says_which_keys_are_blocked_for_future_runs(corpus_and_run, tmp_path: Path, capsys) -> None:
     _, run = corpus_and_run
     req = request_file(tmp_path, match={"urls": [FUTURE_URL], "source_ids": ["never-seen"]})
