@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticUndefined
 
+from audit.io.records import json_type
 from audit.langcodes import normalize as normalize_language
 
 # What a setting does, declared where it is defined (`measure(...)`, `judge(...)`, `run(...)`):
@@ -475,6 +476,16 @@ class SidecarConfig(Section):
     queue_batches: int = Field(default=256, gt=0)
     # The worker measures up to this many sampled records at a time.
     batch_records: int = Field(default=256, gt=0)
+    # The sidecar's memory is bounded in bytes of text, not in records. A sampled record's text
+    # longer than this (UTF-8 bytes) is measured on its first this-many bytes (its length still
+    # counts whole) and counted in truncated_records.
+    max_record_bytes: int = Field(default=256 * 2**10, gt=0)
+    # Text bytes each buffer holds at most: the queue to the worker (on each side of the pipe)
+    # and the kept samples' text; samples beyond it are dropped and counted (samples.jsonl
+    # drops its oldest).
+    max_buffered_bytes: int = Field(default=64 * 2**20, gt=0)
+    # Text bytes the worker measures at once (with batch_records): bounds the measuring's memory.
+    max_batch_bytes: int = Field(default=8 * 2**20, gt=0)
     # On SIGTERM or close(), seconds allowed to measure queued samples; the rest count as dropped.
     stop_seconds: float = Field(default=5.0, ge=0)
     # Seed of the Bernoulli sampler (None: fresh entropy).
@@ -617,20 +628,46 @@ def config_roles(model: type[BaseModel] | None = None, prefix: str = "") -> list
     return out
 
 
+def key_path(loc: tuple[Any, ...]) -> str:
+    """A validation error's location as a key path: `match.urls[0]`."""
+    out = ""
+    for p in loc:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+# What a key expects, in a user's words, for pydantic's type errors ("instance of MatchSpec").
+EXPECTED = {"model_type": "a mapping of keys", "dict_type": "a mapping of keys", "list_type": "a list",
+             "string_type": "a string", "int_type": "a whole number", "float_type": "a number",
+             "bool_type": "true or false", "datetime_type": "a date and time (e.g. 2026-11-20T10:00:00Z)",
+             "datetime_parsing": "a date and time (e.g. 2026-11-20T10:00:00Z)",
+             "datetime_from_date_parsing": "a date and time (e.g. 2026-11-20T10:00:00Z)"}
+
+
+def shown_value(value: Any) -> str:
+    """A value as a message shows it: JSON's type words, and a short excerpt of a scalar."""
+    kind = json_type(value)
+    if value is None or isinstance(value, (list, tuple)):
+        return kind
+    return f"{kind}: {str(value)[:60]!r}"
+
+
 def _describe(err: dict[str, Any]) -> str:
-    key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    key = key_path(err["loc"])
     kind = err["type"]
     if kind == "extra_forbidden":
         return f"unknown key '{key}': remove it or check its spelling (see configs/default.yaml)"
     if kind == "missing":
         return f"missing key '{key}': it is required (see configs/default.yaml)"
-    return f"key '{key}': {err['msg']} (got {err.get('input')!r})"
+    msg = f"expected {EXPECTED[kind]}" if kind in EXPECTED else err["msg"].removeprefix("Value error, ")
+    got = err.get("input")
+    return f"key '{key}': {msg}" + ("" if isinstance(got, dict) else f" (got {shown_value(got)})")
 
 
 def parse_config(data: Any, base_dir: Path = Path("."), source: str = "config") -> AuditConfig:
     """Validate an already-parsed YAML mapping; raise ConfigError with one line on any problem."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of keys at the top level, got {type(data).__name__}")
+        raise ConfigError(f"{source}: expected a mapping of keys at the top level, got {json_type(data)}")
     try:
         config = AuditConfig(**data, base_dir=base_dir)
     except ValidationError as e:

@@ -32,6 +32,10 @@ class Decider:
         self.blocklist = blocklist or Blocklist({})
 
     def __call__(self, table: pa.Table) -> pa.Table:
+        prints = None  # passage fingerprints: read only to match blocked passages, never written out
+        if "passage_hashes" in table.column_names:
+            prints = table.column("passage_hashes")
+            table = table.drop_columns(["passage_hashes"])
         n = table.num_rows
         reasons: list[list[str]] = [[] for _ in range(n)]
         details: list[dict] = [{} for _ in range(n)]
@@ -57,7 +61,9 @@ class Decider:
                     kind, kept = hit
                     add(i, "exact_duplicate" if kind == "exact" else "near_duplicate", {"kept_doc_id": kept})
         if len(self.blocklist):
-            for i, req in enumerate(self.blocklist.match(table.column("sha256").to_pylist())):
+            cols = {c: table.column(c).to_pylist() if c in table.column_names else None for c in ("url", "source_id")}
+            for i, req in enumerate(self.blocklist.match(table.column("sha256").to_pylist(), cols["url"],
+                                                         cols["source_id"], prints)):
                 if req:
                     add(i, "takedown", {"request_id": req})
 

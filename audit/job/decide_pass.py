@@ -101,7 +101,9 @@ def decide_part(config: AuditConfig, part: Location, shard: str, index: int, wor
     try:
         with part.fs.open_input_file(part.path) as f:
             pf = pq.ParquetFile(f)
-            columns = [c for c in pf.schema_arrow.names if c not in _NOT_JUDGED]
+            # a blocked passage is matched by the records' fingerprints (only read when there is one)
+            columns = [c for c in pf.schema_arrow.names
+                       if c not in _NOT_JUDGED or (c == "passage_hashes" and blocklist.passages)]
             for batch in pf.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
                 try:
                     decided = decider(pa.Table.from_batches([batch]))
