@@ -2,10 +2,12 @@
 
 __version__ = "0.1.0"
 
+from audit.stages import Stage  # noqa: E402 - the stage protocol of CONTRACT.md, `from audit import Stage`
+
 # The Python API (audit/api.py): audit.run, audit.decide, audit.export, audit.open_run, audit.Run.
 # Imported on first use, so that `import audit` (every command's start) stays light.
-import sys as _sys
-import types as _types
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
 
 _API = ("run", "decide", "export", "open_run", "Run")
 
