@@ -14,8 +14,8 @@ relative name. No record passes through the driver: it receives counts.
 
 A record that is not a JSON object (a line that does not parse, invalid UTF-8, an oversize line)
 cannot carry `audit_reasons`: it is not written, and counted per shard as `not_written` (the run
-names each in unreadable.jsonl). A kept record whose content a takedown blocked since the run
-(the folder's blocklist/) is withheld, and counted as `withheld`. So, per verdict,
+names each in unreadable.jsonl). A kept record that a takedown blocked since the run (the
+folder's blocklist/: content hash, URL, source id or passage) is withheld, and counted as `withheld`. So, per verdict,
 written + not_written + withheld == summary.json's count, which the export checks.
 
 Resumable: each finished shard leaves `DEST/_done/<index>.json` after its file; a killed export run
@@ -48,7 +48,8 @@ from audit.io.shards import (JSONL_SUFFIXES, PARQUET_SUFFIXES, DamagedStream, In
 from audit.io.storage import Location, location
 from audit.job.executor import Executor, Shared, make_executor
 from audit.job.parts import PartWriter
-from audit.job.run_folder import config_fingerprint, ledger_head, require_finished, run_config, run_manifest
+from audit.job.run_folder import (MEASUREMENTS, config_fingerprint, ledger_head, require_finished, run_config,
+                                  run_manifest)
 
 VERDICTS = ("kept", "quarantined")
 FORMATS = ("jsonl", "parquet")
@@ -90,6 +91,7 @@ class ShardJob:
     output: str  # relative to DEST
     format: str  # jsonl | parquet (of the output)
     compression: str
+    part: str  # its measurement part in measurements/ (passage fingerprints, for the blocklist)
 
 
 @dataclass
@@ -135,7 +137,8 @@ def export_run(run: str | os.PathLike, dest: str | os.PathLike, options: ExportO
     if todo:
         blocklist = _load_blocklist(run_loc) if options.verdict == "kept" else Blocklist({})
         ex = executor or make_executor(config, address, sum(j.size or 0 for j in todo))
-        for _, res in ex.map(export_task, todo, run_loc.child("lineage"), dest_loc, options.verdict,
+        for _, res in ex.map(export_task, todo, run_loc.child("lineage"), run_loc.child(MEASUREMENTS), dest_loc,
+                             options.verdict,
                              RecordFields.of(config.input), config.input.max_record_bytes, ex.put(blocklist),
                              name="export_shard", num_cpus=config.ray.task_cpus):
             done[res.shard] = res
@@ -186,7 +189,7 @@ def plan_jobs(manifest: dict[str, Any], options: ExportOptions) -> list[ShardJob
                              "export with --format so that their outputs differ, or one input format at a time")
         seen[output] = s["shard"]
         jobs.append(ShardJob(s["shard"], s["location"], s["index"], s.get("size"), s.get("mtime_ns"), output,
-                             fmt, comp))
+                             fmt, comp, s.get("part") or ""))
     return jobs
 
 
@@ -304,14 +307,14 @@ def _write_manifest(dest: Location, run: Location, manifest: dict[str, Any], sum
 
 # ---- one shard (a task) -----------------------------------------------------------------------
 
-def export_task(job: ShardJob, lineage: Location, dest: Location, verdict: str, fields: RecordFields,
-                max_record_bytes: int, blocklist: Shared[Blocklist]) -> ShardExport:
+def export_task(job: ShardJob, lineage: Location, measurements: Location, dest: Location, verdict: str,
+                fields: RecordFields, max_record_bytes: int, blocklist: Shared[Blocklist]) -> ShardExport:
     """Export one shard (a Ray task or a call here); writes its file, then its done record."""
     t0 = time.perf_counter()
     _check_unchanged(job)
     part = lineage.child(f"part-{job.index:06d}.parquet")  # the decide pass's part of this shard
     wanted, reasons, lineage_rows, withheld = _verdicts(part if part.is_file() else None, job.shard, verdict,
-                                                        blocklist.get())
+                                                        blocklist.get(), measurements.child(job.part))
     target = dest.child(*job.output.split("/"))
     sink = _JsonlSink(target, job.compression) if job.format == "jsonl" else _ParquetSink(target, job.compression)
     stats = {"records": 0, "not_written": 0, "replaced": 0, "read": 0, "seen": 0}
@@ -347,22 +350,28 @@ def _check_unchanged(job: ShardJob) -> None:
                          "run.json): run `audit run` again before exporting")
 
 
-def _verdicts(part: Location | None, shard: str, verdict: str,
-              blocklist: Blocklist) -> tuple[np.ndarray, dict[int, list[str]] | None, int, int]:
+def _verdicts(part: Location | None, shard: str, verdict: str, blocklist: Blocklist,
+              measurement: Location) -> tuple[np.ndarray, dict[int, list[str]] | None, int, int]:
     """From the shard's lineage part: a mask over record numbers of the records to write, the
     reasons of each (quarantined; None when exporting kept records), the shard's lineage rows and
-    the kept records withheld."""
+    the kept records withheld (blocked since the run by any key: content hash, URL, source id, or
+    a passage, matched against the fingerprints in the shard's `measurement` part)."""
     if part is None:
         return np.zeros(0, dtype=bool), None if verdict == "kept" else {}, 0, 0
     with part.open_input() as f:
-        t = pq.read_table(f, columns=["shard", "record", "verdict", "reasons", "sha256"],
-                          filters=[("shard", "=", shard)])
+        names = pq.ParquetFile(f).schema_arrow.names
+        f.seek(0)
+        t = pq.read_table(f, columns=[c for c in ("shard", "record", "verdict", "reasons", "sha256", "url",
+                                                  "source_id") if c in names], filters=[("shard", "=", shard)])
     rows = t.num_rows
-    t = t.filter(pc.equal(t.column("verdict"), verdict))
+    t = t.filter(pc.equal(t.column("verdict"), verdict)).sort_by("record")
     records = t.column("record").to_numpy(zero_copy_only=False)
     withheld = 0
-    if verdict == "kept" and len(blocklist):
-        blocked = np.array([b is not None for b in blocklist.match(t.column("sha256").to_pylist())], dtype=bool)
+    if verdict == "kept" and len(blocklist) and len(records):
+        prints = _passage_prints(measurement, t.column("record")) if blocklist.passages else None
+        keys = {c: t.column(c).to_pylist() if c in t.column_names else None for c in ("url", "source_id")}
+        blocked = np.array([b is not None for b in blocklist.match(t.column("sha256").to_pylist(), keys["url"],
+                                                                   keys["source_id"], prints)], dtype=bool)
         withheld = int(blocked.sum())
         records = records[~blocked]
     mask = np.zeros(rows, dtype=bool)
@@ -370,6 +379,20 @@ def _verdicts(part: Location | None, shard: str, verdict: str,
     reasons = (dict(zip(t.column("record").to_pylist(), t.column("reasons").to_pylist()))
                if verdict == "quarantined" else None)
     return mask, reasons, rows, withheld
+
+
+def _passage_prints(measurement: Location, records: pa.ChunkedArray) -> pa.Array | None:
+    """The passage fingerprints of the given records (sorted), from the shard's measurement part
+    (None when the run kept none: lookup.passages off)."""
+    if not measurement.is_file():
+        return None
+    with measurement.open_input() as f:
+        pf = pq.ParquetFile(f)
+        if "passage_hashes" not in pf.schema_arrow.names:
+            return None
+        m = pf.read(columns=["record", "passage_hashes"])
+    m = m.filter(pc.is_in(m.column("record"), value_set=records.combine_chunks())).sort_by("record")
+    return m.column("passage_hashes").combine_chunks()
 
 
 def _jsonl_records(job: ShardJob, wanted: np.ndarray, reasons: dict[int, list[str]] | None, fields: RecordFields,

@@ -11,13 +11,14 @@ import pyarrow.parquet as pq
 import pytest
 
 import audit.exporter as exporter
-from audit.blocklist import BLOCKLIST_SCHEMA
+from audit.blocklist import BLOCKLIST_SCHEMA, identifier_hash, passage_key
 from audit.exporter import ExportOptions, export_run
 from audit.io.shards import InputError
 from audit.job.executor import LocalExecutor
 from audit.records import text_sha256
 from tests.fixtures_export import (SHARDS, expected_records, exported, judged_run, manifest, raw_lines,
                                    tree_hashes)
+from tests.fixtures_corpus import middle_passage
 from tests.fixtures_runs import audit
 
 OUTPUTS = {"shards/a.jsonl": "a.jsonl", "shards/b.jsonl.gz": "b.jsonl.gz", "shards/c.parquet": "c.parquet",
@@ -129,13 +130,20 @@ def test_a_shard_changed_since_the_run_is_refused(tmp_path):
 def test_records_a_takedown_blocked_after_the_run_are_withheld(tmp_path):
     corpus, run = judged_run(tmp_path)
     kept = expected_records(corpus, run, "shards/a.jsonl", "kept")
+    long = corpus.text(*corpus.long_key)
+    assert long in [r["text"] for r in kept]
+    blocked = [kept[0], kept[1], kept[2], next(r for r in kept if r["text"] == long)]
+    prints, shared = passage_key(middle_passage(long, 40))
+    rows = [{"request_id": "TR-1", "kind": "sha256", "sha256": text_sha256(blocked[0]["text"])},
+            {"request_id": "TR-2", "kind": "url", "url": identifier_hash(blocked[1]["url"])},
+            {"request_id": "TR-3", "kind": "source_id", "source_id": identifier_hash(blocked[2]["id"])},
+            {"request_id": "TR-4", "kind": "passage", "passage_hashes": prints.tolist(), "passage_min_shared": shared}]
     (run / "blocklist").mkdir()
-    pq.write_table(pa.Table.from_pylist([{f.name: None for f in BLOCKLIST_SCHEMA} | {
-        "sha256": text_sha256(kept[0]["text"]), "request_id": "TR-1"}], schema=BLOCKLIST_SCHEMA),
-        run / "blocklist" / "part-0.parquet")
+    pq.write_table(pa.Table.from_pylist([{f.name: None for f in BLOCKLIST_SCHEMA} | r for r in rows],
+                                        schema=BLOCKLIST_SCHEMA), run / "blocklist" / "part-0.parquet")
     m = export_run(run, tmp_path / "out").manifest
-    assert exported(tmp_path / "out" / "a.jsonl") == kept[1:]
-    assert m["counts"]["withheld"] == 1 and m["records"] + 1 == m["counts"]["summary"]["kept"]
+    assert exported(tmp_path / "out" / "a.jsonl") == [r for r in kept if r not in blocked]
+    assert m["counts"]["withheld"] == 4 and m["records"] + 4 == m["counts"]["summary"]["kept"]
 
 
 def test_export_to_object_storage_writes_the_same_files(judged, tmp_path, s3_bucket):
