@@ -14,9 +14,9 @@ relative name. No record passes through the driver: it receives counts.
 
 A record that is not a JSON object (a line that does not parse, invalid UTF-8, an oversize line)
 cannot carry `audit_reasons`: it is not written, and counted per shard as `not_written` (the run
-names each in unreadable.jsonl). A kept record that a takedown blocked since the run (the
-folder's blocklist/: content hash, URL, source id or passage) is withheld, and counted as `withheld`. So, per verdict,
-written + not_written + withheld == summary.json's count, which the export checks.
+names each in unreadable.jsonl). A kept record that a takedown blocked since the run (the folder's
+blocklist/: content hash, URL, source id or passage) is withheld, and counted as `withheld`. So,
+per verdict, written + not_written + withheld == summary.json's count, which the export checks.
 
 Resumable: each finished shard leaves `DEST/_done/<index>.json` after its file; a killed export run
 again skips them. `DEST/manifest.json` is written last.
@@ -102,7 +102,7 @@ class ShardExport:
     output: str
     records: int  # written
     not_written: int  # records of the verdict that are not JSON objects (unreadable)
-    withheld: int  # kept records whose content a takedown blocked since the run
+    withheld: int  # kept records a takedown blocked since the run
     replaced_reasons: int  # input records that already had an `audit_reasons` field (overwritten)
     bytes_read: int
     bytes_written: int
@@ -292,7 +292,7 @@ def _write_manifest(dest: Location, run: Location, manifest: dict[str, Any], sum
         "accounting": (f"written + not_written + withheld == summary.json's {options.verdict} "
                        f"({accounted} == {expected}); not_written: unreadable records (not a JSON object: bad JSON "
                        "or UTF-8, an oversize line), named in the run's unreadable.jsonl; withheld: kept records "
-                       "whose content a takedown blocked after the run"),
+                       "a takedown blocked after the run (content hash, URL, source id or passage)"),
         "replaced_reasons": total["replaced_reasons"],
         "bytes_read": total["bytes_read"],
         "bytes_written": total["bytes_written"],
