@@ -188,8 +188,9 @@ def run(config: ConfigLike, out: str | os.PathLike[str] | None = None, *, addres
 def decide(run: RunLike, config: ConfigLike | None = None, out: str | os.PathLike[str] | None = None, *,
            address: str | None = None) -> Run:
     """`audit decide`: re-judge a finished run from its measurements with `config`'s thresholds
-    (default: its own; a dict holds changes to its own, merged key by key). With `out`, a new run folder there and `run` unchanged; without, the
-    judgement is replaced in place and the previous one kept under judgements/."""
+    (default: its own; a dict holds changes to its own, merged key by key). With `out`, a new run
+    folder there and `run` unchanged; without, the judgement is replaced in place and the previous
+    one kept under judgements/."""
     from audit.config import parse_config
     from audit.job.plan import decide_run
 

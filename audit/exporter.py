@@ -254,7 +254,8 @@ def _load_done(dest: Location, jobs: list[ShardJob]) -> dict[str, ShardExport]:
             job = by_index[int(rec.name.split(".")[0])]
         except (OSError, ValueError, KeyError):
             continue  # a damaged or stray record: its shard is exported again
-        if data.get("shard") == job.shard and data.get("output") == job.output and dest.child(*job.output.split("/")).is_file():
+        if (data.get("shard") == job.shard and data.get("output") == job.output
+                and dest.child(*job.output.split("/")).is_file()):
             done[job.shard] = ShardExport(**data)
     return done
 

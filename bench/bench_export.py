@@ -59,7 +59,8 @@ def main() -> None:
                 times.append(time.perf_counter() - t0)
             sec = min(times)
             print(json.dumps({"export": verdict, "format": fmt or "as input", "executor": a.executor,
-                              "records": m["records"], "seconds": [round(t, 2) for t in times], "text_mb_per_s": round(mb / sec, 2),
+                              "records": m["records"], "seconds": [round(t, 2) for t in times],
+                              "text_mb_per_s": round(mb / sec, 2),
                               "file_mb_per_s": round(m["bytes_read"] / 1e6 / sec, 2),
                               "vs_scan": round((mb / sec) / (mb / s["scan_seconds"]), 1)}))
 

@@ -124,6 +124,7 @@ def test_in_place_decides_keep_a_capped_history_that_the_report_lists(tmp_path):
     assert len({h["config_fingerprint"] for h in history}) == JUDGEMENTS_KEPT  # each judged by its own config
     page = (run / "report.html").read_text()
     assert "Earlier judgements" in page and entries[-1].name in page and entries[0].name in page
+    assert "judgements/0002-" not in page  # the report lists what the folder keeps
 
 
 def test_the_history_section_escapes_what_it_shows(tmp_path):

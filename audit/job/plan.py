@@ -35,9 +35,10 @@ from audit.io.storage import Location, location
 from audit.job.executor import Executor, LocalExecutor, RayExecutor, make_executor, wants_ray
 from audit.job.resume import (DONE, ShardState, drop_unused, load_done, measure_fingerprint, measuring_settings,
                               refused_changes, shard_state)
-from audit.job.run_folder import (DECIDING, JUDGEMENTS, MEASUREMENTS, archive_judgement, check_output_folder,
-                                  clean_leftovers, copy_tree, judgement_history, new_work_folder, reading_run_folder,
-                                  replace_run, require_finished, run_config, run_manifest, start_new_run)
+from audit.job.run_folder import (DECIDING, JUDGEMENTS, JUDGEMENTS_KEPT, MEASUREMENTS, archive_judgement,
+                                  check_output_folder, clean_leftovers, copy_tree, judgement_history, new_work_folder,
+                                  prune_judgements, reading_run_folder, replace_run, require_finished, run_config,
+                                  run_manifest, start_new_run)
 from audit.job.scan import ShardResult
 from audit.progress import Progress
 from audit.report import write_report
@@ -309,7 +310,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         _write_run_manifest(work, config, measured, problems)
         # on a Ray worker, the report's reading of quarantine/ examples stays out of the driver's memory;
         # the report lists the judgements an `audit decide` replaced (not part of summary.json)
-        history = judgement_history(out)
+        history = judgement_history(out)[-JUDGEMENTS_KEPT:]  # as the folder keeps it once this one is in place
         ex.call(_write_report, work, {**result, "judgements": history} if history else result, name="write_report")
         work.child("summary.json").write_json(result)
         replace_run(out, work)
@@ -416,5 +417,6 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
             if entry is not None:  # the judgement it kept is still the run's own
                 entry.delete()
             raise
+    prune_judgements(dest.child(JUDGEMENTS))
     dest.child(DECIDING).delete()
     return RunResult(out=Path(dest.path) if dest.is_local else dest.uri, summary=summary)

@@ -139,7 +139,7 @@ def ledger_head(out: Location) -> str | None:
 def archive_judgement(source: Location, history: Location) -> Location:
     """Keep `source`'s current judgement (summary.json and run.json, and `judgement.json`: what the
     history lists of it) as the next entry of the `history` folder (a run folder's judgements/),
-    `<seq>-<finished>`, dropping the oldest past JUDGEMENTS_KEPT; returns the entry's folder."""
+    `<seq>-<finished>`; returns the entry's folder (`prune_judgements` then drops the oldest)."""
     summary = source.child("summary.json").read_json()
     entries = [p for p in history.ls() if p.name[:4].isdigit()]
     seq = max((int(p.name[:4]) for p in entries), default=0) + 1
@@ -152,9 +152,15 @@ def archive_judgement(source: Location, history: Location) -> Location:
         "seq": seq, "folder": f"{JUDGEMENTS}/{entry.name}", "finished": summary.get("finished"),
         "config_fingerprint": config_fingerprint(run_manifest(source)), "documents": summary.get("documents"),
         "kept": summary.get("kept"), "quarantined": summary.get("quarantined")})
-    for old in entries[:max(0, len(entries) + 1 - JUDGEMENTS_KEPT)]:
-        old.delete()
     return entry
+
+
+def prune_judgements(history: Location) -> None:
+    """Drop the oldest entries of a judgements/ folder past JUDGEMENTS_KEPT (once the judgement that
+    replaced the newest is in place: a failed decide loses no entry)."""
+    entries = [p for p in history.ls() if p.name[:4].isdigit()]
+    for old in entries[:max(0, len(entries) - JUDGEMENTS_KEPT)]:
+        old.delete()
 
 
 def judgement_history(out: Location) -> list[dict[str, Any]]:
@@ -217,6 +223,7 @@ def start_new_run(src: Location, dest: Location) -> None:
             continue
         copy_tree(src.child(name), dest.child(name), link=False)  # the ledger is appended in place: a copy
     archive_judgement(src, dest.child(JUDGEMENTS))
+    prune_judgements(dest.child(JUDGEMENTS))
 
 
 def copy_tree(src: Location, dest: Location, link: bool) -> None:
