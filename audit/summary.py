@@ -272,6 +272,19 @@ class SummaryBuilder:
         return result
 
 
+def summary_lines(s: dict[str, Any]) -> list[str]:
+    """The run's closing summary for the terminal, printed once: counts, rate, and every reason
+    kind with its records (none left out)."""
+    docs = s.get("documents") or 0
+    share = f" ({s.get('kept', 0) / docs:.1%})" if docs else ""
+    kinds = s.get("reason_kinds") or {}
+    lines = [f"done: {docs:,} documents ({(s.get('bytes') or 0) / 1e6:,.1f} MB) in {s.get('seconds') or 0:.1f} s "
+             f"({s.get('mb_per_s') or 0:.1f} MB/s): kept {s.get('kept', 0):,}{share}, quarantined "
+             f"{s.get('quarantined', 0):,}, unreadable {s.get('unreadable', 0):,}",
+             "reasons (records per kind): " + (", ".join(f"{k} {v:,}" for k, v in kinds.items()) or "none")]
+    return lines
+
+
 def _lengths(table: pa.Table, column: str) -> np.ndarray:
     """A length column as float (NaN for null)."""
     return pc.cast(table.column(column), pa.float64()).to_numpy(zero_copy_only=False)

@@ -339,6 +339,48 @@ def read_record_texts(shard: Shard, records: set[int], cfg: InputConfig) -> dict
     return out
 
 
+def read_texts_at(shard: Shard, cfg: InputConfig, wanted: dict[int, int | None],
+                  max_stream_bytes: int | None = None) -> dict[int, str | None]:
+    """The texts of some records of one local shard, {record: byte_offset or None} -> {record: text}.
+
+    Plain JSON lines with offsets are read by seeking, Parquet by the row groups that hold the
+    records; other shards (compressed JSON lines) are streamed to the last record, unless the
+    file is larger than `max_stream_bytes`, when nothing is read ({}). Read back as the job read
+    them (audit.io.records)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from audit.io.records import column_values, decode_line, decode_parquet_text
+
+    low = shard.location.lower()
+    if low.endswith((".jsonl", ".ndjson")) and all(o is not None for o in wanted.values()):
+        fields = RecordFields.of(cfg)
+        out: dict[int, str | None] = {}
+        with open(shard.location, "rb") as f:
+            for record, offset in sorted(wanted.items(), key=lambda kv: kv[1] or 0):
+                f.seek(int(offset or 0))
+                out[record] = decode_line(f.readline().rstrip(b"\n"), fields, at_start=offset == 0).text
+        return out
+    if low.endswith(PARQUET_SUFFIXES):
+        pf = pq.ParquetFile(shard.location)
+        ends = np.cumsum([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
+        groups: dict[int, list[int]] = {}
+        for r in wanted:
+            g = int(np.searchsorted(ends, r, side="right"))
+            if g < len(ends):
+                groups.setdefault(g, []).append(r)
+        out = {}
+        for g, recs in groups.items():
+            col = column_values(pf.read_row_group(g, columns=[cfg.text_field]).column(0), strict=True)
+            base = int(ends[g - 1]) if g else 0
+            for r in recs:
+                out[r] = decode_parquet_text(col[r - base], cfg.text_field).text
+        return out
+    if max_stream_bytes is not None and os.path.getsize(shard.location) > max_stream_bytes:
+        return {}
+    return read_record_texts(shard, set(wanted), cfg)
+
+
 def iter_jsonl_lines(location: str) -> Iterator[tuple[int, bytes]]:
     """(byte offset, raw line) of every line of a JSON-lines shard, compressed or not."""
     for offset, line, _ in split_lines(open_stream(location), 1 << 62):
@@ -346,5 +388,5 @@ def iter_jsonl_lines(location: str) -> Iterator[tuple[int, bytes]]:
         yield offset, line
 
 
-__all__ = ["Shard", "InputError", "discover_shards", "read_shard", "read_record_texts", "is_shard",
+__all__ = ["Shard", "InputError", "discover_shards", "read_shard", "read_record_texts", "read_texts_at", "is_shard",
            "SHARD_SUFFIXES", "iter_jsonl_lines", "open_stream", "split_lines", "DamagedStream"]
