@@ -144,7 +144,7 @@ def _sig(x: object, digits: int = 3) -> str:
         return "—"
     if x == 0:
         return "0"
-    return f"{x:.{digits}g}" if 1e-4 <= abs(x) < 1e6 else f"{x:.{digits - 1}e}"
+    return f"{x:.{digits}g}"
 
 
 def masked(text: str, spans: Sequence[tuple[int, int, str]], start: int, end: int) -> str:
@@ -166,7 +166,12 @@ def excerpt(text: str | None, pii: Sequence[tuple[int, int, str]] = (), chars: i
         return None
     cut = masked(text, pii, 0, min(len(text), chars + 200))
     cut = " ".join(cut.split())
-    return cut if len(cut) <= chars and len(text) <= chars + 200 else cut[:chars].rstrip() + " …"
+    if len(cut) <= chars and len(text) <= chars + 200:
+        return cut
+    cut = cut[:chars]
+    if cut.rfind("⟨") > cut.rfind("⟩"):  # never half a mask
+        cut = cut[:cut.rfind("⟨")]
+    return cut.rstrip() + " …"
 
 
 def _record(row: Mapping[str, Any], *, anchor: bool = False) -> Html:
