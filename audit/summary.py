@@ -205,8 +205,8 @@ class SummaryBuilder:
 
     def finish(self, *, seconds: float, scan_seconds: float, ray_start_seconds: float, stages: dict[str, float],
                shards: int, duplicates: dict[str, Any], started: datetime, version: str,
-               extra: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The summary.json object. `duplicates`: {"exact": n, "near": n, "cluster_sizes": {size: clusters}}
+               extra: dict[str, Any] | None = None, run_id: str | None = None) -> dict[str, Any]:
+        """The summary.json object (`run_id`: the id in every dataset part's schema metadata). `duplicates`: {"exact": n, "near": n, "cluster_sizes": {size: clusters}}
         as the global pass counts them; `extra`: further top-level figures (resume, passes)."""
         from audit.drift import compare_mix, compare_shards
 
@@ -222,6 +222,7 @@ class SummaryBuilder:
         n_dups = int(duplicates.get("exact", 0)) + int(duplicates.get("near", 0))
         self.unreadable.sort(key=lambda u: (str(u.get("shard")), u.get("line") or 0, u.get("record") or 0))
         result = {
+            "run_id": run_id,
             "version": version,
             "started": started.isoformat(),
             "finished": datetime.now(timezone.utc).isoformat(),

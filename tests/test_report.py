@@ -476,3 +476,22 @@ def test_terminal_summary_names_every_reason_kind_once():
     assert lines[0] == ("done: 100 documents (2.0 MB) in 4.0 s (0.5 MB/s): kept 55 (55.0%), quarantined 45, "
                         "unreadable 1")
     assert lines[1] == "reasons (records per kind): " + ", ".join(f"{k} {v}" for k, v in kinds.items())
+
+
+@pytest.mark.ray
+def test_the_demo_runs_report_in_chromium(browser, demo_run):
+    """A real run's page: the headline is summary.json's, contamination shows the eval item beside
+    the record's passage, PII excerpts are masked, and nothing ran or was fetched."""
+    summary = json.loads((demo_run / "summary.json").read_text(encoding="utf-8"))
+    load = browser.load(demo_run / "report.html")
+    assert load.errors == [] and load.dialogs == [] and load.probe["pwned"] is None
+    assert load.requests == [(demo_run / "report.html").resolve().as_uri()]
+    docs, kept = summary["documents"], summary["kept"]
+    top = list(summary["reason_kinds"].items())[:3]
+    assert load.probe["headline"].startswith(
+        f"Headline\n\n{docs:,} documents: {kept / docs:.1%} kept ({kept:,}), {summary['quarantined']:,} quarantined; "
+        "the largest reasons: " + ", ".join(f"{k} {v:,} ({v / docs:.1%})" for k, v in top) + ".")
+    text = load.probe["text"]
+    assert "Eval item" in text and "text not read" not in text and "item not read" not in text
+    assert "⟨" in text.split("Personal data (PII)", 1)[1]
+    assert "T" + summary["started"][11:16] not in text  # dates are shown as people read them

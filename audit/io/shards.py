@@ -293,11 +293,11 @@ def _read_jsonl(shard: Shard, cfg: InputConfig, block: RecordBlock) -> Iterator[
             decoded = decoder.feed(offset, line, length)
             if decoded is None:
                 continue
-            block.add(decoder.records - 1, offset, decoded, decoder.lines)
+            block.add(decoder.records - 1, offset, decoded, decoder.lines - 1)  # 0-based, as records
             if block.full():
                 yield None
     except DamagedStream as e:
-        block.fault(f"{e} (after {decoder.records} records; the rest of the shard is lost)", end, decoder.lines + 1)
+        block.fault(f"{e} (after {decoder.records} records; the rest of the shard is lost)", end, decoder.lines)
     if decoder.records == 0 and not len(block):
         block.fault("empty shard: no records", 0)
     yield None

@@ -673,7 +673,8 @@ def _examples(examples: Mapping[str, list[dict[str, Any]]], texts: Mapping[tuple
         body.append(f"<h3>{esc(kind)}</h3>")
         body.append(_table(
             ["Record", "Text", "Reasons", "Measured"],
-            [[_record(r), _quote(excerpt(texts.get((r.get("shard"), r.get("record"))), spans.get(r["doc_id"], []))),
+            [[_record(r), _quote(excerpt(texts.get((r.get("shard"), r.get("record"))), spans.get(r["doc_id"], [])),
+                                 "text not read" if r.get("sha256") else "no text: unreadable"),
               Html("<br>".join(f'<code class="reason">{esc(x)}</code>' for x in r.get("reasons") or [])),
               _details(r.get("details"))] for r in rows], row_ids=ids))
     return _section("examples", "Example quarantined records", "".join(body))

@@ -21,7 +21,8 @@ import pyarrow.dataset as pads
 from audit.decide import reason_kind
 from audit.io.storage import is_uri
 
-EXAMPLE_COLUMNS = ("doc_id", "source_id", "url", "shard", "record", "byte_offset", "sha256", "reasons", "details")
+EXAMPLE_COLUMNS = ("doc_id", "source_id", "url", "shard", "record", "byte_offset", "sha256", "reasons", "details",
+                   "measured")
 # What an example record carries besides its finding: where it is and how to name it to a person.
 RECORD_COLUMNS = ("doc_id", "source_id", "url", "shard", "record", "byte_offset", "sha256")
 
@@ -37,7 +38,7 @@ def quarantine_examples(run_dir: Path, kinds: Iterable[str], per_kind: int = 3,
                         doc_ids: Iterable[str] = (), batch_size: int = 8192) -> dict[str, list[dict[str, Any]]]:
     """Up to `per_kind` quarantined records for each reason kind in `kinds`: {kind: [row]}.
 
-    A row holds EXAMPLE_COLUMNS (details parsed from JSON when it parses). When `doc_ids` (e.g.
+    A row holds EXAMPLE_COLUMNS (details: the typed `measured` rows, else parsed from JSON). When `doc_ids` (e.g.
     summary.json's examples) are given, those records are looked up first; the dataset is then
     scanned batch by batch only until every kind has its examples, so a large quarantine is not
     read whole. A record is listed under each of its kinds that still needs examples.
@@ -76,13 +77,16 @@ def quarantine_examples(run_dir: Path, kinds: Iterable[str], per_kind: int = 3,
 
 
 def _example_row(row: dict[str, Any]) -> dict[str, Any]:
+    """An example's columns, `details` as the typed `measured` rows (or the JSON parsed, for a run without them)."""
+    if row.get("measured") is not None:
+        return {c: row.get(c) for c in EXAMPLE_COLUMNS if c != "measured"} | {"details": row["measured"]}
     details = row.get("details")
     if isinstance(details, str):
         try:
             details = json.loads(details)
         except ValueError:
             pass  # shown as the raw text it is
-    return {c: row.get(c) for c in EXAMPLE_COLUMNS} | {"details": details}
+    return {c: row.get(c) for c in EXAMPLE_COLUMNS if c != "measured"} | {"details": details}
 
 
 def unreadable_entries(run_dir: Path, limit: int = 50) -> list[dict[str, Any]]:
