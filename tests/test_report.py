@@ -495,3 +495,33 @@ def test_the_demo_runs_report_in_chromium(browser, demo_run):
     assert "Eval item" in text and "text not read" not in text and "item not read" not in text
     assert "⟨" in text.split("Personal data (PII)", 1)[1]
     assert "T" + summary["started"][11:16] not in text  # dates are shown as people read them
+
+
+def test_the_demo_prints_the_runs_summary_once_and_complete(tmp_path, monkeypatch, capsys):
+    """`audit demo` printed its own summary after the run's closing lines, and the first one cut the
+    reasons at six kinds: now the run's closing summary is the only one, with every kind."""
+    from types import SimpleNamespace
+
+    from audit import demo
+    from audit.progress import Progress
+
+    kinds = {f"kind{i}": 10 - i for i in range(9)}
+    summary = {"documents": 100, "kept": 55, "quarantined": 45, "unreadable": 1, "bytes": 10, "seconds": 1.0,
+               "mb_per_s": 0.0, "reason_kinds": kinds}
+    corpus = SimpleNamespace(shards=["s"], root=tmp_path, counts={"clean": 55}, config_path=tmp_path / "c.yaml",
+                             truth_path=tmp_path / "truth.jsonl")
+    monkeypatch.setattr(demo, "build_demo_corpus", lambda *a, **k: corpus)
+    monkeypatch.setattr(demo, "load_config", lambda path: None)
+    monkeypatch.setattr(demo, "_found_vs_planted", lambda run, truth: "junk 1/1")
+
+    def run_audit(config, out):  # what run_audit does at its end: the closing summary
+        Progress(enabled=True).close(summary)
+        return SimpleNamespace(out=out, summary=summary)
+
+    monkeypatch.setattr(demo, "run_audit", run_audit)
+    assert demo.run_demo(tmp_path) == 0
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert text.count("100 documents") == 1 and text.count("quarantined 45") == 1
+    assert all(text.count(f"{k} {v}") == 1 for k, v in kinds.items())
+    assert "found vs planted: junk 1/1" in captured.out
