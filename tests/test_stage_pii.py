@@ -99,7 +99,7 @@ def test_judge_reasons_and_details(stage):
     texts = [SENTENCES["CREDIT_CARD"][0].format(SENTENCES["CREDIT_CARD"][1]), many,
              SENTENCES["EMAIL_ADDRESS"][0].format(SENTENCES["EMAIL_ADDRESS"][1]), None]
     measured = stage(pa.table({"text": pa.array(texts, pa.string())})).drop_columns(["text"])
-    found = list(PiiStage.judge(measured, config()))
+    found = list(PiiStage(config()).judge(measured))
     by_row = defaultdict(list)
     for i, reason, details in found:
         by_row[i].append(reason)
@@ -108,7 +108,7 @@ def test_judge_reasons_and_details(stage):
     assert dict(by_row) == {0: ["pii:CREDIT_CARD"], 1: ["pii:many"]}
     details = dict((i, d) for i, _, d in found)
     assert details[1] == {"findings": 12, "counted": 12, "counts": {"EMAIL_ADDRESS": 12}}
-    assert list(PiiStage.judge(measured, config(enabled=False))) == []
+    assert list(PiiStage(config(enabled=False)).judge(measured)) == []
 
 
 def test_ip_addresses_are_reported_but_not_counted_by_default(stage):
@@ -119,8 +119,8 @@ def test_ip_addresses_are_reported_but_not_counted_by_default(stage):
     found = measured.column("pii").to_pylist()[0]
     counting = [f["entity_type"] for f in found if f["score"] >= 0.5]  # pii.min_score
     assert counting == ["IP_ADDRESS"] * 16
-    assert list(PiiStage.judge(measured, config())) == []
-    counted = list(PiiStage.judge(measured, config(max_findings_types=["IP_ADDRESS"])))
+    assert list(PiiStage(config()).judge(measured)) == []
+    counted = list(PiiStage(config(max_findings_types=["IP_ADDRESS"])).judge(measured))
     assert [(i, r) for i, r, _ in counted] == [(0, "pii:many")] and counted[0][2]["counted"] == 16
 
 
@@ -210,7 +210,7 @@ def test_findings_below_min_score_are_kept_for_rejudging_but_do_not_count(stage)
     kept = out.column("pii").to_pylist()[0]
     assert [f["entity_type"] for f in kept] == ["PHONE_NUMBER"] and kept[0]["score"] < 0.5
     cfg = config(quarantine_types=["PHONE_NUMBER"])
-    assert list(PiiStage.judge(out, cfg)) == []
+    assert list(PiiStage(cfg).judge(out)) == []
     assert counted_findings(out, cfg).column("pii").to_pylist() == [[]]
     lower = config(quarantine_types=["PHONE_NUMBER"], min_score=0.35)
-    assert [r for _, r, _ in PiiStage.judge(out, lower)] == ["pii:PHONE_NUMBER"]
+    assert [r for _, r, _ in PiiStage(lower).judge(out)] == ["pii:PHONE_NUMBER"]

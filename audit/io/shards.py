@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+import io
 import os
 import re
 import zlib
@@ -341,7 +342,8 @@ def read_record_texts(shard: Shard, records: set[int], cfg: InputConfig) -> dict
 
 def read_texts_at(shard: Shard, cfg: InputConfig, wanted: dict[int, int | None],
                   max_stream_bytes: int | None = None) -> dict[int, str | None]:
-    """The texts of some records of one local shard, {record: byte_offset or None} -> {record: text}.
+    """The texts of some records of one shard (a local file or an object), {record: byte_offset or None}
+    -> {record: text}.
 
     Plain JSON lines with offsets are read by seeking, Parquet by the row groups that hold the
     records; other shards (compressed JSON lines) are streamed to the last record, unless the
@@ -352,17 +354,18 @@ def read_texts_at(shard: Shard, cfg: InputConfig, wanted: dict[int, int | None],
 
     from audit.io.records import column_values, decode_line, decode_parquet_text
 
-    low = shard.location.lower()
+    where = storage_location(shard.location)  # local or in object storage
+    low = where.path.lower()
     if low.endswith((".jsonl", ".ndjson")) and all(o is not None for o in wanted.values()):
         fields = RecordFields.of(cfg)
         out: dict[int, str | None] = {}
-        with open(shard.location, "rb") as f:
+        with io.BufferedReader(where.fs.open_input_file(where.path)) as f:  # readline, local or remote
             for record, offset in sorted(wanted.items(), key=lambda kv: kv[1] or 0):
                 f.seek(int(offset or 0))
                 out[record] = decode_line(f.readline().rstrip(b"\n"), fields, at_start=offset == 0).text
         return out
     if low.endswith(PARQUET_SUFFIXES):
-        pf = pq.ParquetFile(shard.location)
+        pf = pq.ParquetFile(where.fs.open_input_file(where.path))
         ends = np.cumsum([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
         groups: dict[int, list[int]] = {}
         for r in wanted:
@@ -376,7 +379,7 @@ def read_texts_at(shard: Shard, cfg: InputConfig, wanted: dict[int, int | None],
             for r in recs:
                 out[r] = decode_parquet_text(col[r - base], cfg.text_field).text
         return out
-    if max_stream_bytes is not None and os.path.getsize(shard.location) > max_stream_bytes:
+    if max_stream_bytes is not None and where.fs.get_file_info(where.path).size > max_stream_bytes:
         return {}
     return read_record_texts(shard, set(wanted), cfg)
 

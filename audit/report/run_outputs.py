@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
 from audit.decide import reason_kind
-from audit.io.storage import is_uri
+from audit.io.storage import location
 
 EXAMPLE_COLUMNS = ("doc_id", "source_id", "url", "shard", "record", "byte_offset", "sha256", "reasons", "details",
                    "measured")
@@ -231,8 +231,8 @@ class RunSources:
         out: dict[tuple[str, int], str] = {}
         for shard, recs in by_shard.items():
             loc = self.locations[shard]
-            if is_uri(loc) or not Path(loc).is_file():
-                self.problems.append(f"shard {shard}: not a local file now; its texts are not shown")
+            if not location(loc).is_file():  # a shard in object storage is read there
+                self.problems.append(f"shard {shard}: not found at {loc} now; its texts are not shown")
                 continue
             try:
                 got = read_texts_at(Shard(shard, loc, 0), self.config.input,

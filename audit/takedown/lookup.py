@@ -24,6 +24,7 @@ import pyarrow.dataset as pads
 from audit.config import InputConfig
 from audit.io.run_copy import data_location
 from audit.io.shards import Shard, read_shard, read_texts_at
+from audit.io.storage import location
 from audit.lookup_index import RECORD_COLUMNS, RECORDS_SCHEMA, LookupIndex
 from audit.records import text_sha256
 from audit.takedown.blocklist import Blocklist
@@ -109,7 +110,7 @@ class RunLookup:
         out = []
         cols = {c: (rows.column(c).to_pylist() if c in rows.column_names else [None] * rows.num_rows)
                 for c in RECORD_COLUMNS}
-        blocked = self.blocklist.match(cols["sha256"])
+        blocked = self.blocklist.match(cols["sha256"], cols["url"], cols["source_id"])
         for i in range(rows.num_rows):
             out.append(Match(**{c: cols[c][i] for c in RECORD_COLUMNS}, method=method, key=key,
                              blocked_by=blocked[i]))
@@ -191,7 +192,7 @@ class RunLookup:
         out: dict[tuple[str, int], str | None] = {}
         for shard, ms in by_shard.items():
             loc = self.locations.get(shard)
-            if loc is None or not Path(loc).is_file():
+            if loc is None or not location(loc).is_file():  # a shard in object storage is read there
                 self._warn_once(f"shard {shard}: file not found ({loc or 'not in run.json'}); its texts are not read")
                 continue
             texts = self._read_texts(shard, loc, ms)
