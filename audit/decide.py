@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from audit.config import AuditConfig
 from audit.stages import Stage
 from audit.blocklist import Blocklist
+from audit.records import MEASURED_TYPE
 from audit.tagger import judge_stage
 
 
@@ -72,7 +73,30 @@ class Decider:
         return (table.append_column("verdict", pa.array(verdict, pa.string()))
                 .append_column("reasons", pa.array(reasons, pa.list_(pa.string())))
                 .append_column("details", pa.array([json.dumps(d, default=_jsonable) if d else None
-                                                    for d in details], pa.string())))
+                                                    for d in details], pa.string()))
+                .append_column("measured", pa.array([measured_rows(d) for d in details], MEASURED_TYPE)))
+
+
+def measured_rows(details: dict[str, object]) -> list[dict[str, object]]:
+    """{reason: measured values} as MEASURED_TYPE rows: (reason, name, value or text)."""
+    out: list[dict[str, object]] = []
+
+    def walk(reason: str, name: str, v: object) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(reason, f"{name}.{k}" if name else str(k), x)
+        elif isinstance(v, (list, tuple)):
+            for i, x in enumerate(v):
+                walk(reason, f"{name}[{i}]", x)
+        else:
+            v = _jsonable(v) if hasattr(v, "item") else v
+            number = isinstance(v, (int, float)) and not isinstance(v, bool)
+            out.append({"reason": reason, "name": name, "value": float(v) if number else None,
+                        "text": None if number or v is None else (str(v).lower() if isinstance(v, bool) else str(v))})
+
+    for reason, values in details.items():
+        walk(reason, "", values)
+    return out
 
 
 def counted_findings(table: pa.Table, config: AuditConfig) -> pa.Table:

@@ -635,7 +635,7 @@ def _write_broken_shard(path: Path, good: list[dict], truth: dict[str, dict]) ->
             line_id = f"{BROKEN_SHARD}:{len(lines) + 1}"  # 1-based line number, as editors show it
             where = append(_broken_line(problem, line_id))
             bad_entries.append({"id": line_id, "labels": ["unreadable"], "problem": problem,
-                                **where, "line": where["record"] + 1})
+                                **where, "line": where["record"]})
     path.write_bytes(b"".join(d + b"\n" for d in lines))
     return bad_entries
 

@@ -5,6 +5,8 @@ import sys
 import time
 from typing import Any, TextIO
 
+from audit.summary import summary_lines
+
 
 class Progress:
     """Prints `[audit] 12,345 records  45.2 MB  9.8 MB/s` to stderr at most every `every` seconds."""
@@ -30,12 +32,8 @@ class Progress:
         print(f"[audit] {self.records:,} records  {mb:,.1f} MB  {rate:,.1f} MB/s", file=self.stream, flush=True)
 
     def close(self, summary: dict[str, Any]) -> None:
-        """The closing summary: counts, rate and the most common reasons."""
+        """The closing summary (audit.summary.summary_lines): counts, rate and every reason kind."""
         if not self.enabled:
             return
-        s = summary
-        top = ", ".join(f"{k} {v:,}" for k, v in list(s.get("reason_kinds", {}).items())[:6]) or "none"
-        print(f"[audit] done: {s['documents']:,} documents ({s['bytes'] / 1e6:,.1f} MB) in {s['seconds']:.1f} s"
-              f" ({s.get('mb_per_s') or 0:.1f} MB/s): kept {s['kept']:,}, quarantined {s['quarantined']:,},"
-              f" unreadable {s['unreadable']:,}", file=self.stream, flush=True)
-        print(f"[audit] reasons: {top}", file=self.stream, flush=True)
+        for line in summary_lines(summary):
+            print(f"[audit] {line}", file=self.stream, flush=True)

@@ -18,7 +18,7 @@ RECORD_SCHEMA = pa.schema([
     ("shard_index", pa.int32()),    # position of the shard in the run's sorted shard list
     ("record", pa.int64()),         # 0-based index in its shard (every non-blank line, bad ones too)
     ("byte_offset", pa.int64()),    # offset of the line in the uncompressed stream; null for Parquet
-    ("line", pa.int64()),           # 1-based line number in the uncompressed stream (blank lines count)
+    ("line", pa.int64()),           # 0-based index of the line in the uncompressed stream (blank lines count)
     ("url", pa.string()),
     ("source", pa.string()),        # config input.source_field, may be null
     ("text", pa.string()),          # null when the record was unreadable
@@ -39,6 +39,12 @@ LINEAGE_SCHEMA = pa.schema([
     ("language", pa.string()), ("language_score", pa.float32()), ("verdict", pa.string()),
     ("reasons", pa.list_(pa.string()))])
 assert LINEAGE_SCHEMA.names == LINEAGE_COLUMNS
+
+# quarantine/ `measured`: the values behind each reason as typed rows, one per measured value
+# (nested names joined with ".", list items as "name[i]"): a number in `value`, anything else in
+# `text`. `details` holds the same values as one JSON object per record (CONTRACT.md).
+MEASURED_TYPE = pa.list_(pa.struct([("reason", pa.string()), ("name", pa.string()), ("value", pa.float64()),
+                                    ("text", pa.string())]))
 
 # Internal columns that never reach lineage (error goes to details and unreadable.jsonl).
 INTERNAL_COLUMNS = ["text", "error", "shard_index"]

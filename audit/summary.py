@@ -205,8 +205,8 @@ class SummaryBuilder:
 
     def finish(self, *, seconds: float, scan_seconds: float, ray_start_seconds: float, stages: dict[str, float],
                shards: int, duplicates: dict[str, Any], started: datetime, version: str,
-               extra: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The summary.json object. `duplicates`: {"exact": n, "near": n, "cluster_sizes": {size: clusters}}
+               extra: dict[str, Any] | None = None, run_id: str | None = None) -> dict[str, Any]:
+        """The summary.json object (`run_id`: the id in every dataset part's schema metadata). `duplicates`: {"exact": n, "near": n, "cluster_sizes": {size: clusters}}
         as the global pass counts them; `extra`: further top-level figures (resume, passes)."""
         from audit.drift import compare_mix, compare_shards
 
@@ -222,6 +222,7 @@ class SummaryBuilder:
         n_dups = int(duplicates.get("exact", 0)) + int(duplicates.get("near", 0))
         self.unreadable.sort(key=lambda u: (str(u.get("shard")), u.get("line") or 0, u.get("record") or 0))
         result = {
+            "run_id": run_id,
             "version": version,
             "started": started.isoformat(),
             "finished": datetime.now(timezone.utc).isoformat(),
@@ -270,6 +271,19 @@ class SummaryBuilder:
                 "the encoding, or languages.min_score")
         result.update(extra or {})
         return result
+
+
+def summary_lines(s: dict[str, Any]) -> list[str]:
+    """The run's closing summary for the terminal, printed once: counts, rate, and every reason
+    kind with its records (none left out)."""
+    docs = s.get("documents") or 0
+    share = f" ({s.get('kept', 0) / docs:.1%})" if docs else ""
+    kinds = s.get("reason_kinds") or {}
+    lines = [f"done: {docs:,} documents ({(s.get('bytes') or 0) / 1e6:,.1f} MB) in {s.get('seconds') or 0:.1f} s "
+             f"({s.get('mb_per_s') or 0:.1f} MB/s): kept {s.get('kept', 0):,}{share}, quarantined "
+             f"{s.get('quarantined', 0):,}, unreadable {s.get('unreadable', 0):,}",
+             "reasons (records per kind): " + (", ".join(f"{k} {v:,}" for k, v in kinds.items()) or "none")]
+    return lines
 
 
 def _lengths(table: pa.Table, column: str) -> np.ndarray:

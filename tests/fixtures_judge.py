@@ -53,6 +53,8 @@ JUDGE_CHANGES: dict[str, tuple[Any, Any]] = {
     "pii.quarantine_types": (["EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IP_ADDRESS", "IBAN_CODE", "US_SSN"],
                              []),
     "pii.max_findings": (0, 100),
+    "pii.max_findings_types": (["EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IP_ADDRESS", "IBAN_CODE", "US_SSN"],
+                               []),
     "stats.context_lengths": ([128, 512], [100_000]),
 }
 
@@ -73,7 +75,7 @@ BASE: dict[str, Any] = {
     "contamination.semantic_threshold": 0.5,
     "contamination.canary_methods": ["exact_ngram", "fuzzy"],
     "pii.quarantine_types": ["CREDIT_CARD", "US_SSN"],
-    "pii.max_findings": 3,
+    "pii.max_findings": 0,  # every counted finding is one too many: pii.max_findings_types then acts alone
     "stats.context_lengths": [1024, 4096],
 }
 

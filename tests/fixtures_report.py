@@ -2,6 +2,7 @@
 the report and notebook tests."""
 from __future__ import annotations
 
+import gzip
 import json
 from collections import Counter
 from pathlib import Path
@@ -13,7 +14,7 @@ import pyarrow.parquet as pq
 from audit.config import LanguagesConfig
 from audit.drift import compare_mix, compare_shards
 from tests.fixtures_datasets import length_summary
-from audit.records import LINEAGE_SCHEMA
+from audit.records import LINEAGE_SCHEMA, text_sha256
 
 # Each payload would set window.__pwned (or fetch something) if it ever reached the page unescaped.
 EVIL_SHARD = "<script>window.__pwned='shard';alert(1)</script>.jsonl"
@@ -23,7 +24,17 @@ EVIL_LANG = "\"><svg onload=\"window.__pwned='lang'\">"
 EVIL_EVAL = "<img src=x onerror=\"window.__pwned='eval'\">"
 EVIL_ERROR = "bad JSON near </code></td><script>window.__pwned='error'</script>"
 EVIL_DOC = "d<b>x</b>\"'"
+EVIL_TEXT = "<script>window.__pwned='text'</script><img src=x onerror=\"window.__pwned='text2'\">"
+EVIL_URL_PART = "<script>window.__pwned='url'</script>"
+EVIL_ITEM = "Eval item </blockquote><script>window.__pwned='item'</script> text"
 SHARDS = [EVIL_SHARD, EVIL_ATTR_SHARD, "plain-00001.jsonl.gz"]
+# Where each shard's file is (run.json maps the hostile names to plain file names).
+SHARD_FILES = ["s0.jsonl", "s1.jsonl", "s2.jsonl.gz"]
+
+
+def record_text(n: int) -> str:
+    """Record n's text: hostile markup inside ordinary words."""
+    return f"Record {n} begins here and talks about gardens. {EVIL_TEXT} The record ends after this sentence."
 
 
 def _write_dataset(folder: Path, table: pa.Table) -> None:
@@ -47,14 +58,21 @@ def build_run(root: Path, *, documents_per_shard: int = 30, expected: dict[str, 
     ]
     langs = ["en", "en", "en", "de", "zh", "en", EVIL_LANG, "en", "de", "en"]
     n = 0
+    (root / "shards").mkdir(parents=True, exist_ok=True)
     for s, shard in enumerate(SHARDS):
+        lines = [json.dumps({"id": f"src-{n + r}", "text": record_text(n + r),
+                             "url": f"https://example.org/{n + r}?q={EVIL_URL_PART}"}) + "\n"
+                 for r in range(documents_per_shard)]
+        data = "".join(lines).encode("utf-8")
+        (root / "shards" / SHARD_FILES[s]).write_bytes(gzip.compress(data, mtime=0) if s == 2 else data)
+        offsets = [sum(len(x.encode("utf-8")) for x in lines[:r]) for r in range(documents_per_shard)]
         for r in range(documents_per_shard):
             reasons = reason_cycle[(n + s) % len(reason_cycle)]
             doc_id = EVIL_DOC if n == 4 else f"d{n:016x}"
             chars = 40 + (n * 7919) % 9000 if n % 11 else 120_000
             rows.append({"doc_id": doc_id, "source_id": f"src-{n}", "shard": shard, "record": r,
-                         "byte_offset": r * 512 if s != 2 else None, "sha256": f"{n:064x}",
-                         "url": f"https://example.org/{n}?q=<script>", "chars": chars,
+                         "byte_offset": offsets[r] if s != 2 else None, "sha256": text_sha256(record_text(n)),
+                         "url": f"https://example.org/{n}?q={EVIL_URL_PART}", "chars": chars,
                          "language": langs[n % len(langs)], "language_score": 0.9,
                          "verdict": "quarantined" if reasons else "kept", "reasons": reasons})
             details.append(json.dumps({reason: {"measured": EVIL_STYLE, "kept_doc_id": "</td></tr></table>"}
@@ -70,7 +88,7 @@ def build_run(root: Path, *, documents_per_shard: int = 30, expected: dict[str, 
     contaminated = [r for r in q_rows if r["reasons"][0].startswith("contamination")]
     _write_dataset(run / "contamination", pa.Table.from_pylist([
         {"doc_id": r["doc_id"], "source_id": r["source_id"], "shard": r["shard"], "record": r["record"],
-         "eval_set": EVIL_EVAL, "eval_id": str(i), "overlap": 0.9, "spans": [[0, 40]]}
+         "eval_set": EVIL_EVAL, "eval_id": str(i), "overlap": 0.9, "spans": [[0, 40]], "method": "exact_ngram"}
         for i, r in enumerate(contaminated)]))
     dups = [r for r in q_rows if "exact_duplicate" in r["reasons"]]
     _write_dataset(run / "duplicates", pa.Table.from_pylist([
@@ -83,6 +101,15 @@ def build_run(root: Path, *, documents_per_shard: int = 30, expected: dict[str, 
     unreadable = [{"shard": EVIL_SHARD, "line": 7 + i, "record": 6 + i, "byte_offset": 1000 + i, "error": EVIL_ERROR}
                   for i in range(3)] + [{"shard": EVIL_ATTR_SHARD, "line": None, "byte_offset": None,
                                          "error": "zstd: corrupt frame <b>"}]
+    (root / "evals").mkdir(exist_ok=True)
+    (root / "evals" / "e.jsonl").write_text("".join(json.dumps({"id": str(i), "text": f"{EVIL_ITEM} {i}"}) + "\n"
+                                                    for i in range(len(contaminated))), encoding="utf-8")
+    (run / "run.json").write_text(json.dumps({
+        "base_dir": str(root), "config": {
+            "input": {"paths": ["shards/"], "id_field": "id", "url_field": "url"},
+            "eval_sets": [{"name": EVIL_EVAL, "path": "evals/e.jsonl", "text_fields": ["text"], "id_field": "id"}]},
+        "shards": [{"shard": name, "location": str(root / "shards" / f), "index": i}
+                   for i, (name, f) in enumerate(zip(SHARDS, SHARD_FILES))]}), encoding="utf-8")
     (run / "unreadable.jsonl").write_text("".join(json.dumps(u) + "\n" for u in unreadable), encoding="utf-8")
 
     cfg = LanguagesConfig(expected=expected)

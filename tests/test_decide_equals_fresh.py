@@ -27,7 +27,7 @@ from tests.fixtures_judge import JUDGE_CHANGES, NOT_IN_A_RUN, changed, judge_cor
 
 OUTPUTS = ("lineage", "quarantine", "contamination", "pii", "duplicates")
 # summary.json figures that are about the run, not the records: times, dates, reuse
-VOLATILE = ("started", "finished", "seconds", "mb_per_s", "scan_seconds", "ray_start_seconds", "stages", "resume",
+VOLATILE = ("run_id", "started", "finished", "seconds", "mb_per_s", "scan_seconds", "ray_start_seconds", "stages", "resume",
             "retried_blocks", "scan_retries")
 
 

@@ -91,7 +91,7 @@ def test_every_record_accounted_for(tmp_path: Path, ray_session) -> None:
     assert "no shards" in named[("nothing_here/", None)]
     for u in unreadable:
         if u.get("record") is not None and u["shard"] == bad:
-            assert u["line"] == u["record"] + 1 and u["byte_offset"] is not None
+            assert u["line"] == u["record"] and u["byte_offset"] is not None
 
     by = {(r["shard"], r["record"]): r for r in lineage}
     assert by[(bad, 1)]["verdict"] == "quarantined" and by[(bad, 1)]["reasons"] == ["unreadable"]

@@ -77,7 +77,7 @@ def test_bad_lines_keep_their_place_and_are_named(tmp_path: Path) -> None:
     assert all(out[i]["text"] is None and out[i]["byte_offset"] is not None for i in range(1, 6))
     assert out[6]["source_id"] == "ok1"
     # line numbers count the blank line, record indexes do not
-    assert [r["line"] for r in out] == [1, 2, 3, 4, 5, 6, 8]
+    assert [r["line"] for r in out] == [0, 1, 2, 3, 4, 5, 7]  # 0-based, blank lines counted
 
 
 def test_truncated_gzip_keeps_what_decoded_and_names_the_rest(tmp_path: Path) -> None:
@@ -279,7 +279,7 @@ def test_the_sidecar_reads_a_stream_as_the_job_reads_a_shard(tmp_path: Path) -> 
     good = [r["text"] for r in job if r["error"] is None]
     bad = [r for r in job if r["error"] is not None]
     assert good == ["first record, after a BOM", "last good record"]
-    assert bad[0]["error"] == "invalid UTF-8 at byte 13 of the line" and bad[0]["line"] == 2
+    assert bad[0]["error"] == "invalid UTF-8 at byte 13 of the line" and bad[0]["line"] == 1
 
     with p.open("rb") as f:
         reader = LineReader("text", CFG.max_record_bytes)
@@ -287,7 +287,7 @@ def test_the_sidecar_reads_a_stream_as_the_job_reads_a_shard(tmp_path: Path) -> 
     texts, malformed, first = _sidecar_batches(parsed)
     assert texts == good and malformed == len(bad)
     # the first bad line, named by its place and the job's own error
-    assert first[0] == f"line {bad[0]['line']} (byte {bad[0]['byte_offset']}): {bad[0]['error']}"
+    assert first[0] == f"line {bad[0]['line'] + 1} (byte {bad[0]['byte_offset']}): {bad[0]['error']}"
 
 
 def test_the_folder_tailer_names_bad_lines_as_the_job_does(tmp_path: Path) -> None:
@@ -300,7 +300,7 @@ def test_the_folder_tailer_names_bad_lines_as_the_job_does(tmp_path: Path) -> No
     (folder / "a.jsonl").write_bytes(MIXED)  # tailed
     (folder / "b.jsonl.gz").write_bytes(gzip.compress(MIXED))  # read whole
     job = rows(folder / "a.jsonl")
-    want = [f"line {r['line']} (byte {r['byte_offset']}): {r['error']}" for r in job if r["error"]]
+    want = [f"line {r['line'] + 1} (byte {r['byte_offset']}): {r['error']}" for r in job if r["error"]]
     got: dict[str, list] = {}
     tailer = FolderTailer(folder, tmp_path / "state.json", "text", 0.0, 0.0, threading.Event(), CFG.max_record_bytes)
     tailer.poll(lambda parsed, where: got.setdefault(where, []).append(parsed))
@@ -331,7 +331,7 @@ def test_a_tailed_file_keeps_its_line_numbers_across_looks_and_restarts(tmp_path
     whole = dump.read_bytes()
     assert [r["text"] for p in got for r in p.records] == ["one", "two", "three"]
     bad = rows(dump)[-1]
-    assert bad["line"] == 5 and got[-1].first_error == f"line 5 (byte {bad['byte_offset']}): {bad['error']}"
+    assert bad["line"] == 4 and got[-1].first_error == f"line 5 (byte {bad['byte_offset']}): {bad['error']}"
     assert bad["byte_offset"] == whole.index(b"\xef\xbb\xbf")
 
 

@@ -25,12 +25,16 @@ from audit.drift import compare_mix
 from audit.report import render_report, write_report
 from audit.report.html import doc_anchor
 from tests.fixtures_datasets import length_summary
-from tests.fixtures_report import (EVIL_DOC, EVIL_ERROR, EVIL_EVAL, EVIL_SHARD, EVIL_STYLE, SHARDS, build_run)
+from tests.fixtures_report import (EVIL_DOC, EVIL_ERROR, EVIL_EVAL, EVIL_ITEM, EVIL_SHARD, EVIL_STYLE, EVIL_TEXT,
+                                   EVIL_URL_PART, SHARDS, build_run)
 
 # Every element the page is built from; anything else came from the data.
 PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "nav", "a", "main",
              "section", "div", "figure", "figcaption", "svg", "g", "rect", "text", "line", "table", "thead",
-             "tbody", "tr", "th", "td", "code", "span", "br", "b", "footer"}
+             "tbody", "tr", "th", "td", "code", "span", "br", "b", "footer", "ol", "ul", "li", "details", "summary",
+             "blockquote", "mark", "h4"}
+SECTIONS = ["headline", "look-at", "contamination", "duplicates", "pii", "languages", "unreadable", "reasons",
+            "lengths", "examples", "stages"]
 
 
 class _Elements(HTMLParser):
@@ -81,13 +85,11 @@ def test_report_escapes_every_hostile_string(hostile_run):
 def test_report_shows_the_figures_and_links_examples(hostile_run):
     run, summary = hostile_run
     page = render_report(run, summary)
-    for section in ("counts", "reasons", "lengths", "languages", "pii", "contamination", "duplicates", "stages",
-                    "unreadable", "examples"):
+    for section in SECTIONS:
         assert f'<section id="{section}">' in page
     assert page.count("<svg") >= 8  # kinds, 3 length histograms, languages, pii, contamination, clusters, stages
     assert "Content-Security-Policy" in page and "default-src &#x27;none&#x27;" in page
     assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
-    assert "https://" not in page  # urls of records are not shown
     # Every example link points at a row of the examples table, and each kind has an example.
     links = {part.split('"', 1)[0] for part in page.split('href="#doc-')[1:]}
     anchors = {part.split('"', 1)[0] for part in page.split('id="doc-')[1:]}
@@ -100,8 +102,13 @@ def test_report_shows_the_figures_and_links_examples(hostile_run):
     assert ("within recipe" in page) == (summary["drift"]["verdict"] == "ok")
     assert "Jensen-Shannon distance" in page and "Documents by length in tokens" in page
     assert "Showing the first" not in page and "All 4 entries of unreadable.jsonl" in page
-    # No record text or URL leaks: the run folder holds none, and the page shows neither.
-    assert "example.org" not in page
+    # Records are named by source id and URL (as text, never a link), with an excerpt of their text.
+    assert "<b>src-2</b>" in page and "https://example.org/2?q=&lt;script&gt;" in page
+    assert "Record 2 begins here" in page and "&lt;script&gt;window.__pwned=&#x27;text&#x27;" in page
+    # Contamination: the eval item beside the record's matched passage, marked.
+    assert EVIL_ITEM.split("<")[0] in page and "<mark>Record " in page and "method <b>exact_ngram</b>" in page
+    # Dates as people read them.
+    assert "started 1 Jan 2026, 00:00 UTC" in page and "2026-01-01T00:00:00" not in page
 
 
 def test_report_degrades_without_data(tmp_path):
@@ -194,6 +201,7 @@ class Browser:
             e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).length,
         svgs: document.getElementsByTagName('svg').length,
         sections: Array.from(document.querySelectorAll('section')).map(s => s.id),
+        headline: document.getElementById('headline') ? document.getElementById('headline').innerText : '',
         height: document.body ? document.body.scrollHeight : 0,
         text: document.body ? document.body.innerText : ''})"""
 
@@ -337,19 +345,27 @@ def test_report_renders_in_chromium_and_runs_nothing_from_the_data(browser, host
     # No fetch at all beyond the page itself: no network, no files named by the data.
     assert load.requests == [(run / "report.html").resolve().as_uri()]
     # It rendered: every section, the charts, and the hostile strings as plain text.
-    assert load.probe["sections"] == ["counts", "reasons", "lengths", "languages", "pii", "contamination",
-                                      "duplicates", "stages", "unreadable", "examples"]
+    assert load.probe["sections"] == SECTIONS
     assert load.probe["svgs"] >= 8 and load.probe["height"] > 2000
     assert EVIL_SHARD in load.probe["text"] and EVIL_ERROR in load.probe["text"]
     assert EVIL_STYLE in load.probe["text"]
-    assert load.probe["title"] == "Audit report · 2026-01-01T00:00:00+00:00"
+    # Texts, URLs and eval items from the data are shown as text and ran nothing.
+    assert EVIL_TEXT in load.probe["text"] and EVIL_URL_PART in load.probe["text"] and EVIL_ITEM in load.probe["text"]
+    assert load.probe["title"] == "Audit report · 1 Jan 2026, 00:00 UTC"
+    # The headline as a reader sees it: the figures of summary.json.
+    docs = summary["documents"]
+    top = list(summary["reason_kinds"].items())[:3]
+    assert load.probe["headline"].startswith(
+        f"Headline\n\n{docs:,} documents: {summary['kept'] / docs:.1%} kept ({summary['kept']:,}), "
+        f"{summary['quarantined']:,} quarantined; the largest reasons: "
+        + ", ".join(f"{k} {v:,} ({v / docs:.1%})" for k, v in top) + ".")
 
 
 def test_an_empty_run_renders_in_chromium(browser, tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     load = browser.load(write_report(run, {"documents": 0, "kept": 0, "quarantined": 0}))
-    assert load.errors == [] and load.probe["sections"][0] == "counts"
+    assert load.errors == [] and load.probe["sections"][0] == "headline"
     assert "No documents were read in this run." in load.probe["text"]
 
 
@@ -391,3 +407,121 @@ def test_report_of_a_summary_builder_summary(tmp_path):
     assert "Against the recipe" in page and "Per shard, against" in page
     assert "CREDIT_CARD" in page and "&lt;img src=x onerror=" in page
     assert f"{n:,}" in page
+
+
+# ---------------------------------------------------------------- what a data lead reads first
+
+
+def test_what_to_look_at_is_ordered_by_the_records_it_affects():
+    from audit.report.html import look_at
+
+    summary = {"documents": 1000, "unreadable": 2, "reason_kinds": {"pii": 10, "contamination": 5},
+               "contamination": {"eval_sets": {"gsm8k": {"records": 5, "items_matched": 4},
+                                               "mmlu": {"records": 0, "items_matched": 0}}},
+               "duplicates": {"exact": 30, "near": 20, "cluster_sizes": {"2": 40, "11": 1}},
+               "pii": {"records": 12, "by_type": {"EMAIL_ADDRESS": 9, "IP_ADDRESS": 40}},
+               "drift": {"verdict": "ok", "shards": {"shards": {"a": {"drift": False, "documents": 900}}}}}
+    items = look_at(summary)
+    assert [(n, title) for n, title, _, _ in items] == [
+        (50, "Duplicate clusters"), (10, "Personal data (PII)"), (5, "Contamination: eval set gsm8k"),
+        (2, "Unreadable input")]
+    assert items[0][2] == "50 duplicate records (30 exact, 20 near) in 41 clusters, the largest of 11 records"
+    summary["drift"] = {"verdict": "drift", "js": 0.31, "documents": 1000, "shards": {}}
+    assert look_at(summary)[0][1:] == ("Language drift", "the mix drifts from the recipe (Jensen-Shannon 0.31)",
+                                        "languages")
+
+
+def test_empty_findings_collapse_and_drift_tables_hold_no_walls_of_zeros(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    cfg = LanguagesConfig()
+    same = {"en": 50, "de": 50}
+    summary = {"documents": 300, "kept": 300, "quarantined": 0, "started": "2026-03-05T14:07:09.123+01:00",
+               "drift": compare_mix(same, None, cfg) | {"shards": {"shards": {
+                   "a.jsonl": {"documents": 100, "js": 0.0, "psi": 0.0, "chi2": 0.0, "pvalue": 1.0, "drift": False},
+                   "b.jsonl": {"documents": 100, "js": 0.0, "psi": 0.0, "chi2": 0.0, "pvalue": 1.0, "drift": False},
+                   "c.jsonl": {"documents": 100, "js": 0.000123456, "psi": 2.5e-07, "chi2": 0.01, "pvalue": 0.99,
+                               "drift": False}}, "drifting": []}},
+               "languages": same, "contamination": {"eval_sets": {}}, "duplicates": {"exact": 0, "near": 0},
+               "pii": {"records": 0, "by_type": {}}}
+    page = render_report(run, summary)
+    for title in ("Contamination", "Duplicates", "Personal data (PII)", "Unreadable input", "Reasons",
+                  "Example quarantined records"):
+        assert f"<details><summary>{title}: nothing found</summary>" in page
+    assert "Nothing: no contamination, duplicates, PII, language drift or unreadable input." in page
+    assert "0.0000" not in page and ">c.jsonl<" in page and ">a.jsonl<" not in page
+    assert "2 shards have exactly the overall mix and are not listed." in page
+    assert ">0.000123<" in page and ">2.5e-07<" in page
+    assert "started 5 Mar 2026, 13:07 UTC" in page
+
+
+def test_excerpts_mask_personal_data_by_type():
+    from audit.report.html import excerpt, masked
+
+    text = "Mail ana@example.org or call +44 20 7946 0958 today."
+    spans = [(5, 20, "EMAIL_ADDRESS"), (29, 45, "PHONE_NUMBER")]
+    assert masked(text, spans, 0, len(text)) == "Mail ⟨EMAIL_ADDRESS⟩ or call ⟨PHONE_NUMBER⟩ today."
+    assert masked(text, spans, 10, 34) == "⟨EMAIL_ADDRESS⟩ or call ⟨PHONE_NUMBER⟩"
+    assert excerpt(text, spans, chars=20) == "Mail ⟨EMAIL_ADDRESS⟩ …"
+    assert excerpt(text, spans, chars=15) == "Mail …"  # never half a mask
+    assert excerpt("a\n\n  b", ()) == "a b" and excerpt(None) is None
+
+
+def test_terminal_summary_names_every_reason_kind_once():
+    from audit.summary import summary_lines
+
+    kinds = {f"kind{i}": 10 - i for i in range(9)}
+    lines = summary_lines({"documents": 100, "kept": 55, "quarantined": 45, "unreadable": 1, "bytes": 2_000_000,
+                           "seconds": 4.0, "mb_per_s": 0.5, "reason_kinds": kinds})
+    assert lines[0] == ("done: 100 documents (2.0 MB) in 4.0 s (0.5 MB/s): kept 55 (55.0%), quarantined 45, "
+                        "unreadable 1")
+    assert lines[1] == "reasons (records per kind): " + ", ".join(f"{k} {v}" for k, v in kinds.items())
+
+
+@pytest.mark.ray
+def test_the_demo_runs_report_in_chromium(browser, demo_run):
+    """A real run's page: the headline is summary.json's, contamination shows the eval item beside
+    the record's passage, PII excerpts are masked, and nothing ran or was fetched."""
+    summary = json.loads((demo_run / "summary.json").read_text(encoding="utf-8"))
+    load = browser.load(demo_run / "report.html")
+    assert load.errors == [] and load.dialogs == [] and load.probe["pwned"] is None
+    assert load.requests == [(demo_run / "report.html").resolve().as_uri()]
+    docs, kept = summary["documents"], summary["kept"]
+    top = list(summary["reason_kinds"].items())[:3]
+    assert load.probe["headline"].startswith(
+        f"Headline\n\n{docs:,} documents: {kept / docs:.1%} kept ({kept:,}), {summary['quarantined']:,} quarantined; "
+        "the largest reasons: " + ", ".join(f"{k} {v:,} ({v / docs:.1%})" for k, v in top) + ".")
+    text = load.probe["text"]
+    assert "Eval item" in text and "text not read" not in text and "item not read" not in text
+    assert "⟨" in text.split("Personal data (PII)", 1)[1]
+    assert "T" + summary["started"][11:16] not in text  # dates are shown as people read them
+
+
+def test_the_demo_prints_the_runs_summary_once_and_complete(tmp_path, monkeypatch, capsys):
+    """`audit demo` printed its own summary after the run's closing lines, and the first one cut the
+    reasons at six kinds: now the run's closing summary is the only one, with every kind."""
+    from types import SimpleNamespace
+
+    from audit import demo
+    from audit.progress import Progress
+
+    kinds = {f"kind{i}": 10 - i for i in range(9)}
+    summary = {"documents": 100, "kept": 55, "quarantined": 45, "unreadable": 1, "bytes": 10, "seconds": 1.0,
+               "mb_per_s": 0.0, "reason_kinds": kinds}
+    corpus = SimpleNamespace(shards=["s"], root=tmp_path, counts={"clean": 55}, config_path=tmp_path / "c.yaml",
+                             truth_path=tmp_path / "truth.jsonl")
+    monkeypatch.setattr(demo, "build_demo_corpus", lambda *a, **k: corpus)
+    monkeypatch.setattr(demo, "load_config", lambda path: None)
+    monkeypatch.setattr(demo, "_found_vs_planted", lambda run, truth: "junk 1/1")
+
+    def run_audit(config, out):  # what run_audit does at its end: the closing summary
+        Progress(enabled=True).close(summary)
+        return SimpleNamespace(out=out, summary=summary)
+
+    monkeypatch.setattr(demo, "run_audit", run_audit)
+    assert demo.run_demo(tmp_path) == 0
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert text.count("100 documents") == 1 and text.count("quarantined 45") == 1
+    assert all(text.count(f"{k} {v}") == 1 for k, v in kinds.items())
+    assert "found vs planted: junk 1/1" in captured.out

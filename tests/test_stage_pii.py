@@ -107,8 +107,21 @@ def test_judge_reasons_and_details(stage):
         assert "example.com" not in json.dumps(details)
     assert dict(by_row) == {0: ["pii:CREDIT_CARD"], 1: ["pii:many"]}
     details = dict((i, d) for i, _, d in found)
-    assert details[1] == {"findings": 12, "counts": {"EMAIL_ADDRESS": 12}}
+    assert details[1] == {"findings": 12, "counted": 12, "counts": {"EMAIL_ADDRESS": 12}}
     assert list(PiiStage(config(enabled=False)).judge(measured)) == []
+
+
+def test_ip_addresses_are_reported_but_not_counted_by_default(stage):
+    """A networking text with many IP addresses is not quarantined as pii:many (its findings stay
+    in the pii column); listing IP_ADDRESS in max_findings_types counts them again."""
+    text = "Routes: " + ", ".join(f"10.0.{i}.1 via 192.168.{i}.254" for i in range(8)) + "."
+    measured = stage(pa.table({"text": pa.array([text], pa.string())})).drop_columns(["text"])
+    found = measured.column("pii").to_pylist()[0]
+    counting = [f["entity_type"] for f in found if f["score"] >= 0.5]  # pii.min_score
+    assert counting == ["IP_ADDRESS"] * 16
+    assert list(PiiStage(config()).judge(measured)) == []
+    counted = list(PiiStage(config(max_findings_types=["IP_ADDRESS"])).judge(measured))
+    assert [(i, r) for i, r, _ in counted] == [(0, "pii:many")] and counted[0][2]["counted"] == 16
 
 
 def test_disabled_stage_writes_empty_lists():

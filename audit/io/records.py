@@ -6,7 +6,8 @@ same wherever a record comes from: a UTF-8 byte-order mark opening a stream is s
 that is not UTF-8 names the byte where it breaks, a line that is not JSON says so, a value that is
 not an object names its JSON type, a text that is not a string names what it is, a line over
 input.max_record_bytes gives its length. `LineDecoder` numbers the records of a stream of lines
-as the job numbers them (every non-blank line is a record, bad ones too) and the lines (1-based).
+as the job numbers them (every non-blank line is a record, bad ones too) and counts the lines (the
+job's `line` column is the 0-based index, `lines - 1`; messages for people say "line N", 1-based).
 `parquet_batches` reads a Parquet file once, a record batch at a time, with the same per-record
 diagnosis.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+import io
 import os
 import re
 import zlib
@@ -293,11 +294,11 @@ def _read_jsonl(shard: Shard, cfg: InputConfig, block: RecordBlock) -> Iterator[
             decoded = decoder.feed(offset, line, length)
             if decoded is None:
                 continue
-            block.add(decoder.records - 1, offset, decoded, decoder.lines)
+            block.add(decoder.records - 1, offset, decoded, decoder.lines - 1)  # 0-based, as records
             if block.full():
                 yield None
     except DamagedStream as e:
-        block.fault(f"{e} (after {decoder.records} records; the rest of the shard is lost)", end, decoder.lines + 1)
+        block.fault(f"{e} (after {decoder.records} records; the rest of the shard is lost)", end, decoder.lines)
     if decoder.records == 0 and not len(block):
         block.fault("empty shard: no records", 0)
     yield None
@@ -339,6 +340,50 @@ def read_record_texts(shard: Shard, records: set[int], cfg: InputConfig) -> dict
     return out
 
 
+def read_texts_at(shard: Shard, cfg: InputConfig, wanted: dict[int, int | None],
+                  max_stream_bytes: int | None = None) -> dict[int, str | None]:
+    """The texts of some records of one shard (a local file or an object), {record: byte_offset or None}
+    -> {record: text}.
+
+    Plain JSON lines with offsets are read by seeking, Parquet by the row groups that hold the
+    records; other shards (compressed JSON lines) are streamed to the last record, unless the
+    file is larger than `max_stream_bytes`, when nothing is read ({}). Read back as the job read
+    them (audit.io.records)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from audit.io.records import column_values, decode_line, decode_parquet_text
+
+    where = storage_location(shard.location)  # local or in object storage
+    low = where.path.lower()
+    if low.endswith((".jsonl", ".ndjson")) and all(o is not None for o in wanted.values()):
+        fields = RecordFields.of(cfg)
+        out: dict[int, str | None] = {}
+        with io.BufferedReader(where.fs.open_input_file(where.path)) as f:  # readline, local or remote
+            for record, offset in sorted(wanted.items(), key=lambda kv: kv[1] or 0):
+                f.seek(int(offset or 0))
+                out[record] = decode_line(f.readline().rstrip(b"\n"), fields, at_start=offset == 0).text
+        return out
+    if low.endswith(PARQUET_SUFFIXES):
+        pf = pq.ParquetFile(where.fs.open_input_file(where.path))
+        ends = np.cumsum([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
+        groups: dict[int, list[int]] = {}
+        for r in wanted:
+            g = int(np.searchsorted(ends, r, side="right"))
+            if g < len(ends):
+                groups.setdefault(g, []).append(r)
+        out = {}
+        for g, recs in groups.items():
+            col = column_values(pf.read_row_group(g, columns=[cfg.text_field]).column(0), strict=True)
+            base = int(ends[g - 1]) if g else 0
+            for r in recs:
+                out[r] = decode_parquet_text(col[r - base], cfg.text_field).text
+        return out
+    if max_stream_bytes is not None and where.fs.get_file_info(where.path).size > max_stream_bytes:
+        return {}
+    return read_record_texts(shard, set(wanted), cfg)
+
+
 def iter_jsonl_lines(location: str) -> Iterator[tuple[int, bytes]]:
     """(byte offset, raw line) of every line of a JSON-lines shard, compressed or not."""
     for offset, line, _ in split_lines(open_stream(location), 1 << 62):
@@ -346,5 +391,5 @@ def iter_jsonl_lines(location: str) -> Iterator[tuple[int, bytes]]:
         yield offset, line
 
 
-__all__ = ["Shard", "InputError", "discover_shards", "read_shard", "read_record_texts", "is_shard",
+__all__ = ["Shard", "InputError", "discover_shards", "read_shard", "read_record_texts", "read_texts_at", "is_shard",
            "SHARD_SUFFIXES", "iter_jsonl_lines", "open_stream", "split_lines", "DamagedStream"]

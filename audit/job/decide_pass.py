@@ -19,7 +19,7 @@ from audit.config import AuditConfig
 from audit.decide import Decider
 from audit.io.storage import Location, write_parquet
 from audit.job.executor import Executor, Shared
-from audit.job.parts import PartWriter
+from audit.job.parts import PartWriter, with_run_id
 from audit.records import (CONTAMINATION_SCHEMA, INTERNAL_COLUMNS, LINEAGE_COLUMNS, PII_SCHEMA, RECORD_SCHEMA,
                            WHERE_COLUMNS)
 from audit.summary import SummaryBuilder
@@ -55,7 +55,7 @@ def lineage_table(table: pa.Table) -> pa.Table:
             cols[name] = pa.nulls(n, pa.string())
         elif name == "language_score":
             cols[name] = pa.nulls(n, pa.float32())
-    skip = set(LINEAGE_COLUMNS) | set(INTERNAL_COLUMNS) | {"details"}
+    skip = set(LINEAGE_COLUMNS) | set(INTERNAL_COLUMNS) | {"details", "measured"}
     for name in table.column_names:
         t = table.schema.field(name).type
         # flat measurements only: keys, band keys, fingerprints and findings have their own outputs
@@ -65,11 +65,17 @@ def lineage_table(table: pa.Table) -> pa.Table:
     return pa.table(cols)
 
 
+def quarantine_table(lineage: pa.Table, decided: pa.Table) -> pa.Table:
+    """quarantine/: the lineage columns, `details` (JSON text) and `measured` (the same values, typed)."""
+    return (lineage.select(LINEAGE_COLUMNS).append_column("details", decided.column("details"))
+            .append_column("measured", decided.column("measured")))
+
+
 def empty_outputs(config: AuditConfig) -> dict[str, pa.Schema]:
     """The schema each per-record dataset has when no record reached it."""
     empty = Decider(config, build_stages(config))(RECORD_SCHEMA.empty_table().drop_columns(["text"]))
     lineage = lineage_table(empty)
-    quarantine = lineage.select(LINEAGE_COLUMNS).append_column("details", empty.column("details"))
+    quarantine = quarantine_table(lineage, empty)
     return {"lineage": lineage.schema, "quarantine": quarantine.schema,
             "contamination": CONTAMINATION_SCHEMA, "pii": PII_SCHEMA}
 
@@ -91,13 +97,13 @@ def _duplicates_of(fs: Any, files: list[str], shard: str) -> dict[str, tuple[str
 
 
 def decide_part(config: AuditConfig, part: Location, shard: str, index: int, work: Location,
-                blocklist: Blocklist, dup_files: list[str]) -> tuple[dict[str, Any], int]:
-    """Judge one shard's measurements and write its output parts; returns its summary partial
-    and the rows of its lineage part."""
+                blocklist: Blocklist, dup_files: list[str], run_id: str | None = None) -> tuple[dict[str, Any], int]:
+    """Judge one shard's measurements and write its output parts (the run id in their schema
+    metadata); returns its summary partial and the rows of its lineage part."""
     decider = Decider(config, build_stages(config), _duplicates_of(work.fs, dup_files, shard), blocklist)
     summary = SummaryBuilder(config)
     name = f"part-{index:06d}.parquet"
-    writers = {d: PartWriter(work.child(d, name)) for d in ("lineage", "quarantine", "contamination", "pii")}
+    writers = {d: PartWriter(work.child(d, name), run_id=run_id) for d in ("lineage", "quarantine", "contamination", "pii")}
     try:
         with part.fs.open_input_file(part.path) as f:
             pf = pq.ParquetFile(f)
@@ -135,8 +141,7 @@ def _write_decided(table: pa.Table, writers: dict[str, PartWriter], summary: Sum
     writers["lineage"].write(lineage)
     quarantined = pc.equal(table.column("verdict"), "quarantined")
     q = table.filter(quarantined)
-    writers["quarantine"].write(lineage.filter(quarantined).select(LINEAGE_COLUMNS).append_column(
-        "details", q.column("details")))
+    writers["quarantine"].write(quarantine_table(lineage.filter(quarantined), q))
     if "contamination" in table.column_names:
         writers["contamination"].write(explode(table, "contamination", CONTAMINATION_SCHEMA))
     if "pii" in table.column_names:
@@ -154,30 +159,31 @@ class DecidedPart:
 
 
 def decide_task(item: tuple[str, str, int], config: AuditConfig, work: Location, blocklist: Shared[Blocklist],
-                dup_files: list[str]) -> DecidedPart:
+                dup_files: list[str], run_id: str | None = None) -> DecidedPart:
     """One measurement part of pass 3 (a Ray task or a call here): (part path, shard, shard index)."""
     path, shard, index = item
-    partial, rows = decide_part(config, Location(work.fs, path, path), shard, index, work, blocklist.get(), dup_files)
+    partial, rows = decide_part(config, Location(work.fs, path, path), shard, index, work, blocklist.get(), dup_files,
+                                run_id)
     return DecidedPart(shard, partial, rows)
 
 
 def decide_all(executor: Executor, config: AuditConfig, parts: list[tuple[Location, str, int]], work: Location,
-               blocklist: Blocklist) -> Iterator[DecidedPart]:
+               blocklist: Blocklist, run_id: str | None = None) -> Iterator[DecidedPart]:
     """Run the decide pass over (part, shard, shard index), a task per part; yields each part's
     result as it finishes."""
     if not parts:
         return
     items = [(p.path, shard, index) for p, shard, index in parts]
     for _, done in executor.map(decide_task, items, config, work, executor.put(blocklist),
-                                duplicate_files(work.child("duplicates")), name="decide_part",
+                                duplicate_files(work.child("duplicates")), run_id, name="decide_part",
                                 num_cpus=config.ray.task_cpus):
         yield done
 
 
-def fill_empty_datasets(config: AuditConfig, work: Location) -> None:
+def fill_empty_datasets(config: AuditConfig, work: Location, run_id: str | None = None) -> None:
     """A dataset no record reached still exists, with its columns (one empty file)."""
     for name, schema in empty_outputs(config).items():
         folder = work.child(name)
         folder.mkdir()
         if not any(p.name.endswith(".parquet") for p in folder.ls()):
-            write_parquet(schema.empty_table(), folder.child("part-empty.parquet"))
+            write_parquet(with_run_id(schema, run_id).empty_table(), folder.child("part-empty.parquet"))

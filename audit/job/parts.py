@@ -1,14 +1,43 @@
 """Parts of a run's datasets: writing one atomically from a stream of tables, reading them back."""
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from audit.io.atomic import AtomicFile
-from audit.io.storage import Location
+from audit.io.storage import Location, write_parquet
+
+# The key of the run id in the schema metadata of every part of a run's datasets.
+RUN_ID_KEY = "audit.run_id"
+
+
+def new_run_id(started: datetime) -> str:
+    """A run's id: its UTC start and 8 random hex digits, e.g. `20261124T201500Z-1f2e3d4c`."""
+    return f"{started:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
+
+
+def with_run_id(schema: pa.Schema, run_id: str | None) -> pa.Schema:
+    """`schema` with the run id in its metadata (unchanged without one)."""
+    if not run_id:
+        return schema
+    return schema.with_metadata({**(schema.metadata or {}), RUN_ID_KEY.encode(): run_id.encode()})
+
+
+def stamp_run_id(folder: Location, run_id: str) -> None:
+    """Put the run id into the schema metadata of every part of a dataset written without it
+    (duplicates/: its parts come from Ray Data UDFs; it holds one small row per duplicate)."""
+    for part in folder.ls():
+        if not part.name.endswith(".parquet"):
+            continue
+        with part.fs.open_input_file(part.path) as f:
+            table = pq.read_table(f)
+        if (table.schema.metadata or {}).get(RUN_ID_KEY.encode()) != run_id.encode():
+            write_parquet(table.cast(with_run_id(table.schema, run_id)), part)
 
 
 class PartWriter:
@@ -16,16 +45,17 @@ class PartWriter:
     local files written aside and renamed, objects existing once closed). Writes nothing when it
     received no row. `compression`: a Parquet codec (zstd, gzip, none)."""
 
-    def __init__(self, dest: Location, compression: str = "zstd") -> None:
+    def __init__(self, dest: Location, compression: str = "zstd", run_id: str | None = None) -> None:
         self.dest = dest
         self.compression = compression
+        self.run_id = run_id  # into the file's schema metadata (RUN_ID_KEY)
         self._file: AtomicFile | None = None
         self._writer: pq.ParquetWriter | None = None
         self.schema: pa.Schema | None = None
         self.rows = 0
 
     def _open(self, schema: pa.Schema) -> None:
-        self.schema = schema
+        self.schema = schema = with_run_id(schema, self.run_id)
         self._file = AtomicFile(self.dest)
         self._writer = pq.ParquetWriter(self._file.open(), schema, compression=self.compression)
 

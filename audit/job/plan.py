@@ -33,6 +33,7 @@ from audit.io.run_lock import hold_run_folder
 from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
 from audit.io.storage import Location, location
 from audit.job.executor import Executor, LocalExecutor, RayExecutor, make_executor, wants_ray
+from audit.job.parts import new_run_id, stamp_run_id
 from audit.job.resume import (DONE, ShardState, drop_unused, load_done, measure_fingerprint, measuring_settings,
                               refused_changes, shard_state)
 from audit.job.run_folder import (DECIDING, JUDGEMENTS, JUDGEMENTS_KEPT, MEASUREMENTS, archive_judgement,
@@ -252,6 +253,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
     measurements = out.child(MEASUREMENTS)
     blocklist = _load_blocklist(out)
     work = new_work_folder(out)
+    run_id = new_run_id(started)  # in summary.json and every dataset part's schema metadata
     try:
         timing: dict[str, float] = {}
         retried: dict[str, int] = {}
@@ -269,16 +271,17 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         dup_parts = [p for p, _ in with_rows]
         dup_out = work.child("duplicates")
         dup_stats = global_duplicates(config, dup_parts, records, dup_out, ex.slots, use_ray=ex.uses_ray)
+        stamp_run_id(dup_out, run_id)
         timing["dedup_global"] = time.perf_counter() - t1
         t2 = time.perf_counter()
         summary = SummaryBuilder(config)
         for p in problems:
             summary.add_unreadable(p)
         lineage_rows: dict[str, int] = {}
-        for part in decide_all(ex, config, [(p, st.shard, st.index) for p, st in with_rows], work, blocklist):
+        for part in decide_all(ex, config, [(p, st.shard, st.index) for p, st in with_rows], work, blocklist, run_id):
             summary.merge(part.summary)
             lineage_rows[part.shard] = part.lineage_rows
-        fill_empty_datasets(config, work)
+        fill_empty_datasets(config, work, run_id)
         timing["decide_write"] = time.perf_counter() - t2
         if any(lineage_rows.values()):
             t3 = time.perf_counter()
@@ -291,6 +294,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         result = summary.finish(
             seconds=seconds, scan_seconds=measured.scan_seconds, ray_start_seconds=measured.ray_seconds,
             stages=timing, shards=len(measured.shards), duplicates=dup_stats, started=started, version=__version__,
+            run_id=run_id,
             extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused},
                    "retried_blocks": dict(sorted(retried.items())), "scan_retries": restarts})
         if measured.corpus_df is not None and "contamination" in result:

@@ -1,31 +1,40 @@
-"""report.html: one self-contained page that shows a finished run to the people who sign it off.
+"""report.html: one self-contained page that a data lead reads and acts on.
 
-The page is built from summary.json plus a few rows read from the run folder (example
-quarantined records, the first unreadable entries). It needs no script, loads nothing from the
-network (inline CSS, inline SVG, system fonts) and carries a Content-Security-Policy that forbids
-scripts and every fetch, as a second wall behind the escaping: every value that comes from the
-data (shard names, reasons, details, ids, language codes, eval set names, errors) goes through
-`esc` or the `Html` marker discipline below, never into the page raw. No text excerpts are
-shown: a record's text may hold personal data.
+Built from summary.json plus a bounded read of the run folder (audit.report.run_outputs): a
+headline (documents, kept share, the three largest reasons), then what to look at, weighed by the
+records each finding affects (contamination by eval set, duplicate clusters, PII types, language
+drift, unreadable shards), then each finding with examples named by source id and URL with a
+short excerpt of their text (personal data found in it masked by type), contamination as the eval
+item beside the record's matched passages, and the run's timings last.
+
+It needs no script, loads nothing from the network (inline CSS, inline SVG, system fonts, no
+outside link) and carries a Content-Security-Policy that forbids scripts and every fetch, as a
+second wall behind the escaping: every value that comes from the data (texts, URLs, shard names,
+reasons, details, ids, language codes, eval items, errors) goes through `esc` or the `Html`
+marker discipline below, never into the page raw.
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from audit.io.atomic import write_text_atomic
-from audit.report.run_outputs import quarantine_examples, unreadable_entries
+from audit.report.run_outputs import (RunSources, contamination_examples, duplicate_clusters, pii_findings,
+                                      quarantine_examples, unreadable_entries)
 from audit.report.svg import bar_chart, esc, histogram, paired_bars
 
 # Scripts, frames, fonts, fetches: none. Inline styles and data: images only.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _DETAILS_CHARS = 400
+_EXCERPT_CHARS = 240  # of a record's text
+_ITEM_CHARS = 900  # of an eval item
+_PASSAGE_CHARS = 400  # of one matched passage
 
 
 class Html(str):
@@ -58,24 +67,12 @@ def _share(part: object, whole: object) -> str:
     return _pct(part / whole)
 
 
-def _fmt_float(x: object, digits: int = 4) -> str:
-    if not isinstance(x, (int, float)):
-        return "—"
-    if x != 0 and abs(x) < 10 ** -digits:
-        return f"{x:.2e}"
-    return f"{x:.{digits}f}"
-
-
 def doc_anchor(doc_id: object) -> str:
     """The id attribute of a quarantined record's row: `doc-<id>` (hashed if the id has odd characters)."""
     s = str(doc_id)
     if _SAFE_ID.fullmatch(s):
         return f"doc-{s}"
     return "doc-h" + hashlib.blake2b(s.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-
-
-def _doc_link(doc_id: object) -> Html:
-    return Html(f'<a class="mono" href="#{doc_anchor(doc_id)}">{esc(doc_id)}</a>')
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[object]], numeric: Iterable[int] = (),
@@ -91,7 +88,11 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[object]], numeric: It
     return Html(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
-def _section(anchor: str, title: str, body: str) -> Html:
+def _section(anchor: str, title: str, body: str, collapsed: bool = False) -> Html:
+    """A section; `collapsed` (nothing found) shows as one line that opens on a click."""
+    if collapsed:
+        return Html(f'<section id="{esc(anchor)}" class="quiet"><details><summary>{esc(title)}: nothing found'
+                    f'</summary>{body}</details></section>')
     return Html(f'<section id="{esc(anchor)}"><h2>{esc(title)}</h2>{body}</section>')
 
 
@@ -108,32 +109,213 @@ def _mapping(value: object) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
+# ---------------------------------------------------------------- dates, records, excerpts
+
+
+def readable_time(value: object) -> str:
+    """An ISO timestamp as a person reads it: `1 Jan 2026, 00:00 UTC` (the value itself if it does not parse)."""
+    if not isinstance(value, str) or not value:
+        return "—"
+    try:
+        t = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    if t.tzinfo is not None:
+        t = t.astimezone(timezone.utc)
+    return f"{t.day} {t:%b %Y, %H:%M} UTC"
+
+
+def readable_seconds(x: object) -> str:
+    """Seconds as `4.2 s`, `3 min 05 s` or `2 h 04 min`."""
+    if not isinstance(x, (int, float)):
+        return "—"
+    if x < 60:
+        return f"{x:.1f} s"
+    m, sec = divmod(int(round(x)), 60)
+    if m < 60:
+        return f"{m} min {sec:02d} s"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"
+
+
+def _sig(x: object, digits: int = 3) -> str:
+    """A measure to `digits` significant digits; 0 as `0` (no walls of 0.0000)."""
+    if not isinstance(x, (int, float)):
+        return "—"
+    if x == 0:
+        return "0"
+    return f"{x:.{digits}g}"
+
+
+def masked(text: str, spans: Sequence[tuple[int, int, str]], start: int, end: int) -> str:
+    """text[start:end] with every PII finding in `spans` (start, end, type) replaced by `⟨TYPE⟩`."""
+    out, at = [], start
+    for s0, e0, kind in sorted(spans):
+        if e0 <= at or s0 >= end:
+            continue
+        out.append(text[at:max(at, s0)])
+        out.append(f"⟨{kind}⟩")
+        at = max(at, e0)
+    out.append(text[at:end] if at < end else "")
+    return "".join(out)
+
+
+def excerpt(text: str | None, pii: Sequence[tuple[int, int, str]] = (), chars: int = _EXCERPT_CHARS) -> str | None:
+    """The start of a record's text, white space collapsed, personal data masked, at most `chars` long."""
+    if text is None:
+        return None
+    cut = masked(text, pii, 0, min(len(text), chars + 200))
+    cut = " ".join(cut.split())
+    if len(cut) <= chars and len(text) <= chars + 200:
+        return cut
+    cut = cut[:chars]
+    if cut.rfind("⟨") > cut.rfind("⟩"):  # never half a mask
+        cut = cut[:cut.rfind("⟨")]
+    return cut.rstrip() + " …"
+
+
+def _record(row: Mapping[str, Any], *, anchor: bool = False) -> Html:
+    """A record named for a person: its source id, its URL (as text: the page links nowhere outside),
+    and where it sits (shard, record)."""
+    sid = row.get("source_id")
+    name = (f"<b>{esc(sid)}</b>" if sid not in (None, "") else
+            f'<span class="note">no source id</span> <code>{esc(row.get("doc_id"))}</code>')
+    if anchor:
+        name = f'<a href="#{doc_anchor(row.get("doc_id"))}">{name}</a>'
+    url = f'<div class="url">{esc(row["url"])}</div>' if row.get("url") else ""
+    where = (f'<div class="where">{esc(row.get("shard"))} · record {esc(_num(row.get("record")))}</div>'
+             if row.get("shard") is not None else "")
+    return Html(f'<div class="rec">{name}{url}{where}</div>')
+
+
+def _quote(text: str | None, missing: str = "text not read") -> Html:
+    if text is None:
+        return Html(f'<span class="note">{esc(missing)}</span>')
+    return Html(f'<blockquote class="excerpt">{esc(text)}</blockquote>')
+
+
+def _details(details: object) -> Html:
+    """The measured values behind each reason, as `reason: name value, …` lines (not JSON)."""
+    if isinstance(details, list):  # the typed form: [{reason, name, value, text}]
+        grouped: dict[str, list[str]] = {}
+        for d in details:
+            if isinstance(d, Mapping):
+                v = d.get("text") if d.get("text") is not None else _sig(d.get("value"), 4)
+                grouped.setdefault(str(d.get("reason")), []).append(f"{d.get('name')} {v}")
+        lines = [f"{r}: {', '.join(vs)}" for r, vs in grouped.items()]
+    elif isinstance(details, Mapping):
+        lines = [f"{r}: {', '.join(f'{k} {_value(v)}' for k, v in _flat(_mapping(m)).items())}"
+                 if isinstance(m, Mapping) else f"{r}: {_value(m)}" for r, m in details.items()]
+    elif details is None:
+        return Html("—")
+    else:
+        lines = [str(details)]
+    text = "\n".join(lines)
+    if len(text) > _DETAILS_CHARS:
+        text = text[:_DETAILS_CHARS] + " …"
+    return Html(f'<div class="details">{esc(text)}</div>')
+
+
+def _flat(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, Mapping):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _value(v: object) -> str:
+    if isinstance(v, float):
+        return _sig(v, 4)
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v[:8]) + (", …" if len(v) > 8 else "") + "]"
+    return str(v)
+
+
 # ---------------------------------------------------------------- sections
 
 
 def _headline(s: Mapping[str, Any]) -> Html:
     docs = s.get("documents") or 0
-    mb = (s.get("bytes") or 0) / 1e6
+    kinds = _kinds(s)
     cards = [
         ("Documents", _num(docs), f"{_num(s.get('shards'))} shards" if s.get("shards") is not None else ""),
         ("Kept", _num(s.get("kept")), _share(s.get("kept"), docs)),
         ("Quarantined", _num(s.get("quarantined")), _share(s.get("quarantined"), docs)),
         ("Unreadable", _num(s.get("unreadable")), "lines or files"),
-        ("MB read", f"{mb:,.2f}", "UTF-8 text"),
-        ("Seconds", _num(s.get("seconds"), 1), f"scan {_num(s.get('scan_seconds'), 1)} s"
-         if isinstance(s.get("scan_seconds"), (int, float)) else ""),
-        ("MB/s", _num(s.get("mb_per_s"), 2), "whole run"),
     ]
     html = "".join(f'<div class="card"><div class="label">{esc(label)}</div><div class="value">{esc(value)}</div>'
                    f'<div class="sub">{esc(sub)}</div></div>' for label, value, sub in cards)
-    body = f'<div class="cards">{html}</div>'
     if not docs:
-        body += _empty("No documents were read in this run.")
-    elif isinstance(s.get("kept"), int) and isinstance(s.get("quarantined"), int) \
+        return _section("headline", "Headline", f'<div class="cards">{html}</div>'
+                        + _empty("No documents were read in this run."))
+    top = list(kinds.items())[:3]
+    reasons = ("; the largest reasons: " + ", ".join(
+        f"<b>{esc(k)}</b> {esc(_num(v))} ({esc(_share(v, docs))})" for k, v in top)) if top else \
+        "; no record was quarantined"
+    line = (f'<p class="headline">{esc(_num(docs))} documents: <b>{esc(_share(s.get("kept"), docs))} kept</b> '
+            f'({esc(_num(s.get("kept")))}), {esc(_num(s.get("quarantined")))} quarantined{reasons}.</p>')
+    body = line + f'<div class="cards">{html}</div>'
+    if isinstance(s.get("kept"), int) and isinstance(s.get("quarantined"), int) \
             and s["kept"] + s["quarantined"] != docs:
         body += f'<p class="flag">Accounting does not hold: kept + quarantined = {esc(_num(s["kept"] + s["quarantined"]))}' \
                 f', documents = {esc(_num(docs))}.</p>'
-    return _section("counts", "Counts", body)
+    return _section("headline", "Headline", body)
+
+
+def look_at(s: Mapping[str, Any]) -> list[tuple[int, str, str, str]]:
+    """What to look at: (records affected, title, one line, section anchor), most records first;
+    findings that affect no record are left out."""
+    items: list[tuple[int, str, str, str]] = []
+    docs = s.get("documents") or 0
+    for name, v in _mapping(_mapping(s.get("contamination")).get("eval_sets")).items():
+        v = _mapping(v)
+        n = int(v.get("records") or 0)
+        items.append((n, f"Contamination: eval set {name}",
+                      f"{_num(n)} records ({_share(n, docs)}) match {_num(v.get('items_matched'))} of its items",
+                      "contamination"))
+    dup = _mapping(s.get("duplicates"))
+    n_dup = int(dup.get("exact") or 0) + int(dup.get("near") or 0)
+    sizes = {int(k): int(v) for k, v in _mapping(dup.get("cluster_sizes")).items() if str(k).isdigit()}
+    items.append((n_dup, "Duplicate clusters",
+                  f"{_num(n_dup)} duplicate records ({_num(dup.get('exact'))} exact, {_num(dup.get('near'))} near) in "
+                  f"{_num(sum(sizes.values()))} clusters, the largest of {_num(max(sizes, default=0))} records",
+                  "duplicates"))
+    pii = _mapping(s.get("pii"))
+    by_type = _mapping(pii.get("by_type"))
+    n_pii = int(_kinds(s).get("pii") or 0)
+    items.append((n_pii, "Personal data (PII)",
+                  f"{_num(n_pii)} records quarantined; findings by type: "
+                  + (", ".join(f"{k} {_num(v)}" for k, v in list(by_type.items())[:5]) or "none"), "pii"))
+    drift = _mapping(s.get("drift"))
+    shards = _mapping(_mapping(drift.get("shards")).get("shards"))
+    drifting = [k for k, e in shards.items() if _mapping(e).get("drift")]
+    n_lang = int(_kinds(s).get("language") or 0)
+    n_drift = sum(int(_mapping(shards[k]).get("documents") or 0) for k in drifting)
+    if drift.get("verdict") == "drift":
+        n_drift = max(n_drift, int(drift.get("documents") or 0))
+    if n_lang or n_drift:
+        what = [f"{_num(n_lang)} records quarantined for language"] if n_lang else []
+        if drift.get("verdict") == "drift":
+            what.append(f"the mix drifts from the recipe (Jensen-Shannon {_sig(drift.get('js'))})")
+        if drifting:
+            what.append(f"{_num(len(drifting))} shards drift from the run's mix")
+        items.append((max(n_lang, n_drift), "Language drift", "; ".join(what), "languages"))
+    n_bad = int(s.get("unreadable") or 0)
+    items.append((n_bad, "Unreadable input", f"{_num(n_bad)} unreadable lines or files", "unreadable"))
+    return sorted((i for i in items if i[0] > 0), key=lambda i: -i[0])
+
+
+def _look_at(s: Mapping[str, Any]) -> Html:
+    items = look_at(s)
+    if not items:
+        return _section("look-at", "What to look at", _empty("Nothing: no contamination, duplicates, PII, "
+                                                              "language drift or unreadable input."))
+    rows = "".join(f'<li><a href="#{a}"><b>{esc(title)}</b></a> — {esc(line)}</li>' for _, title, line, a in items)
+    return _section("look-at", "What to look at", f'<ol class="look-at">{rows}</ol>'
+                    '<p class="note">In order of the records each finding affects.</p>')
 
 
 def _kinds(s: Mapping[str, Any]) -> dict[str, int]:
@@ -144,7 +326,7 @@ def _kinds(s: Mapping[str, Any]) -> dict[str, int]:
 def _reasons(s: Mapping[str, Any], examples: Mapping[str, list[dict]]) -> Html:
     reasons = _mapping(s.get("reasons"))
     if not reasons:
-        return _section("reasons", "Reasons", _empty("No record was quarantined."))
+        return _section("reasons", "Reasons", _empty("No record was quarantined."), collapsed=True)
     docs = s.get("documents") or 0
     kinds = _kinds(s)
     chart = bar_chart([(k, v) for k, v in kinds.items()], title="Quarantine reasons by kind")
@@ -157,24 +339,35 @@ def _reasons(s: Mapping[str, Any], examples: Mapping[str, list[dict]]) -> Html:
     for kind in list(kinds) + [k for k in by_kind if k not in kinds]:
         ex = examples.get(kind, [])
         rows.append([kind, "", kinds.get(kind, sum(c for _, c in by_kind.get(kind, []))),
-                     _share(kinds.get(kind), docs), _links(e["doc_id"] for e in ex)])
+                     _share(kinds.get(kind), docs), _links(ex)])
         classes.append("kind-row")
         for detail, c in sorted(by_kind.get(kind, []), key=lambda dc: -dc[1]):
             if not detail:
                 continue
             reason = f"{kind}:{detail}"
-            linked = [e["doc_id"] for e in ex if reason in (e.get("reasons") or [])]
-            rows.append(["", detail, c, _share(c, docs), _links(linked)])
+            rows.append(["", detail, c, _share(c, docs), _links(e for e in ex if reason in (e.get("reasons") or []))])
             classes.append("")
     table = _table(["Kind", "Detail", "Records", "Of documents", "Examples"], rows, numeric=(2, 3),
                    row_classes=classes)
     note = ('<p class="note">A record can carry several reasons; counts are per reason. '
-            'Examples link to the quarantined records listed at the end of the page.</p>')
+            'Examples link to the quarantined records listed further down.</p>')
     return _section("reasons", "Reasons", _figure(chart) + table + note)
 
 
-def _links(doc_ids: Iterable[object]) -> Html:
-    return Html(" ".join(_doc_link(d) for d in doc_ids))
+def _links(rows: Iterable[Mapping[str, Any]]) -> Html:
+    return Html(" ".join(f'<a href="#{doc_anchor(r.get("doc_id"))}">{esc(_label(r))}</a>' for r in rows))
+
+
+def _label(row: Mapping[str, Any]) -> str:
+    sid = row.get("source_id")
+    return str(sid) if sid not in (None, "") else str(row.get("doc_id"))[:12] + "…"
+
+
+_MAX_ROWS = 200
+
+
+def _more(total: int, what: str) -> str:
+    return f'<p class="note">Showing {_MAX_ROWS} of {total:,} {esc(what)}.</p>' if total > _MAX_ROWS else ""
 
 
 _UNITS = (("chars", "characters"), ("words", "words"), ("tokens", "tokens"))
@@ -226,13 +419,6 @@ def _lengths(s: Mapping[str, Any]) -> Html:
     return _section("lengths", "Lengths", body)
 
 
-_MAX_ROWS = 200
-
-
-def _more(total: int, what: str) -> str:
-    return f'<p class="note">Showing {_MAX_ROWS} of {total:,} {esc(what)}.</p>' if total > _MAX_ROWS else ""
-
-
 def _verdict_badge(verdict: object) -> str:
     v = str(verdict)
     cls = {"ok": "ok", "drift": "drift"}.get(v, "none")
@@ -262,11 +448,11 @@ def _languages(s: Mapping[str, Any]) -> Html:
     if len(observed) > 24:
         body += f'<p class="note">{len(observed) - 24:,} more languages with smaller shares are not drawn.</p>'
     if expected:
-        rows = [["Jensen-Shannon distance", _fmt_float(drift.get("js"))],
-                ["PSI", _fmt_float(drift.get("psi"))],
-                ["Chi-square", _fmt_float(drift.get("chi2"), 2)],
+        rows = [["Jensen-Shannon distance", _sig(drift.get("js"))],
+                ["PSI", _sig(drift.get("psi"))],
+                ["Chi-square", _sig(drift.get("chi2"))],
                 ["Degrees of freedom", _num(drift.get("dof"))],
-                ["p-value", _fmt_float(drift.get("pvalue"))],
+                ["p-value", _sig(drift.get("pvalue"))],
                 ["Documents compared", _num(drift.get("documents"))]]
         body += "<h3>Against the recipe</h3>" + _table(["Measure", "Value"], rows, numeric=(1,))
     new = drift.get("new_languages") or []
@@ -282,7 +468,7 @@ def _languages(s: Mapping[str, Any]) -> Html:
         # Per language: how sure the identifiers were, and how much the second one decided.
         rows = [[r.get("language"), r.get("tag"), _num(r.get("documents")), _pct(observed.get(r.get("language"))),
                  _pct(expected[r["language"]] / exp_total) if r.get("language") in expected else "—",
-                 _fmt_float(r.get("mean_score"), 3), _pct(r.get("mean_share")), _pct(r.get("second_identifier_share"))]
+                 _sig(r.get("mean_score")), _pct(r.get("mean_share")), _pct(r.get("second_identifier_share"))]
                 for r in table[:_MAX_ROWS]]
         body += "<h3>Per language</h3>" + _table(
             ["Language", "ISO 639-3 + script", "Documents", "Share", "Recipe", "Mean score",
@@ -304,7 +490,7 @@ def _source_mix(sources: Mapping[str, Any]) -> str:
     for name, e in list(sources.items())[:_MAX_ROWS]:
         e = _mapping(e)
         top = ", ".join(f"{k} {_pct(v)}" for k, v in list(_mapping(e.get("observed")).items())[:4])
-        rows.append([name, _num(e.get("documents")), top, _fmt_float(e.get("js")), _fmt_float(e.get("pvalue")),
+        rows.append([name, _num(e.get("documents")), top, _sig(e.get("js")), _sig(e.get("pvalue")),
                      Html('<span class="flag">drift</span>') if e.get("drift") else
                      ("ok" if e.get("verdict") == "ok" else "—")])
     return ("<h3>Per source, against the recipe</h3>"
@@ -318,38 +504,83 @@ def _shard_drift(shards_block: Mapping[str, Any]) -> str:
         return ""
     items = sorted(shards.items(), key=lambda kv: (not _mapping(kv[1]).get("drift"),
                                                    -(_mapping(kv[1]).get("js") or 0.0), str(kv[0])))
+    # a shard whose mix equals the run's (every measure 0) says nothing: counted, not listed
+    same = [k for k, e in items if not any(_mapping(e).get(m) for m in ("js", "psi", "chi2"))
+            and not _mapping(e).get("drift")]
+    items = [(k, e) for k, e in items if k not in set(same)]
     rows = []
     for name, e in items[:_MAX_ROWS]:
         e = _mapping(e)
-        rows.append([name, _num(e.get("documents")), _fmt_float(e.get("js")), _fmt_float(e.get("psi")),
-                     _fmt_float(e.get("chi2"), 2), _fmt_float(e.get("pvalue")),
+        rows.append([name, _num(e.get("documents")), _sig(e.get("js")), _sig(e.get("psi")),
+                     _sig(e.get("chi2")), _sig(e.get("pvalue")),
                      Html('<span class="flag">drift</span>') if e.get("drift") else "ok"])
     drifting = shards_block.get("drifting") or []
     head = (f'<p class="note">{len(drifting):,} of {len(shards):,} shards drift from the overall mix.</p>'
             if isinstance(drifting, list) else "")
+    if same:
+        head += f'<p class="note">{len(same):,} shards have exactly the overall mix and are not listed.</p>'
+    if not items:
+        return "<h3>Per shard, against the run's overall mix</h3>" + head
     return ("<h3>Per shard, against the run's overall mix</h3>" + head
             + _table(["Shard", "Documents", "JS", "PSI", "Chi-square", "p-value", "Verdict"], rows,
                      numeric=(1, 2, 3, 4, 5)) + _more(len(shards), "shards"))
 
 
-def _pii(s: Mapping[str, Any]) -> Html:
+
+
+def _pii(s: Mapping[str, Any], found: Mapping[str, list[dict[str, Any]]], texts: Mapping[tuple[str, int], str],
+         spans: Mapping[str, list[tuple[int, int, str]]]) -> Html:
     pii = _mapping(s.get("pii"))
     by_type = _mapping(pii.get("by_type"))
     docs = s.get("documents") or 0
     head = (f"<p>{esc(_num(pii.get('records')))} records ({esc(_share(pii.get('records'), docs))} of documents) "
-            f"hold at least one finding. Findings are stored by type and offsets only, never the value.</p>")
+            f"hold at least one finding; {esc(_num(_kinds(s).get('pii')))} were quarantined for it. Findings are "
+            "stored by type and offsets only, never the value; excerpts here show the type in its place.</p>")
     if not by_type:
-        return _section("pii", "Personal data (PII)", head + _empty("No PII findings."))
+        return _section("pii", "Personal data (PII)", head + _empty("No PII findings."), collapsed=True)
     chart = bar_chart(list(by_type.items()), title="PII findings by type")
-    return _section("pii", "Personal data (PII)", head + _figure(chart, "Findings by entity type."))
+    rows = []
+    for kind, examples in found.items():
+        for e in examples:
+            text = texts.get((e.get("shard"), e.get("record")))
+            cut = None
+            if text is not None and isinstance(e.get("start"), int):
+                lo, hi = max(0, e["start"] - 120), min(len(text), e["end"] + 120)
+                cut = ("… " if lo else "") + " ".join(masked(text, spans.get(e["doc_id"], []), lo, hi).split()) \
+                    + (" …" if hi < len(text) else "")
+            rows.append([kind, _record(e), _quote(cut)])
+    body = head + _figure(chart, "Findings by entity type.")
+    if rows:
+        body += "<h3>Examples</h3>" + _table(["Type", "Record", "Around the finding (masked)"], rows)
+    return _section("pii", "Personal data (PII)", body)
 
 
-def _contamination(s: Mapping[str, Any]) -> Html:
+def _passages(text: str | None, spans: object, limit: int = 3) -> Html:
+    """The record's matched passages, each marked inside a little context."""
+    if text is None:
+        return _quote(None)
+    parts = []
+    for span in (spans if isinstance(spans, list) else [])[:limit]:
+        if not (isinstance(span, (list, tuple)) and len(span) == 2):
+            continue
+        a, b = int(span[0]), int(span[1])
+        b = min(b, a + _PASSAGE_CHARS)
+        lo, hi = max(0, a - 80), min(len(text), b + 80)
+        parts.append(f'<blockquote class="excerpt">{"… " if lo else ""}{esc(text[lo:a])}<mark>{esc(text[a:b])}</mark>'
+                     f'{esc(text[b:hi])}{" …" if hi < len(text) else ""}</blockquote>')
+    more = len(spans) - limit if isinstance(spans, list) and len(spans) > limit else 0
+    if more:
+        parts.append(f'<p class="note">{more:,} more passages.</p>')
+    return Html("".join(parts) or _quote(None, "no passage offsets"))
+
+
+def _contamination(s: Mapping[str, Any], matches: list[dict[str, Any]], texts: Mapping[tuple[str, int], str],
+                   items: Mapping[tuple[str, str], str]) -> Html:
     cont = _mapping(s.get("contamination"))
     sets = _mapping(cont.get("eval_sets"))
     if not sets:
         return _section("contamination", "Contamination",
-                        _empty("No eval set matched (or none was configured)."))
+                        _empty("No eval set matched (or none was configured)."), collapsed=True)
     rows = [[name, _num(_mapping(v).get("records")), _num(_mapping(v).get("items_matched"))] for name, v in sets.items()]
     chart = bar_chart([(name, _mapping(v).get("records") or 0) for name, v in sets.items()],
                       title="Contaminated records by eval set", color="#b9473f")
@@ -358,13 +589,30 @@ def _contamination(s: Mapping[str, Any]) -> Html:
     methods = _mapping(cont.get("by_method"))
     if methods:
         body += _table(["Method", "Matches (record, item)"], [[k, _num(v)] for k, v in methods.items()], numeric=(1,))
+    if matches:
+        body += "<h3>Matches: the eval item beside the record</h3>"
+        for m in matches:
+            item = items.get((str(m.get("eval_set")), str(m.get("eval_id"))))
+            if item is not None and len(item) > _ITEM_CHARS:
+                item = item[:_ITEM_CHARS] + " …"
+            facts = (f'eval set <b>{esc(m.get("eval_set"))}</b> · item <code>{esc(m.get("eval_id"))}</code> · '
+                     f'method <b>{esc(m.get("method") or "—")}</b> · overlap {esc(_pct(m.get("overlap")))} · '
+                     f'coverage {esc(_pct(m.get("coverage")))}')
+            evidence = m.get("evidence") or []
+            if evidence:
+                facts += f' · {esc("; ".join(str(e) for e in evidence[:4]))}'
+            body += (f'<div class="match"><p>{facts}</p><div class="pair">'
+                     f'<div><h4>Eval item</h4>{_quote(item, "item not read")}</div>'
+                     f'<div><h4>The record</h4>{_record(m)}'
+                     f'{_passages(texts.get((m.get("shard"), m.get("record"))), m.get("spans"))}</div></div></div>')
     return _section("contamination", "Contamination by eval set", body)
 
 
-def _duplicates(s: Mapping[str, Any]) -> Html:
+def _duplicates(s: Mapping[str, Any], clusters: list[dict[str, Any]], texts: Mapping[tuple[str, int], str],
+                spans: Mapping[str, list[tuple[int, int, str]]]) -> Html:
     dup = _mapping(s.get("duplicates"))
-    if not dup:
-        return _section("duplicates", "Duplicates", _empty("No duplicate figures in this run."))
+    if not dup or not (dup.get("exact") or dup.get("near")):
+        return _section("duplicates", "Duplicates", _empty("No duplicates."), collapsed=True)
     body = (f"<p>Exact duplicates: <b>{esc(_num(dup.get('exact')))}</b> · near duplicates: "
             f"<b>{esc(_num(dup.get('near')))}</b> · duplicate rate: <b>{esc(_pct(dup.get('rate'), 2))}</b> "
             f"of documents (a cluster keeps one record; the rest are duplicates).</p>")
@@ -373,35 +621,34 @@ def _duplicates(s: Mapping[str, Any]) -> Html:
         items = sorted(sizes.items(), key=lambda kv: int(kv[0]) if str(kv[0]).isdigit() else 1 << 62)
         body += _figure(bar_chart([(f"size {k}", v) for k, v in items], title="Duplicate clusters by size"),
                         "Clusters by size (records in the cluster, the kept one included).")
-    else:
-        body += _empty("No duplicate clusters.")
+    rows = []
+    for c in clusters:
+        kept = c["kept"]
+        rows.append([Html(f'<code>{esc(c["cluster_id"])}</code>'), _num(c["size"]), c["kind"], _record(kept),
+                     _quote(excerpt(texts.get((kept.get("shard"), kept.get("record"))), spans.get(kept["doc_id"], []))),
+                     Html("".join(f"<div>{_record(m)}</div>" for m in c["members"]))])
+    if rows:
+        body += "<h3>Largest clusters</h3>" + _table(
+            ["Cluster", "Records", "Kind", "Kept record", "Its text", "Some of its duplicates"], rows, numeric=(1,))
     return _section("duplicates", "Duplicates", body)
-
-
-def _stages(s: Mapping[str, Any]) -> Html:
-    stages = _mapping(s.get("stages"))
-    items = sorted(((k, v) for k, v in stages.items() if isinstance(v, (int, float))), key=lambda kv: -kv[1])
-    if not items:
-        return _section("stages", "Slowest stages", _empty("No stage timings recorded."))
-    chart = bar_chart(items[:12], title="Seconds per stage", unit="s", value_format="{:,.2f}", color="#7d5ba6")
-    note = ('<p class="note">Stage seconds are summed over all workers (they can exceed the wall-clock time '
-            f'of {esc(_num(s.get("seconds"), 1))} s).</p>')
-    retried = _mapping(s.get("retried_blocks"))
-    if retried:  # a stage that fails on whole blocks makes the run much slower: say which
-        note += ("<p>Blocks a stage failed on, re-measured a record at a time:</p>"
-                 + _table(["stage", "blocks"], sorted(retried.items()), numeric=[1]))
-    return _section("stages", "Slowest stages", _figure(chart) + note)
 
 
 def _unreadable(s: Mapping[str, Any], entries: list[dict[str, Any]]) -> Html:
     total = s.get("unreadable") or len(entries)
     if not entries:
-        return _section("unreadable", "Unreadable input", _empty("Every line and file could be read."))
-    rows = [[e.get("shard"), _num(e.get("line")), _num(e.get("byte_offset")),
-             Html(f"<code>{esc(e['doc_id'])}</code>") if e.get("doc_id") else None, e.get("error")] for e in entries]
+        return _section("unreadable", "Unreadable input", _empty("Every line and file could be read."), collapsed=True)
+    by_shard: dict[str, list[dict[str, Any]]] = {}
+    for e in entries:
+        by_shard.setdefault(str(e.get("shard")), []).append(e)
+    shards = _table(["Shard", "Entries (of those shown)", "First error"],
+                    [[k, _num(len(v)), v[0].get("error")] for k, v in
+                     sorted(by_shard.items(), key=lambda kv: -len(kv[1]))], numeric=(1,))
+    rows = [[e.get("shard"), _num(e.get("record")), _num(e.get("line")), _num(e.get("byte_offset")), e.get("error")]
+            for e in entries]
     shown = f"Showing the first {len(entries):,} of {total:,}" if total > len(entries) else f"All {len(entries):,}"
-    body = (f'<p class="note">{esc(shown)} entries of unreadable.jsonl.</p>'
-            + _table(["Shard", "Line", "Byte offset", "Doc id", "Error"], rows, numeric=(1, 2)))
+    body = ("<h3>By shard</h3>" + shards + f'<p class="note">{esc(shown)} entries of unreadable.jsonl '
+            "(record and line are 0-based; a file-level fault has neither).</p>"
+            + _table(["Shard", "Record", "Line", "Byte offset", "Error"], rows, numeric=(1, 2, 3)))
     return _section("unreadable", "Unreadable input", body)
 
 
@@ -422,20 +669,14 @@ def _judgement_history(s: Mapping[str, Any]) -> Html:
                 f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table></section>")
 
 
-def _details(details: object) -> Html:
-    text = details if isinstance(details, str) else json.dumps(details, ensure_ascii=False, sort_keys=True,
-                                                                default=str)
-    if len(text) > _DETAILS_CHARS:
-        text = text[:_DETAILS_CHARS] + " …"
-    return Html(f"<code>{esc(text)}</code>")
-
-
-def _examples(examples: Mapping[str, list[dict[str, Any]]]) -> Html:
+def _examples(examples: Mapping[str, list[dict[str, Any]]], texts: Mapping[tuple[str, int], str],
+              spans: Mapping[str, list[tuple[int, int, str]]]) -> Html:
     if not any(examples.values()):
-        return _section("examples", "Example quarantined records", _empty("No quarantined records to show."))
-    body = ['<p class="note">A few records per reason kind: lineage and the measured values behind each reason. '
-            'No text is shown (it may hold personal data); use <code>audit lookup --run DIR --id ...</code> '
-            'or the shard and byte offset to read a record.</p>']
+        return _section("examples", "Example quarantined records", _empty("No quarantined records to show."),
+                        collapsed=True)
+    body = ['<p class="note">A few records per reason kind: the record, the start of its text (personal data '
+            'found in it masked by type), its reasons and the measured values behind them. '
+            '<code>audit lookup --run DIR --id SOURCE_ID</code> shows a whole record.</p>']
     anchored: set[str] = set()
     for kind, rows in examples.items():
         if not rows:
@@ -448,18 +689,37 @@ def _examples(examples: Mapping[str, list[dict[str, Any]]]) -> Html:
             anchored.add(a)
         body.append(f"<h3>{esc(kind)}</h3>")
         body.append(_table(
-            ["Doc id", "Shard", "Record", "Byte offset", "Reasons", "Details"],
-            [[Html(f'<a class="mono" href="#{doc_anchor(r.get("doc_id"))}">{esc(r.get("doc_id"))}</a>'),
-              r.get("shard"), _num(r.get("record")), _num(r.get("byte_offset")),
+            ["Record", "Text", "Reasons", "Measured"],
+            [[_record(r), _quote(excerpt(texts.get((r.get("shard"), r.get("record"))), spans.get(r["doc_id"], [])),
+                                 "text not read" if r.get("sha256") else "no text: unreadable"),
               Html("<br>".join(f'<code class="reason">{esc(x)}</code>' for x in r.get("reasons") or [])),
-              _details(r.get("details"))] for r in rows],
-            numeric=(2, 3), row_ids=ids))
+              _details(r.get("details"))] for r in rows], row_ids=ids))
     return _section("examples", "Example quarantined records", "".join(body))
 
 
-_NAV = (("counts", "Counts"), ("reasons", "Reasons"), ("lengths", "Lengths"), ("languages", "Languages"),
-        ("pii", "PII"), ("contamination", "Contamination"), ("duplicates", "Duplicates"),
-        ("stages", "Stages"), ("unreadable", "Unreadable"), ("examples", "Examples"))
+def _timings(s: Mapping[str, Any]) -> Html:
+    mb = (s.get("bytes") or 0) / 1e6
+    rows = [["Wall clock", readable_seconds(s.get("seconds"))], ["Reading and measuring (scan)", readable_seconds(s.get("scan_seconds"))],
+            ["Starting Ray", readable_seconds(s.get("ray_start_seconds"))], ["Text read", f"{mb:,.2f} MB"],
+            ["Throughput", f"{_num(s.get('mb_per_s'), 2)} MB/s"]]
+    body = _table(["", ""], [r for r in rows if "—" not in r[1]], numeric=(1,))
+    stages = _mapping(s.get("stages"))
+    items = sorted(((k, v) for k, v in stages.items() if isinstance(v, (int, float))), key=lambda kv: -kv[1])
+    if items:
+        body += _figure(bar_chart(items[:12], title="Seconds per stage", unit="s", value_format="{:,.2f}",
+                                  color="#7d5ba6"))
+        body += ('<p class="note">Stage seconds are summed over all workers (they can exceed the wall-clock time '
+                 f'of {esc(_num(s.get("seconds"), 1))} s).</p>')
+    retried = _mapping(s.get("retried_blocks"))
+    if retried:  # a stage that fails on whole blocks makes the run much slower: say which
+        body += ("<p>Blocks a stage failed on, re-measured a record at a time:</p>"
+                 + _table(["stage", "blocks"], sorted(retried.items()), numeric=[1]))
+    return _section("stages", "Timings", body)
+
+
+_NAV = (("headline", "Headline"), ("look-at", "What to look at"), ("contamination", "Contamination"),
+        ("duplicates", "Duplicates"), ("pii", "PII"), ("languages", "Languages"), ("unreadable", "Unreadable"),
+        ("reasons", "Reasons"), ("lengths", "Lengths"), ("examples", "Examples"), ("stages", "Timings"))
 
 
 def render_report(run_dir: Path, summary: Mapping[str, Any], *, examples_per_kind: int = 3,
@@ -471,18 +731,31 @@ def render_report(run_dir: Path, summary: Mapping[str, Any], *, examples_per_kin
     hinted = [d for ids in _mapping(s.get("examples")).values() if isinstance(ids, list) for d in ids]
     examples = quarantine_examples(run_dir, kinds, per_kind=examples_per_kind, doc_ids=hinted)
     unreadable = unreadable_entries(run_dir, unreadable_limit)
+    matches = contamination_examples(run_dir)
+    clusters = duplicate_clusters(run_dir)
+    shown = [r for rows in examples.values() for r in rows] + [c["kept"] for c in clusters]
+    found, spans = pii_findings(run_dir, doc_ids=[r["doc_id"] for r in shown])
+    sources = RunSources(run_dir)
+    # contamination and PII first: the text budget goes to what a reader checks by eye
+    texts = sources.texts([*matches, *(e for v in found.values() for e in v), *shown])
+    items = sources.eval_items((str(m.get("eval_set")), str(m.get("eval_id"))) for m in matches)
     css = resources.files("audit.report").joinpath("report.css").read_text(encoding="utf-8")
     meta = " · ".join(esc(x) for x in (
-        f"started {s['started']}" if s.get("started") else "",
-        f"finished {s['finished']}" if s.get("finished") else "",
+        f"run {s['run_id']}" if s.get("run_id") else "",
+        f"started {readable_time(s['started'])}" if s.get("started") else "",
+        f"took {readable_seconds(s['seconds'])}" if isinstance(s.get("seconds"), (int, float)) else "",
         f"audit {s['version']}" if s.get("version") else "",
         f"{_num(s.get('shards'))} shards" if s.get("shards") is not None else "") if x)
     sections = [
-        _headline(s), _reasons(s, examples), _lengths(s), _languages(s), _pii(s), _contamination(s),
-        _duplicates(s), _stages(s), _unreadable(s, unreadable), _examples(examples), _judgement_history(s),
+        _headline(s), _look_at(s), _contamination(s, matches, texts, items), _duplicates(s, clusters, texts, spans),
+        _pii(s, found, texts, spans), _languages(s), _unreadable(s, unreadable), _reasons(s, examples), _lengths(s),
+        _examples(examples, texts, spans), _judgement_history(s), _timings(s),
     ]
+    notes = "".join(f"<li>{esc(p)}</li>" for p in sources.problems)
+    if notes:
+        sections.append(_section("notes", "Not shown", f"<ul>{notes}</ul>"))
     # The folder may still be the run's temporary one when this is called: name the run by its start.
-    title = f"Audit report · {s['started']}" if s.get("started") else "Audit report"
+    title = f"Audit report · {readable_time(s['started'])}" if s.get("started") else "Audit report"
     nav = "".join(f'<a href="#{a}">{esc(t)}</a>' for a, t in _NAV)
     return (
         "<!DOCTYPE html>\n"
@@ -493,8 +766,8 @@ def render_report(run_dir: Path, summary: Mapping[str, Any], *, examples_per_kin
         f"<title>{esc(title)}</title><style>{css}</style></head><body>"
         f'<header><h1>Audit report</h1><p class="meta">{meta}</p><nav>{nav}</nav></header>'
         f"<main>{''.join(sections)}</main>"
-        '<footer>Generated by <code>audit run</code> from summary.json, quarantine/ and unreadable.jsonl '
-        "of this run folder.</footer></body></html>\n")
+        '<footer>Generated by <code>audit run</code> from summary.json and the datasets of this run folder; '
+        "excerpts are read back from the input shards.</footer></body></html>\n")
 
 
 def write_report(run_dir: Path, summary: Mapping[str, Any]) -> Path:

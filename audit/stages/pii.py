@@ -579,8 +579,8 @@ class PiiStage(ConfigStage):
         return batch.append_column("pii", self.measure(batch.column("text")))
 
     def judge(self, table: pa.Table) -> Iterable[Finding]:
-        """`pii:<TYPE>` for findings of a quarantined type; `pii:many` above max_findings (findings
-        scoring at least min_score only)."""
+        """`pii:<TYPE>` for findings of a quarantined type; `pii:many` above max_findings findings of
+        max_findings_types (findings scoring at least min_score only)."""
         config = self.config
         cfg = config.pii
         if not cfg.enabled or "pii" not in table.column_names:
@@ -593,15 +593,18 @@ class PiiStage(ConfigStage):
         parents = pc.list_parent_indices(column).to_numpy(zero_copy_only=False)
         types = pc.struct_field(flat, "entity_type").to_numpy(zero_copy_only=False)
         quarantined = np.isin(types, np.array(cfg.quarantine_types, dtype=object))
-        rows = set(parents[quarantined].tolist()) | set(np.flatnonzero(lengths > cfg.max_findings).tolist())
+        # technical identifiers (IP addresses) are reported in pii/ but do not count towards pii:many
+        personal = np.bincount(parents[np.isin(types, np.array(cfg.max_findings_types, dtype=object))],
+                               minlength=len(lengths))
+        rows = set(parents[quarantined].tolist()) | set(np.flatnonzero(personal > cfg.max_findings).tolist())
         for i in sorted(rows):
             # parent indices ascend, so a row's findings are one contiguous run
             lo, hi = np.searchsorted(parents, i, "left"), np.searchsorted(parents, i, "right")
             counts = Counter(types[lo:hi].tolist())
-            details = {"findings": int(lengths[i]), "counts": dict(sorted(counts.items()))}
+            details = {"findings": int(lengths[i]), "counted": int(personal[i]), "counts": dict(sorted(counts.items()))}
             for t in sorted(t for t in counts if t in cfg.quarantine_types):
                 yield i, f"pii:{t}", details
-            if lengths[i] > cfg.max_findings:
+            if personal[i] > cfg.max_findings:
                 yield i, "pii:many", details
 
 

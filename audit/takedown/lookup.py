@@ -8,7 +8,6 @@ after checking the text still has the SHA-256 the lineage recorded.
 """
 from __future__ import annotations
 
-import io
 import json
 import sys
 from collections import defaultdict
@@ -21,12 +20,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
-import pyarrow.parquet as pq
 
 from audit.config import InputConfig
-from audit.io.records import RecordFields, column_values, decode_line, decode_parquet_text
 from audit.io.run_copy import data_location
-from audit.io.shards import PARQUET_SUFFIXES, Shard, read_record_texts, read_shard
+from audit.io.shards import Shard, read_shard, read_texts_at
 from audit.io.storage import location
 from audit.lookup_index import RECORD_COLUMNS, RECORDS_SCHEMA, LookupIndex
 from audit.records import text_sha256
@@ -38,7 +35,6 @@ from audit.stages.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PassageQ
 
 DEFAULT_MIN_SCORE = 0.8
 DEFAULT_MAX_CANDIDATES = 1000
-_PLAIN_JSONL = (".jsonl", ".ndjson")
 
 
 class RunError(ValueError):
@@ -210,34 +206,7 @@ class RunLookup:
         return out
 
     def _read_texts(self, shard: str, loc: str, ms: list[Match]) -> dict[int, str | None]:
-        where = location(loc)
-        low = where.path.lower()
-        field_name = self.input_cfg.text_field
-        fields = RecordFields.of(self.input_cfg)  # read back as the job read it (audit.io.records)
-        if low.endswith(_PLAIN_JSONL) and all(m.byte_offset is not None for m in ms):
-            out: dict[int, str | None] = {}
-            with io.BufferedReader(where.fs.open_input_file(where.path)) as f:  # readline, local or remote
-                for m in sorted(ms, key=lambda m: m.byte_offset or 0):
-                    f.seek(int(m.byte_offset or 0))
-                    line = f.readline().rstrip(b"\n")
-                    out[m.record] = decode_line(line, fields, at_start=m.byte_offset == 0).text
-            return out
-        if low.endswith(PARQUET_SUFFIXES):
-            pf = pq.ParquetFile(where.fs.open_input_file(where.path))
-            ends = np.cumsum([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
-            wanted: dict[int, list[int]] = defaultdict(list)
-            for m in ms:
-                g = int(np.searchsorted(ends, m.record, side="right"))
-                if g < len(ends):
-                    wanted[g].append(m.record)
-            out = {}
-            for g, recs in wanted.items():
-                col = column_values(pf.read_row_group(g, columns=[field_name]).column(0), strict=True)
-                base = int(ends[g - 1]) if g else 0
-                for r in recs:
-                    out[r] = decode_parquet_text(col[r - base], field_name).text
-            return out
-        return read_record_texts(Shard(shard, loc, 0), {m.record for m in ms}, self.input_cfg)
+        return read_texts_at(Shard(shard, loc, 0), self.input_cfg, {m.record: m.byte_offset for m in ms})
 
     # ---- passages ------------------------------------------------------------------------
 
