@@ -18,7 +18,7 @@ from tests.fixtures_export import judged_run, tree_hashes
 from tests.fixtures_runs import assert_same_outputs, audit
 
 # summary.json figures about the run, not the records
-VOLATILE = ("started", "finished", "seconds", "mb_per_s", "scan_seconds", "ray_start_seconds", "stages", "resume")
+VOLATILE = ("run_id", "started", "finished", "seconds", "mb_per_s", "scan_seconds", "ray_start_seconds", "stages", "resume")
 
 
 @pytest.fixture(scope="module")
