@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("config", type=Path)
     r.add_argument("--out", help="output folder or object-store URI (default: the config's `output`)")
     r.add_argument("--address", help="join this Ray cluster instead of starting a local one")
-    r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.add_argument("--quiet", action="store_true", help="errors only: no progress, warnings or closing summary")
     r.add_argument("--accept-blocklist-changes", action="store_true",
                    help="run even though blocklist/ differs from the takedown ledger, recording the change there")
     r.add_argument("--fresh", action="store_true",
@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     j.add_argument("run", help="the run folder")
     j.add_argument("--config", type=Path, help="a config with new thresholds (default: the run's own)")
     j.add_argument("--address", help="join this Ray cluster instead of starting a local one")
+    j.add_argument("--quiet", action="store_true", help="errors only: no progress or warnings")
     j.set_defaults(func=_cmd_decide)
 
     from audit.sidecar.service import add_subparser as add_sidecar
@@ -89,7 +90,7 @@ def _cmd_decide(a: argparse.Namespace) -> int:
     from audit.config import load_config
     from audit.job.plan import decide_run
 
-    res = decide_run(a.run, load_config(a.config) if a.config else None, address=a.address)
+    res = decide_run(a.run, load_config(a.config) if a.config else None, address=a.address, progress=not a.quiet)
     s = res.summary
     print(f"audit: re-judged {s['documents']:,} documents: {s['kept']:,} kept, {s['quarantined']:,} quarantined "
           f"({res.out}/summary.json)")
