@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="build a small corpus with planted problems and audit it")
     d.add_argument("--out", type=Path, default=Path("audit-demo"), help="folder for the corpus and the run")
     d.add_argument("--docs", type=_demo_docs, default=2000, help="records in the demo corpus (at least 100)")
+    d.add_argument("--quiet", action="store_true", help="no progress lines on standard error")
     d.set_defaults(func=_cmd_demo)
 
     r = sub.add_parser("run", help="the pre-training audit job over the shards CONFIG names")
@@ -64,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
 def _cmd_demo(a: argparse.Namespace) -> int:
     from audit.demo import run_demo
 
-    return run_demo(a.out, docs=a.docs)
+    return run_demo(a.out, docs=a.docs, progress=not a.quiet)
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
