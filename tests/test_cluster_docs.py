@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures_corpus import write_corpus
+from tests.fixtures_procs import kill_session, session_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "cluster_walkthrough.sh"
@@ -73,30 +74,25 @@ def test_a_failed_connect_leaves_the_output_folder_as_it_was(tmp_path: Path) -> 
         assert not out.exists() if out.name == "new" else list(out.iterdir()) == []
 
 
-def _raylets() -> set[int]:
-    found = set()
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if Path(f"/proc/{pid}/comm").read_text().strip() == "raylet":
-                found.add(int(pid))
-        except OSError:
-            continue
-    return found
-
-
 @pytest.mark.cluster
 def test_the_cluster_walkthrough_as_written(tmp_path: Path) -> None:
     cfg = _job(tmp_path)
     out = tmp_path / "run"
-    before = _raylets()
-    res = subprocess.run(["bash", str(SCRIPT), str(cfg), str(out), str(_free_port())], capture_output=True, text=True,
-                         timeout=540, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert res.returncode == 0, res.stdout + res.stderr
+    # a session of its own: every process the walkthrough starts (the heads, their raylets) is in it
+    proc = subprocess.Popen(["bash", str(SCRIPT), str(cfg), str(out), str(_free_port())], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        stdout, stderr = proc.communicate(timeout=540)
+    finally:
+        left = session_processes(proc.pid)
+        kill_session(proc.pid)
+    assert proc.returncode == 0, stdout + stderr
     # the job ran on the head it started, twice; the second run reused every shard of the first
-    assert res.stdout.count("walkthrough: head started") == 2 and res.stdout.count("walkthrough: head stopped") == 2
-    assert res.stderr.count("[audit] Ray job ") == 2 and "Active:" in res.stdout  # `ray status` saw the node
-    assert re.search(r"^\[audit\] report 1/1 parts, \d+ records", res.stderr, re.M)
+    assert stdout.count("walkthrough: head started") == 2 and stdout.count("walkthrough: head stopped") == 2
+    assert stderr.count("[audit] Ray job ") == 2 and "Active:" in stdout  # `ray status` saw the node
+    assert re.search(r"^\[audit\] report 1/1 parts, \d+ records", stderr, re.M)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["resume"] == {"shards_reused": 4, "shards_measured": 0} and summary["documents"] > 0
-    # the head's processes are gone (each run stopped its head: SIGTERM, not a machine-wide `ray stop`)
-    assert not (_raylets() - before)
+    # `kill $HEAD_PID` stopped each head and everything it started (not a machine-wide `ray stop`)
+    assert left == [], [Path(f"/proc/{p}/comm").read_text() for p in left if Path(f"/proc/{p}").exists()]
