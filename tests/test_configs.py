@@ -95,7 +95,8 @@ def test_the_eval_sets_example_runs_on_gsm8k_and_humaneval(tmp_path: Path, share
                {"a.jsonl": prose[:20], "b.jsonl": prose[20:]})
     res = run_audit(load_config(cfg), progress=False)
     assert Path(res.out) == tmp_path / "runs" / "contamination"
-    found = pads.dataset(Path(res.out) / "contamination").to_table(columns=["source_id", "eval_set", "eval_id"]).to_pylist()
+    found = pads.dataset(Path(res.out) / "contamination").to_table(
+        columns=["source_id", "eval_set", "eval_id"]).to_pylist()
     assert {"source_id": "abc-7", "eval_set": "gsm8k", "eval_id": "5"} in found  # named by its index
     assert {"source_id": "abc-21", "eval_set": "humaneval", "eval_id": "HumanEval/0"} in found
 
