@@ -110,6 +110,15 @@ def test_bars_on_a_terminal_and_nothing_when_quiet() -> None:
     assert quiet.getvalue() == ""
 
 
+def test_the_ray_line_names_the_job_and_the_dashboard_or_how_to_get_one() -> None:
+    from audit.job.ray_session import describe_session
+
+    assert describe_session("02000000", "127.0.0.1:8265", True) == \
+        "[audit] Ray job 02000000: dashboard http://127.0.0.1:8265"
+    assert 'pip install "ray[default]"' in describe_session("02000000", None, False)
+    assert "runs no dashboard" in describe_session("02000000", "", True)
+
+
 @pytest.mark.slow
 def test_a_real_run_prints_every_phase_in_the_contract_format(tmp_path: Path) -> None:
     """`audit run` in this process's backend (no Ray), standard error a pipe: one line per phase end,

@@ -28,15 +28,19 @@ def session_line() -> str:
     """One line naming the Ray job and where to watch it: the dashboard's address, or how to get one."""
     import ray
 
-    job = ray.get_runtime_context().get_job_id()
     context = _SESSION.get("context")
     ours = context is not None and context.address_info.get("gcs_address") == ray.get_runtime_context().gcs_address
-    url = context.dashboard_url if ours else None
-    if url:
-        return f"[audit] Ray job {job}: dashboard http://{url.removeprefix('http://')}"
-    if not dashboard_installed():
-        return f"[audit] Ray job {job}: no dashboard ({DASHBOARD_HINT} to watch the run in one)"
-    return f"[audit] Ray job {job}: the Ray session runs no dashboard (`ray start` starts one by default)"
+    return describe_session(ray.get_runtime_context().get_job_id(), context.dashboard_url if ours else None,
+                            dashboard_installed())
+
+
+def describe_session(job_id: str, dashboard_url: str | None, installed: bool) -> str:
+    """The line of session_line: the job id, then the dashboard's address or why there is none."""
+    if dashboard_url:
+        return f"[audit] Ray job {job_id}: dashboard http://{dashboard_url.removeprefix('http://')}"
+    if not installed:
+        return f"[audit] Ray job {job_id}: no dashboard ({DASHBOARD_HINT} to watch the run in one)"
+    return f"[audit] Ray job {job_id}: the Ray session runs no dashboard (`ray start` starts one by default)"
 
 
 def start_ray(config: AuditConfig, address: str | None) -> float:
