@@ -39,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("config", type=Path)
     r.add_argument("--out", help="output folder or object-store URI (default: the config's `output`)")
     r.add_argument("--address", help="join this Ray cluster instead of starting a local one")
-    r.add_argument("--quiet", action="store_true", help="errors only: no progress, warnings or closing summary")
+    r.add_argument("--quiet", action="store_true", help="errors only: no progress, warnings or summary")
     r.add_argument("--accept-blocklist-changes", action="store_true",
                    help="run even though blocklist/ differs from the takedown ledger, recording the change there")
     r.add_argument("--fresh", action="store_true",
@@ -83,7 +83,8 @@ def _cmd_run(a: argparse.Namespace) -> int:
     except CanaryTripped as e:
         print(f"audit: {e}", file=sys.stderr)
         return 1
-    print(f"audit: outputs in {res.out} (summary.json, report.html, lineage/, quarantine/, ...)")
+    if not a.quiet:  # --quiet: errors only
+        print(f"audit: outputs in {res.out} (summary.json, report.html, lineage/, quarantine/, ...)")
     return 0
 
 
@@ -93,6 +94,8 @@ def _cmd_decide(a: argparse.Namespace) -> int:
 
     res = decide_run(a.run, load_config(a.config) if a.config else None, address=a.address, progress=not a.quiet)
     s = res.summary
+    if a.quiet:  # errors only
+        return 0
     print(f"audit: re-judged {s['documents']:,} documents: {s['kept']:,} kept, {s['quarantined']:,} quarantined "
           f"({res.out}/summary.json)")
     return 0

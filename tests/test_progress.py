@@ -141,4 +141,13 @@ def test_a_real_run_prints_every_phase_in_the_contract_format(tmp_path: Path) ->
     assert "Ray job" not in res.stderr  # this process's backend: no Ray, no dashboard line
     quiet = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--out", str(tmp_path / "q")],
                            capture_output=True, text=True, timeout=300)
-    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == "", quiet.stderr + quiet.stdout
+    # `audit decide` re-runs the passes after the scan, with the same lines; --quiet: nothing
+    decide = subprocess.run([sys.executable, "-m", "audit", "decide", str(tmp_path / "run")], capture_output=True,
+                            text=True, timeout=300)
+    assert decide.returncode == 0, decide.stderr
+    ends = [m[1] for m in map(LINE.match, decide.stderr.splitlines()) if m and m[2] == m[3]]
+    assert ends == ["dedup", "decide", "index", "report"], decide.stderr
+    quiet = subprocess.run([sys.executable, "-m", "audit", "decide", str(tmp_path / "q"), "--quiet"],
+                           capture_output=True, text=True, timeout=300)
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == "", quiet.stderr + quiet.stdout
