@@ -115,32 +115,37 @@ def run_audit(config: AuditConfig, out: Path | str | None = None, address: str |
     if not config.input.paths:
         raise ConfigError("input.paths: name at least one shard file, folder or glob for `audit run` "
                           "(see configs/default.yaml)")
+    with Progress(enabled=progress) as meter:
+        return _run(config, out, address, fresh, meter)
+
+
+def _run(config: AuditConfig, out: Path | str | None, address: str | None, fresh: bool, meter: Progress) -> RunResult:
+    """run_audit's passes, their progress on `meter`."""
     started = datetime.now(timezone.utc)
     out_loc = _out_location(config, out)
-    with Progress(enabled=progress) as meter:
-        shards, problems = discover_shards(config.input.paths, config.base_dir)
-        check_output_folder(out_loc, shards)
-        meter.start("plan", len(shards), "shards")
-        # a cluster is joined before the output folder is touched: a failed connect leaves nothing there
-        joined = RayExecutor(config, address) if address else None
-        try:
-            out_loc.mkdir()
-        except OSError as e:
-            raise InputError(f"output {out_loc}: cannot create the folder: {e}") from None
-        with hold_run_folder(out_loc):  # a second run into this folder stops here, before touching it
-            clean_leftovers(out_loc)
-            measurements = out_loc.child(MEASUREMENTS)
-            if fresh:
-                measurements.delete()
-            measurements.mkdir()
-            found = [shard_state(s, "") for s in shards]  # sizes and times, fingerprinted once the eval index is built
-            done = load_done(measurements)
-            t0 = time.perf_counter()
-            shared, ex = _start(config, shards, joined, sum(st.size or 0 for st in found), len(done) < len(shards))
-            if ex.uses_ray:
-                meter.say(session_line())
-            measured = _measure(config, shards, found, done, measurements, shared, ex, meter)
-            summary = _finish(config, out_loc, measured, problems, started, t0, meter)
+    shards, problems = discover_shards(config.input.paths, config.base_dir)
+    check_output_folder(out_loc, shards)
+    meter.start("plan", len(shards), "shards")
+    # a cluster is joined before the output folder is touched: a failed connect leaves nothing there
+    joined = RayExecutor(config, address) if address else None
+    try:
+        out_loc.mkdir()
+    except OSError as e:
+        raise InputError(f"output {out_loc}: cannot create the folder: {e}") from None
+    with hold_run_folder(out_loc):  # a second run into this folder stops here, before touching it
+        clean_leftovers(out_loc)
+        measurements = out_loc.child(MEASUREMENTS)
+        if fresh:
+            measurements.delete()
+        measurements.mkdir()
+        found = [shard_state(s, "") for s in shards]  # sizes and times, fingerprinted once the eval index is built
+        done = load_done(measurements)
+        t0 = time.perf_counter()
+        shared, ex = _start(config, shards, joined, sum(st.size or 0 for st in found), len(done) < len(shards))
+        if ex.uses_ray:
+            meter.say(session_line())
+        measured = _measure(config, shards, found, done, measurements, shared, ex, meter)
+        summary = _finish(config, out_loc, measured, problems, started, t0, meter)
         meter.close(summary)
     return RunResult(out=Path(out_loc.path) if out_loc.is_local else out_loc.uri, summary=summary)
 
