@@ -122,7 +122,8 @@ class Progress:
             self.phase = PhaseState(name, total, unit, self.clock(), done=done, records=records,
                                     size_total=size_total)
             if self._bars is not None:
-                self._task = self._bars.add_task(name, total=max(total, 1), completed=done, **self._fields())
+                self._task = self._bars.add_task(name, total=max(total, 1), completed=done if total else 1,
+                                                 **self._fields())
 
     def advance(self, done: int = 1, records: int = 0, nbytes: int = 0, size: int = 0) -> None:
         """`done` more items of the open phase finished, with their records, bytes of text and
@@ -198,7 +199,8 @@ class Progress:
         if not self.enabled or p is None:
             return
         if self._bars is not None:  # a bar is redrawn on every change; only plain lines are spaced out
-            self._bars.update(self._task, completed=p.done, total=max(p.total, 1), **self._fields())
+            # a phase of no items (nothing to index) is a full bar, not an empty one
+            self._bars.update(self._task, completed=p.done if p.total else 1, total=max(p.total, 1), **self._fields())
             return
         if due_only and now - self.last < self.every:
             return
