@@ -18,6 +18,7 @@ from tests.fixtures_procs import kill_session, session_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "cluster_walkthrough.sh"
+CLUSTER_FILE = Path("/tmp/ray/ray_current_cluster")
 
 
 def _free_port() -> int:
@@ -78,6 +79,7 @@ def test_a_failed_connect_leaves_the_output_folder_as_it_was(tmp_path: Path) -> 
 def test_the_cluster_walkthrough_as_written(tmp_path: Path) -> None:
     cfg = _job(tmp_path)
     out = tmp_path / "run"
+    saved = CLUSTER_FILE.read_text() if CLUSTER_FILE.exists() else None
     # a session of its own: every process the walkthrough starts (the heads, their raylets) is in it
     proc = subprocess.Popen(["bash", str(SCRIPT), str(cfg), str(out), str(_free_port())], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -87,6 +89,11 @@ def test_the_cluster_walkthrough_as_written(tmp_path: Path) -> None:
     finally:
         left = session_processes(proc.pid)
         kill_session(proc.pid)
+        # `ray start` names its head in Ray's address file: put back what was there
+        if saved is None:
+            CLUSTER_FILE.unlink(missing_ok=True)
+        else:
+            CLUSTER_FILE.write_text(saved)
     assert proc.returncode == 0, stdout + stderr
     # the job ran on the head it started, twice; the second run reused every shard of the first
     assert stdout.count("walkthrough: head started") == 2 and stdout.count("walkthrough: head stopped") == 2
