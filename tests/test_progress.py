@@ -151,3 +151,12 @@ def test_a_real_run_prints_every_phase_in_the_contract_format(tmp_path: Path) ->
     quiet = subprocess.run([sys.executable, "-m", "audit", "decide", str(tmp_path / "q"), "--quiet"],
                            capture_output=True, text=True, timeout=300)
     assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == "", quiet.stderr + quiet.stdout
+
+
+@pytest.mark.slow
+def test_the_demo_prints_no_progress_when_quiet(tmp_path: Path) -> None:
+    res = subprocess.run([sys.executable, "-m", "audit", "demo", "--docs", "100", "--out", str(tmp_path), "--quiet"],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert not [x for x in res.stderr.splitlines() if x.startswith("[audit]")], res.stderr
+    assert "audit demo:" in res.stdout  # its findings still print
