@@ -10,44 +10,26 @@ import pytest
 from audit.config import load_config
 from audit.demo_corpus import DemoCorpus
 from audit.job.plan import run_audit
-from tests.fixtures_runs import assert_same_outputs, dataset
+from tests.fixtures_runs import assert_same_outputs, dataset, node_of_shard
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
 
 
-def _node_of_shard(run: Path) -> dict[str, str]:
-    """Which node measured each shard, from the completion records."""
-    out = {}
-    for rec in (run / "measurements" / "_done").glob("*.json"):
-        data = json.loads(rec.read_text())
-        out[data["shard"]] = data["result"]["node"]
-    return out
-
-
-def test_two_node_cluster_matches_local_run(tmp_path: Path, demo: tuple[DemoCorpus, Path], ray_session) -> None:
+def test_two_node_cluster_matches_local_run(tmp_path: Path, demo: tuple[DemoCorpus, Path], two_node_cluster) -> None:
     import ray
-    from ray.cluster_utils import Cluster
 
     corpus, local_run = demo  # the session's demo run, made on the local session with the corpus's config
     cfg = load_config(corpus.config_path)
     local = json.loads((local_run / "summary.json").read_text())
-    ray.shutdown()
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 150 * 2**20})
-    cluster.add_node(num_cpus=1, object_store_memory=150 * 2**20)
-    cluster.wait_for_nodes()
     # the cluster run hash-partitions its global pass (the local run, this small, takes one task)
     cfg.ray.partition_rows = 500
-    try:
-        remote = run_audit(cfg, out=tmp_path / "cluster", address=cluster.address, progress=False)
-        assert len([n for n in ray.nodes() if n["Alive"]]) == 2
-    finally:
-        ray.shutdown()
-        cluster.shutdown()
+    remote = run_audit(cfg, out=tmp_path / "cluster", address=two_node_cluster, progress=False)
+    assert len([n for n in ray.nodes() if n["Alive"]]) == 2
     assert remote.summary["documents"] == local["documents"] > 0
     assert remote.summary["unreadable"] == local["unreadable"]
     assert_same_outputs(local_run, tmp_path / "cluster")
     # both nodes measured shards, and near-duplicate clusters join records measured on different nodes
-    node = _node_of_shard(tmp_path / "cluster")
+    node = node_of_shard(tmp_path / "cluster")
     assert len(set(node.values())) == 2
     dups = dataset(tmp_path / "cluster", "duplicates")
     near = dups.filter(pc.equal(dups.column("kind"), "near")).to_pylist()
