@@ -32,13 +32,14 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="build a small corpus with planted problems and audit it")
     d.add_argument("--out", type=Path, default=Path("audit-demo"), help="folder for the corpus and the run")
     d.add_argument("--docs", type=_demo_docs, default=2000, help="records in the demo corpus (at least 100)")
+    d.add_argument("--quiet", action="store_true", help="no progress lines on standard error")
     d.set_defaults(func=_cmd_demo)
 
     r = sub.add_parser("run", help="the pre-training audit job over the shards CONFIG names")
     r.add_argument("config", type=Path)
     r.add_argument("--out", help="output folder or object-store URI (default: the config's `output`)")
     r.add_argument("--address", help="join this Ray cluster instead of starting a local one")
-    r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.add_argument("--quiet", action="store_true", help="errors only: no progress, warnings or summary")
     r.add_argument("--accept-blocklist-changes", action="store_true",
                    help="run even though blocklist/ differs from the takedown ledger, recording the change there")
     r.add_argument("--fresh", action="store_true",
@@ -53,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
                    "the run unchanged; without it the run's judgement is replaced and the previous one kept "
                    "under judgements/")
     j.add_argument("--address", help="join this Ray cluster instead of starting a local one")
+    j.add_argument("--quiet", action="store_true", help="errors only: no progress or warnings")
     j.set_defaults(func=_cmd_decide)
 
     x = sub.add_parser("export", help="the records of one verdict of a finished run, every input field as read, "
@@ -77,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
 def _cmd_demo(a: argparse.Namespace) -> int:
     from audit.demo import run_demo
 
-    return run_demo(a.out, docs=a.docs)
+    return run_demo(a.out, docs=a.docs, progress=not a.quiet)
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
@@ -95,7 +97,8 @@ def _cmd_run(a: argparse.Namespace) -> int:
     except CanaryTripped as e:
         print(f"audit: {e}", file=sys.stderr)
         return 1
-    print(f"audit: outputs in {res.out} (summary.json, report.html, lineage/, quarantine/, ...)")
+    if not a.quiet:  # --quiet: errors only
+        print(f"audit: outputs in {res.out} (summary.json, report.html, lineage/, quarantine/, ...)")
     return 0
 
 
@@ -103,8 +106,11 @@ def _cmd_decide(a: argparse.Namespace) -> int:
     from audit.config import load_config
     from audit.job.plan import decide_run
 
-    res = decide_run(a.run, load_config(a.config) if a.config else None, address=a.address, out=a.out)
+    res = decide_run(a.run, load_config(a.config) if a.config else None, address=a.address, out=a.out,
+                     progress=not a.quiet)
     s = res.summary
+    if a.quiet:  # errors only
+        return 0
     print(f"audit: re-judged {s['documents']:,} documents: {s['kept']:,} kept, {s['quarantined']:,} quarantined "
           f"({res.out}/summary.json)")
     return 0

@@ -13,14 +13,15 @@ from audit.demo_corpus import build_demo_corpus
 from audit.job.plan import run_audit
 
 
-def run_demo(out: Path, docs: int = 2000, seed: int = 0) -> int:
-    """Build the demo corpus under `out/corpus`, audit it into `out/run`, print the findings."""
+def run_demo(out: Path, docs: int = 2000, seed: int = 0, progress: bool = True) -> int:
+    """Build the demo corpus under `out/corpus`, audit it into `out/run`, print the findings
+    (`progress`: the run's progress on standard error)."""
     out = Path(out)
     corpus = build_demo_corpus(out / "corpus", docs=docs, seed=seed)
     print(f"audit demo: corpus of {docs:,} records in {len(corpus.shards)} shards at {corpus.root}")
     print("  planted: " + ", ".join(f"{k} {v}" for k, v in sorted(corpus.counts.items())))
     config = load_config(corpus.config_path)
-    result = run_audit(config, out=out / "run")
+    result = run_audit(config, out=out / "run", progress=progress)
     # the run's summary (every reason kind) was printed once by run_audit's closing lines
     print("\naudit demo: found vs planted: " + _found_vs_planted(result.out, corpus.truth_path))
     print(f"\n  report:      {result.out / 'report.html'}")

@@ -23,28 +23,25 @@ sys.path.insert(0, str(ROOT))
 from audit.config import AuditConfig, field_role  # noqa: E402
 
 HEADER = """\
-# Every setting of an audit job, with its default. Copy what you need into your job's YAML; keys
-# left out take these defaults. Generated from audit/config.py by scripts/gen_default_config.py.
+# Every setting of an audit job, with its default, and nothing else (jobs to start from, with eval
+# sets, a language recipe, a cluster, object storage: configs/examples/). Copy what you need into
+# your job's YAML; keys left out take these defaults. Generated from audit/config.py by
+# scripts/gen_default_config.py.
 # Relative paths are read from the folder of the config file.
 # Each key says what changing it does: [measure] changes what is measured (measure again with
 # `audit run`); [judge] only changes how measurements are judged (`audit decide RUN --config` re-judges
 # a finished run; a threshold marked "measured down to" needs measuring again below that);
 # [run] only changes how or where the job runs.
 """
-# Values the example needs that have no default (the shards to read) or that show the shape.
-EXAMPLE: dict[str, Any] = {
-    "input": {"paths": ["shards/"]},
-    "eval_sets": [{"name": "gsm8k", "path": "evals/gsm8k.jsonl", "text_fields": ["question", "answer"],
-                   "id_field": "id"}],
-    "languages": {"expected": {"en": 0.7, "zh": 0.2, "ru": 0.1}},
-}
 EXTRA_COMMENTS = {
-    ("input", "paths"): "Files, folders or globs: .jsonl .jsonl.gz .jsonl.zst .parquet (required).",
+    ("input", "paths"): "Files, folders or globs: .jsonl .jsonl.gz .jsonl.zst .parquet; `audit run` needs at "
+                        "least one, e.g. [shards/].",
     ("input", "text_field"): "The field holding the document text.",
     ("input", "id_field"): "Optional: the record's own id, carried as source_id.",
     ("input", "url_field"): "Optional: the record's URL.",
-    ("eval_sets",): "Contamination targets: .jsonl(.gz), .parquet or .csv; text_fields are joined; "
-                    "id_field optional (default: the item's index).",
+    ("eval_sets",): "Contamination targets: a list of {name, path, text_fields, id_field}; files .jsonl(.gz), "
+                    ".parquet or .csv; text_fields are joined; id_field optional (default: the item's index). "
+                    "None by default: see configs/examples/eval_sets.yaml.",
     ("output",): "Output folder (audit run --out overrides it).",
     ("dedup", "exact"): "Exact duplicates: SHA-256 of the normalised text, first occurrence kept.",
     ("dedup", "near"): "Near duplicates: MinHash LSH clusters across all shards, earliest record kept.",
@@ -136,7 +133,8 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 def generate() -> str:
-    cfg = AuditConfig(**EXAMPLE)
+    """The file's text: the defaults of AuditConfig and nothing else (examples: configs/examples/)."""
+    cfg = AuditConfig()
     body = render(cfg, field_comments(), (), 0)
     return HEADER + "\n".join(body) + "\n"
 

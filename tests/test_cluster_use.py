@@ -113,6 +113,7 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_
     lines = refused.stderr.strip().splitlines()  # the C++ core's retry warnings stay out of it
     assert refused.returncode == 2 and len(lines) == 1, refused.stderr
     assert f"127.0.0.1:{port}" in lines[0] and "refused this driver" in lines[0] and "RAY_AUTH_TOKEN" in lines[0]
+    assert not (tmp_path / "refused").exists()  # joined before the output folder is made: nothing left behind
     assert took < 60
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +33,7 @@ from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
 from audit.io.storage import Location, location
 from audit.job.executor import Executor, LocalExecutor, RayExecutor, make_executor, wants_ray
 from audit.job.parts import new_run_id, stamp_run_id
+from audit.job.ray_session import session_line
 from audit.job.resume import (DONE, ShardState, drop_unused, load_done, measure_fingerprint, measuring_settings,
                               refused_changes, shard_state)
 from audit.job.run_folder import (DECIDING, JUDGEMENTS, JUDGEMENTS_KEPT, MEASUREMENTS, archive_judgement,
@@ -119,10 +119,19 @@ def run_audit(config: AuditConfig, out: Path | str | None = None, address: str |
     if not config.input.paths:
         raise ConfigError("input.paths: name at least one shard file, folder or glob for `audit run` "
                           "(see configs/default.yaml)")
+    with Progress(enabled=progress) as meter:
+        return _run(config, out, address, fresh, meter)
+
+
+def _run(config: AuditConfig, out: Path | str | None, address: str | None, fresh: bool, meter: Progress) -> RunResult:
+    """run_audit's passes, their progress on `meter`."""
     started = datetime.now(timezone.utc)
     out_loc = _out_location(config, out)
     shards, problems = discover_shards(config.input.paths, config.base_dir)
     check_output_folder(out_loc, shards)
+    meter.start("plan", len(shards), "shards")
+    # a cluster is joined before the output folder is touched: a failed connect leaves nothing there
+    joined = RayExecutor(config, address) if address else None
     try:
         out_loc.mkdir()
     except OSError as e:
@@ -136,19 +145,21 @@ def run_audit(config: AuditConfig, out: Path | str | None = None, address: str |
         found = [shard_state(s, "") for s in shards]  # sizes and times, fingerprinted once the eval index is built
         done = load_done(measurements)
         t0 = time.perf_counter()
-        shared, ex = _start(config, shards, address, sum(st.size or 0 for st in found), len(done) < len(shards))
-        meter = Progress(enabled=progress, total_shards=len(shards))
+        shared, ex = _start(config, shards, joined, sum(st.size or 0 for st in found), len(done) < len(shards))
+        if ex.uses_ray:
+            meter.say(session_line())
         measured = _measure(config, shards, found, done, measurements, shared, ex, meter)
-        summary = _finish(config, out_loc, measured, problems, started, t0)
+        summary = _finish(config, out_loc, measured, problems, started, t0, meter)
         meter.close(summary)
     return RunResult(out=Path(out_loc.path) if out_loc.is_local else out_loc.uri, summary=summary)
 
 
-def _start(config: AuditConfig, shards: list[Shard], address: str | None, input_bytes: int,
+def _start(config: AuditConfig, shards: list[Shard], joined: RayExecutor | None, input_bytes: int,
            will_measure: bool) -> tuple[dict[str, Any], Executor]:
-    """The shared state and the backend. The stages' models load (on a Ray backend: Ray starts and
-    its workers load them; here: in a thread) while this process builds the shared state."""
-    if not wants_ray(config, address, input_bytes):
+    """The shared state and the backend (`joined`: the cluster `--address` named, joined already).
+    The stages' models load (on a Ray backend: Ray starts and its workers load them; here: in a
+    thread) while this process builds the shared state."""
+    if joined is None and not wants_ray(config, None, input_bytes):
         local = LocalExecutor()
         if will_measure:
             local.warm(prepare_stages, config, SHARED_STAGES)
@@ -156,7 +167,7 @@ def _start(config: AuditConfig, shards: list[Shard], address: str | None, input_
     with ThreadPoolExecutor(1, thread_name_prefix="audit-shared") as pool:
         building = pool.submit(_shared_state, config, shards)
         try:
-            ex = RayExecutor(config, address)
+            ex = joined or RayExecutor(config, None)
             if will_measure:
                 ex.warm(prepare_stages, config, SHARED_STAGES, num_cpus=config.ray.task_cpus)
         finally:
@@ -182,6 +193,11 @@ def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], 
         if match:
             raise CanaryTripped(match)
     todo = [(s, st) for s, st in zip(shards, states) if st.key not in results]
+    reused_records = sum(r.records for r in results.values())
+    meter.end(records=reused_records)
+    meter.start("scan", len(states), "shards", size_total=sum(st.size or 0 for _, st in todo), done=len(results),
+                records=reused_records)
+    size_of = {st.key: st.size or 0 for st in states}
     measured.executor = ex
     measured.ray_seconds = ex.start_seconds
     t0 = time.perf_counter()
@@ -190,7 +206,7 @@ def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], 
         try:
             for key, result in scan(ex, config, todo, measurements, ex.put(shared), canary):
                 results[key] = result
-                meter.update(result.records, result.bytes)
+                meter.advance(records=result.records, nbytes=result.bytes, size=size_of[key])
                 if canary and result.canary:
                     raise CanaryTripped(result.canary)
         except CanaryTripped:
@@ -208,6 +224,7 @@ def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], 
                          f"{': ' + failure if failure else ''}); the shards measured are kept: run again to "
                          "resume")
     measured.scan_seconds = time.perf_counter() - t0
+    meter.end()
     return measured
 
 
@@ -243,7 +260,7 @@ def _lost_worker(e: BaseException) -> bool:
 
 
 def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: list[dict], started: datetime,
-            t0: float) -> dict[str, Any]:
+            t0: float, meter: Progress) -> dict[str, Any]:
     """Passes 2 and 3 and the summary, into a fresh work folder swapped in at the end."""
     from audit.job.decide_pass import decide_all, fill_empty_datasets
     from audit.job.global_dedup import global_duplicates
@@ -267,29 +284,40 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
                 retried[k] = retried.get(k, 0) + v
         with_rows = [(measurements.child(st.part), st) for st in measured.states if results[st.key].rows > 0]
         records = sum(results[st.key].records for st in measured.states)
+        text_bytes = sum(results[st.key].bytes for st in measured.states)
         t1 = time.perf_counter()
         dup_parts = [p for p, _ in with_rows]
         dup_out = work.child("duplicates")
+        meter.start("dedup", len(dup_parts), "parts")
         dup_stats = global_duplicates(config, dup_parts, records, dup_out, ex.slots, use_ray=ex.uses_ray)
         stamp_run_id(dup_out, run_id)
+        meter.end(records=records, nbytes=text_bytes)
         timing["dedup_global"] = time.perf_counter() - t1
         t2 = time.perf_counter()
         summary = SummaryBuilder(config)
         for p in problems:
             summary.add_unreadable(p)
         lineage_rows: dict[str, int] = {}
+        by_shard = {st.shard: results[st.key] for st in measured.states}
+        meter.start("decide", len(with_rows), "parts")
         for part in decide_all(ex, config, [(p, st.shard, st.index) for p, st in with_rows], work, blocklist, run_id):
             summary.merge(part.summary)
             lineage_rows[part.shard] = part.lineage_rows
+            meter.advance(records=by_shard[part.shard].records, nbytes=by_shard[part.shard].bytes)
         fill_empty_datasets(config, work, run_id)
+        meter.end()
         timing["decide_write"] = time.perf_counter() - t2
-        if any(lineage_rows.values()):
+        indexed = [st for _, st in with_rows if lineage_rows.get(st.shard)]
+        meter.start("index", len(indexed), "parts")
+        if indexed:
             t3 = time.perf_counter()
             passages = with_rows if config.lookup.passages else []
             build_index(ex, config, work, [(work.child("lineage", f"part-{st.index:06d}.parquet"), st.shard,
                                             lineage_rows.get(st.shard, 0)) for _, st in with_rows],
                         [p for p, _ in passages], sum(results[st.key].rows for _, st in passages))
             timing["lookup_index"] = time.perf_counter() - t3
+        meter.end(records=sum(lineage_rows.values()), nbytes=text_bytes)
+        meter.start("report", 1, "parts")
         seconds = time.perf_counter() - t0
         result = summary.finish(
             seconds=seconds, scan_seconds=measured.scan_seconds, ray_start_seconds=measured.ray_seconds,
@@ -308,7 +336,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
             result["warnings"].append(f"{restarts} shard scan(s) started again after a lost worker or a killed run "
                                       "(their parts were rewritten whole)")
         for w in result["warnings"]:
-            print(f"audit: warning: {w}", file=sys.stderr)
+            meter.say(f"audit: warning: {w}")
         work.child("unreadable.jsonl").write_text(
             "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in summary.unreadable))
         _write_run_manifest(work, config, measured, problems)
@@ -318,6 +346,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         ex.call(_write_report, work, {**result, "judgements": history} if history else result, name="write_report")
         work.child("summary.json").write_json(result)
         replace_run(out, work)
+        meter.end(records=result["documents"], nbytes=text_bytes)
     finally:
         work.delete()
     drop_unused(measurements, {st.key for st in measured.states})
@@ -362,9 +391,10 @@ def _write_run_manifest(work: Location, config: AuditConfig, measured: _Measured
 
 
 def decide_run(run: Path | str, config: AuditConfig | None = None, address: str | None = None,
-               out: Path | str | None = None) -> RunResult:
+               out: Path | str | None = None, progress: bool = True) -> RunResult:
     """Re-judge a finished run from its kept measurements (`audit decide`), with `config`'s
-    thresholds when given; measuring settings must be the run's own.
+    thresholds when given; measuring settings must be the run's own. `progress`: the phases'
+    progress on standard error (dedup, decide, index, report).
 
     In place (`out` None or the run itself), the judgement it replaces (summary.json, run.json) is
     kept under judgements/. With `out`, a new finished run folder is written there and `run` is
@@ -410,13 +440,15 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
                          reused=len(states), corpus_df=manifest.get("corpus_df"))
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
-    with hold_run_folder(dest, "audit decide"):
+    with Progress(enabled=progress) as meter, hold_run_folder(dest, "audit decide"):
         entry = archive_judgement(src, src.child(JUDGEMENTS)) if in_place else None
         try:
             # judging costs far less than measuring: a small run's decide never waits for Ray to start
             measured.executor = make_executor(config, address, sum(st.size or 0 for st in states), judge_only=True)
             measured.ray_seconds = measured.executor.start_seconds
-            summary = _finish(config, dest, measured, manifest.get("unreadable_inputs", []), started, t0)
+            if measured.executor.uses_ray:
+                meter.say(session_line())
+            summary = _finish(config, dest, measured, manifest.get("unreadable_inputs", []), started, t0, meter)
         except BaseException:
             if entry is not None:  # the judgement it kept is still the run's own
                 entry.delete()

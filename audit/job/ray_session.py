@@ -10,6 +10,39 @@ from audit.config import AuditConfig
 from audit.io.shards import InputError
 
 
+# The RayContext of the session start_ray started or joined (its dashboard's address).
+_SESSION: dict[str, Any] = {}
+DASHBOARD_HINT = 'pip install "ray[default]"'
+
+
+def dashboard_installed() -> bool:
+    """Whether Ray's dashboard can run here: ray[default]'s extra packages import (Ray's own test)."""
+    try:
+        import ray.dashboard.optional_deps  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def session_line() -> str:
+    """One line naming the Ray job and where to watch it: the dashboard's address, or how to get one."""
+    import ray
+
+    context = _SESSION.get("context")
+    ours = context is not None and context.address_info.get("gcs_address") == ray.get_runtime_context().gcs_address
+    return describe_session(ray.get_runtime_context().get_job_id(), context.dashboard_url if ours else None,
+                            dashboard_installed())
+
+
+def describe_session(job_id: str, dashboard_url: str | None, installed: bool) -> str:
+    """The line of session_line: the job id, then the dashboard's address or why there is none."""
+    if dashboard_url:
+        return f"[audit] Ray job {job_id}: dashboard http://{dashboard_url.removeprefix('http://')}"
+    if not installed:
+        return f"[audit] Ray job {job_id}: no dashboard ({DASHBOARD_HINT} to watch the run in one)"
+    return f"[audit] Ray job {job_id}: the Ray session runs no dashboard (`ray start` starts one by default)"
+
+
 def start_ray(config: AuditConfig, address: str | None) -> float:
     """Join `address` or start a local Ray sized for this machine; returns seconds taken."""
     import logging
@@ -22,15 +55,18 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
         os.environ.setdefault("RAY_DEDUP_LOGS", "0")
         os.environ.setdefault("RAY_DATA_LOGGING_CONFIG", str(Path(__file__).parent.parent / "ray_data_logging.yaml"))
         logging.getLogger("ray").setLevel(logging.ERROR)
-        kwargs: dict[str, Any] = {"include_dashboard": False, "configure_logging": True, "logging_level": "error"}
+        kwargs: dict[str, Any] = {"configure_logging": True, "logging_level": "error"}
         if address:
             probe_address(address)
             _join(address, kwargs)
         else:
             # "local": a new Ray of our own, whatever RAY_ADDRESS, a running `ray start` or a stale
-            # /tmp/ray/ray_current_cluster say (joining one by accident failed the run)
-            ray.init(address="local", num_cpus=config.ray.num_cpus or os.cpu_count() or 1,
-                     object_store_memory=config.ray.object_store_memory, **kwargs)
+            # /tmp/ray/ray_current_cluster say (joining one by accident failed the run); its
+            # dashboard where ray[default] is installed (Ray refuses to start one without it)
+            _SESSION["context"] = ray.init(
+                address="local", num_cpus=config.ray.num_cpus or os.cpu_count() or 1,
+                object_store_memory=config.ray.object_store_memory, include_dashboard=dashboard_installed(),
+                **kwargs)
     ctx = ray.data.DataContext.get_current()
     # DataContext fields documented in its docstring, for the key shuffles (global pass, lookup
     # index), the job's only Ray Data use: no progress bars or execution banners among the job's
@@ -66,7 +102,7 @@ def _join(address: str, kwargs: dict[str, Any]) -> None:
         os.dup2(held.fileno(), 2)
         failure: Exception | None = None
         try:
-            ray.init(address=address, **kwargs)
+            _SESSION["context"] = ray.init(address=address, **kwargs)
         except (ConnectionError, TimeoutError, ValueError, RuntimeError) as e:
             failure = e
         finally:
