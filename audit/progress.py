@@ -187,3 +187,35 @@ class Progress:
             print(f"[audit] {line}", file=self.stream, flush=True)
         if summary.get("run_id"):
             print(f"[audit] run {summary['run_id']}", file=self.stream, flush=True)
+
+    def _fields(self) -> dict[str, Any]:
+        p, now = self.phase, self.clock()
+        assert p is not None
+        return {"unit": p.unit, "records": p.records, "rate": f"{p.rate(now):.1f} MB/s",
+                "eta": clock_text(p.eta(now))}
+
+    def _show(self, due_only: bool) -> None:
+        p, now = self.phase, self.clock()
+        if not self.enabled or p is None:
+            return
+        if self._bars is not None:  # a bar is redrawn on every change; only plain lines are spaced out
+            # a phase of no items (nothing to index) is a full bar, not an empty one
+            self._bars.update(self._task, completed=p.done if p.total else 1, total=max(p.total, 1), **self._fields())
+            return
+        if due_only and now - self.last < self.every:
+            return
+        self.last = now
+        print(progress_line(p, now), file=self.stream, flush=True)
+
+    def _beat(self) -> None:
+        """Wake when the next plain line is due (bars: every second, for their rate and ETA)."""
+        while not self._stop.wait(1.0 if self._bars is not None else
+                                  max(0.01, self.last + self.every - self.clock())):
+            self.tick()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

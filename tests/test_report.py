@@ -514,7 +514,7 @@ def test_the_demo_prints_the_runs_summary_once_and_complete(tmp_path, monkeypatc
     monkeypatch.setattr(demo, "load_config", lambda path: None)
     monkeypatch.setattr(demo, "_found_vs_planted", lambda run, truth: "junk 1/1")
 
-    def run_audit(config, out):  # what run_audit does at its end: the closing summary
+    def run_audit(config, out, progress=True):  # what run_audit does at its end: the closing summary
         Progress(enabled=True).close(summary)
         return SimpleNamespace(out=out, summary=summary)
 
