@@ -110,3 +110,24 @@ def can_mount_tmpfs(where: Path) -> bool:
     probe = subprocess.run(["unshare", "-rm", "sh", "-c", f'mount -t tmpfs -o size=64k tmpfs "{where}"'],
                            capture_output=True, timeout=30)
     return probe.returncode == 0
+
+
+def pids_titled(prefix: str) -> list[int]:
+    """Processes on this machine whose command line starts with `prefix` (a Ray worker running
+    a task is titled "ray::<task name>")."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue  # it ended meanwhile
+            if cmd.startswith(prefix):
+                out.append(int(entry.name))
+    return out
+
+
+def fill_device(path: str) -> None:
+    """Write to `path` until the device refuses (on /dev/full: a real ENOSPC at once)."""
+    with open(path, "wb", buffering=0) as f:
+        f.write(b"\0" * (1 << 16))

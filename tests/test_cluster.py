@@ -2,14 +2,21 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow.compute as pc
 import pytest
 
-from audit.config import load_config
+from audit.config import AuditConfig, load_config
 from audit.demo_corpus import DemoCorpus
 from audit.job.plan import run_audit
+from tests.fixtures_faults import pids_titled
 from tests.fixtures_runs import assert_same_outputs, dataset
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
@@ -24,25 +31,38 @@ def _node_of_shard(run: Path) -> dict[str, str]:
     return out
 
 
-def test_two_node_cluster_matches_local_run(tmp_path: Path, demo: tuple[DemoCorpus, Path], ray_session) -> None:
+@pytest.fixture(scope="module")
+def cluster(demo: tuple[DemoCorpus, Path]) -> Iterator[Any]:
+    """A two-node Ray cluster (one CPU each) for this module's tests, started once; the session's
+    demo run is made first, on the local session, which is shut down for it."""
     import ray
     from ray.cluster_utils import Cluster
 
-    corpus, local_run = demo  # the session's demo run, made on the local session with the corpus's config
-    cfg = load_config(corpus.config_path)
-    local = json.loads((local_run / "summary.json").read_text())
     ray.shutdown()
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 150 * 2**20})
-    cluster.add_node(num_cpus=1, object_store_memory=150 * 2**20)
-    cluster.wait_for_nodes()
-    # the cluster run hash-partitions its global pass (the local run, this small, takes one task)
-    cfg.ray.partition_rows = 500
+    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 150 * 2**20})
+    nodes.add_node(num_cpus=1, object_store_memory=150 * 2**20)
+    nodes.wait_for_nodes()
     try:
-        remote = run_audit(cfg, out=tmp_path / "cluster", address=cluster.address, progress=False)
-        assert len([n for n in ray.nodes() if n["Alive"]]) == 2
+        yield nodes
     finally:
         ray.shutdown()
-        cluster.shutdown()
+        nodes.shutdown()
+
+
+def _cluster_config(corpus: DemoCorpus) -> AuditConfig:
+    cfg = load_config(corpus.config_path)
+    # the cluster run hash-partitions its global pass (the local run, this small, takes one task)
+    cfg.ray.partition_rows = 500
+    return cfg
+
+
+def test_two_node_cluster_matches_local_run(tmp_path: Path, demo: tuple[DemoCorpus, Path], cluster) -> None:
+    import ray
+
+    corpus, local_run = demo  # the session's demo run, made on the local session with the corpus's config
+    local = json.loads((local_run / "summary.json").read_text())
+    remote = run_audit(_cluster_config(corpus), out=tmp_path / "cluster", address=cluster.address, progress=False)
+    assert len([n for n in ray.nodes() if n["Alive"]]) == 2
     assert remote.summary["documents"] == local["documents"] > 0
     assert remote.summary["unreadable"] == local["unreadable"]
     assert_same_outputs(local_run, tmp_path / "cluster")
@@ -54,3 +74,37 @@ def test_two_node_cluster_matches_local_run(tmp_path: Path, demo: tuple[DemoCorp
     lineage = {r["doc_id"]: r["shard"] for r in dataset(tmp_path / "cluster", "lineage").select(["doc_id", "shard"]).to_pylist()}
     spanning = [d for d in near if node[lineage[d["doc_id"]]] != node[lineage[d["kept_doc_id"]]]]
     assert near and spanning
+
+
+def test_a_worker_killed_mid_task_changes_no_output(tmp_path: Path, demo: tuple[DemoCorpus, Path], cluster) -> None:
+    corpus, local_run = demo
+    out = tmp_path / "killed"
+    finished: dict[str, Any] = {}
+
+    def job() -> None:
+        try:
+            finished["run"] = run_audit(_cluster_config(corpus), out=out, address=cluster.address, progress=False)
+        except BaseException as e:  # noqa: BLE001 - the test thread reports it
+            finished["error"] = e
+
+    thread = threading.Thread(target=job, daemon=True)
+    thread.start()
+    killed = None
+    deadline = time.monotonic() + 300
+    while killed is None and thread.is_alive() and time.monotonic() < deadline:
+        # the event: a scan task has started (its attempt counter exists) and its worker is titled so
+        if any((out / "measurements" / "_done").glob("*.attempts")):
+            for pid in pids_titled("ray::scan_shard"):
+                os.kill(pid, signal.SIGKILL)
+                killed = pid
+                break
+        thread.join(0.01)
+    thread.join(300)
+    assert killed is not None, "no scan task was caught running"
+    assert "error" not in finished, finished.get("error")
+    summary = finished["run"].summary
+    local = json.loads((local_run / "summary.json").read_text())
+    assert summary["scan_retries"] >= 1  # the killed task ran again
+    for k in ("documents", "kept", "quarantined", "unreadable", "reasons"):
+        assert summary[k] == local[k], k
+    assert_same_outputs(local_run, out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 import socket
 import time
@@ -21,8 +22,8 @@ from audit.job.resume import check_done, load_done, measure_fingerprint, shard_s
 from audit.job.scan import scan_shard
 from audit.tagger import Tagger
 from tests.fixtures_corpus import write_corpus
-from tests.fixtures_faults import (FLAKY, FlakyFileSystem, audit_in_subprocess, can_mount_tmpfs, local_run,
-                                   unreadable, write_local_config)
+from tests.fixtures_faults import (FLAKY, FlakyFileSystem, audit_in_subprocess, can_mount_tmpfs, fill_device,
+                                   local_run, unreadable, write_local_config)
 from tests.fixtures_runs import CORPUS_JOB, assert_same_outputs
 
 
@@ -190,7 +191,7 @@ def test_a_full_disk_during_the_scan_names_the_path_and_the_space_needed(corpus,
     err = done.stderr.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert f"{out}/run/measurements: no space left on the device" in err
-    assert "more is needed for the measurements of the" in err and "MiB" in err
+    assert "more is needed for the measurements of the" in err and re.search(r"\d+(\.\d)? [KM]iB", err)
 
 
 def test_a_file_size_limit_during_the_scan_is_one_line_with_the_space_needed(corpus):
@@ -200,3 +201,18 @@ def test_a_file_size_limit_during_the_scan_is_one_line_with_the_space_needed(cor
     err = done.stderr.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert "file too large for a limit in force" in err and "more is needed for the measurements" in err
+
+
+@pytest.mark.ray
+def test_a_full_disk_inside_a_ray_task_is_one_line(ray_session):
+    from audit.cli import _environment_error
+    from audit.job.executor import RayExecutor
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this machine")
+    ex = RayExecutor(parse_config({}, base_dir=Path.cwd(), source="test"), None)
+    with pytest.raises(OSError) as info:
+        list(ex.map(fill_device, ["/dev/full"]))
+    assert type(info.value).__name__.startswith("RayTaskError")  # the worker's error, wrapped by Ray
+    line = _environment_error(info.value)
+    assert line is not None and line.startswith("an output file: no space left on the device")

@@ -261,8 +261,8 @@ def _space_needed(e: OSError, measurements: Location, states: list[ShardState], 
 
 
 def _mib(n: float) -> str:
-    """Bytes as MiB, for a message."""
-    return f"{n / 2**20:.1f} MiB"
+    """Bytes for a message: MiB, or KiB below one MiB."""
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{max(1, round(n / 1024))} KiB"
 
 
 def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: list[dict], started: datetime,
