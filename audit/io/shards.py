@@ -35,7 +35,7 @@ import zstandard
 
 from audit.config import InputConfig
 from audit.io.records import FileFault, LineDecoder, RecordBlock, RecordFields, parquet_batches
-from audit.io.storage import is_uri
+from audit.io.storage import StorageError, is_uri
 from audit.io.storage import location as storage_location
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.zstd", ".ndjson", ".ndjson.gz", ".ndjson.zst")
@@ -74,8 +74,8 @@ class ReadStats:
 def transient(e: OSError) -> bool:
     """Whether a read error may pass when tried again (a network or device hiccup), not a file
     that is gone or forbidden."""
-    if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
-        return False
+    if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError, StorageError)):
+        return False  # a StorageError: the store's own client retried it already (audit.io.storage)
     return e.errno not in _PERMANENT_ERRNOS and not any(w in str(e) for w in _PERMANENT_WORDS)
 
 

@@ -203,9 +203,10 @@ def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], 
             if not (ex.uses_ray and _lost_worker(e)):
                 raise  # an error in our own code: an internal error, not a lost shard
             failure = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}"
-            done = load_done(measurements)
-            results.update({st.key: ShardResult.from_record(done[st.key]["result"]) for st in states
-                            if st.key in done})
+            # what the tasks that finished committed (checked as any reused part is)
+            left = check_done(measurements, load_done(measurements),
+                              [st.key for st in states if st.key not in results])
+            results.update({k: ShardResult.from_record(rec["result"]) for k, rec in left.done.items()})
     missing = [st.shard for st in states if st.key not in results]
     if missing:
         raise InputError(f"shard {missing[0]}: not measured ({len(missing)} shard(s) failed after 3 retries"
