@@ -318,10 +318,13 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         result = summary.finish(
             seconds=seconds, scan_seconds=measured.scan_seconds, ray_start_seconds=measured.ray_seconds,
             stages=timing, shards=len(measured.shards), duplicates=dup_stats, started=started, version=__version__,
-            extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused,
-                              "parts_damaged": len(measured.damaged), "shards_unread_before": len(measured.unread)},
+            extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused},
                    "retried_blocks": dict(sorted(retried.items())), "scan_retries": restarts,
-                   "read_retries": read_retries, "shards_unreadable": len(unread)})
+                   # faults met and got past: reads tried again, shards left unread (measured again next
+                   # run), parts that failed their check and shards an earlier run could not read (both
+                   # measured again by this one)
+                   "read_retries": read_retries, "shards_unreadable": len(unread),
+                   "parts_damaged": len(measured.damaged), "shards_unread_before": len(measured.unread)})
         if measured.corpus_df is not None and "contamination" in result:
             result["contamination"]["corpus_df"] = measured.corpus_df
         result["warnings"] += [f"{step} failed on {n} block(s); they were re-measured a record at a time, "
