@@ -216,3 +216,23 @@ def test_a_full_disk_inside_a_ray_task_is_one_line(ray_session):
     assert type(info.value).__name__.startswith("RayTaskError")  # the worker's error, wrapped by Ray
     line = _environment_error(info.value)
     assert line is not None and line.startswith("an output file: no space left on the device")
+
+
+def test_a_store_error_outside_a_location_call_is_one_line_naming_bucket_and_key():
+    from audit.cli import _environment_error
+
+    loc = location("s3://bucket/run/measurements/part-0.parquet?endpoint_override=127.0.0.1:9&scheme=http"
+                   "&connect_timeout=1&request_timeout=1")
+    with pytest.raises(OSError) as info:  # a writer's stream, as PartWriter opens it: not a Location method
+        with loc.fs.open_output_stream(loc.path) as f:
+            f.write(b"x")
+    line = _environment_error(info.value)
+    assert line is not None and line.startswith("s3://bucket/run/measurements/part-0.parquet: cannot reach ")
+
+
+@pytest.mark.parametrize("option", ["request_timeout=abc", "connect_timeout=0", "retries=3"])
+def test_s3_uri_options_are_checked(option):
+    from audit.config import ConfigError
+
+    with pytest.raises(ConfigError, match=option.split("=")[0]):
+        location(f"s3://bucket/x?{option}")
