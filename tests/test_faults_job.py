@@ -152,6 +152,16 @@ def test_a_damaged_measurement_part_is_named_by_decide_and_measured_again_by_run
     assert main(["decide", str(corpus.root / "run")]) == 0
 
 
+def test_a_garbled_completion_record_is_counted_and_its_shard_measured_again(corpus):
+    local_run(corpus.root, "clean")
+    local_run(corpus.root, "run")
+    record = sorted((corpus.root / "run" / "measurements" / "_done").glob("*.json"))[0]
+    record.write_text('{"key": "')
+    again = local_run(corpus.root, "run")
+    assert again.summary["parts_damaged"] == 1 and again.summary["resume"]["shards_measured"] == 1
+    assert_same_outputs(corpus.root / "clean", corpus.root / "run")
+
+
 # ---- storage ------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

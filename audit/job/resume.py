@@ -183,6 +183,10 @@ def check_done(measurements: Location, done: dict[str, dict[str, Any]], keys: li
 
     recs = [done[k] for k in keys if k in done]
     out = Reusable({})
+    wanted = set(keys) - set(done)
+    for rec in measurements.child(DONE).ls():  # a record that load_done could not take stands for a damaged part
+        if rec.name.endswith(".json") and rec.name[:-5] in wanted:
+            out.damaged[f"{DONE}/{rec.name}"] = "its completion record is damaged, or its part is missing"
     if not keep_unread:
         out.unread = [r["shard"] for r in recs if r["result"].get("read_error")]
         recs = [r for r in recs if not r["result"].get("read_error")]
