@@ -104,7 +104,8 @@ def test_a_worker_killed_mid_task_changes_no_output(tmp_path: Path, demo: tuple[
     assert "error" not in finished, finished.get("error")
     summary = finished["run"].summary
     local = json.loads((local_run / "summary.json").read_text())
-    assert summary["scan_retries"] >= 1  # the killed task ran again
+    # the killed task ran again (Ray's retry; its attempt is counted when the kill came after the
+    # task had counted it, so scan_retries is not asserted: the kill may land before)
     for k in ("documents", "kept", "quarantined", "unreadable", "reasons"):
         assert summary[k] == local[k], k
     assert_same_outputs(local_run, out)
