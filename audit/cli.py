@@ -129,7 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         func: Callable[[argparse.Namespace], int] = args.func
         return func(args)
     except (ConfigError, InputError) as e:
-        print(f"audit: {e}", file=sys.stderr)
+        # raised in a Ray task: its `cause` is our one-line error, without the worker's traceback
+        print(f"audit: {getattr(e, 'cause', None) or e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("audit: interrupted", file=sys.stderr)

@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticUndefined
 
+from audit.io.records import json_type
 from audit.langcodes import normalize as normalize_language
 
 # What a setting does, declared where it is defined (`measure(...)`, `judge(...)`, `run(...)`):
@@ -475,6 +476,16 @@ class SidecarConfig(Section):
     queue_batches: int = Field(default=256, gt=0)
     # The worker measures up to this many sampled records at a time.
     batch_records: int = Field(default=256, gt=0)
+    # The sidecar's memory is bounded in bytes of text, not in records. A sampled record's text
+    # longer than this (UTF-8 bytes) is measured on its first this-many bytes (its length still
+    # counts whole) and counted in truncated_records.
+    max_record_bytes: int = Field(default=256 * 2**10, gt=0)
+    # Text bytes each buffer holds at most: the queue to the worker (on each side of the pipe)
+    # and the kept samples' text; samples beyond it are dropped and counted (samples.jsonl
+    # drops its oldest).
+    max_buffered_bytes: int = Field(default=64 * 2**20, gt=0)
+    # Text bytes the worker measures at once (with batch_records): bounds the measuring's memory.
+    max_batch_bytes: int = Field(default=8 * 2**20, gt=0)
     # On SIGTERM or close(), seconds allowed to measure queued samples; the rest count as dropped.
     stop_seconds: float = Field(default=5.0, ge=0)
     # Seed of the Bernoulli sampler (None: fresh entropy).
@@ -523,10 +534,25 @@ class RayConfig(Section):
     local_max_bytes: int = Field(default=28_000_000, ge=0)
 
 
+class StageConfig(Section):
+    # A stage of your own (audit.Stage, CONTRACT.md), run after the built-in ones: "module:Class"
+    # (the module found on python_path or installed) or the name of an installed entry point of
+    # group audit.stages.
+    use: str = measure(min_length=1)
+    # Keyword arguments of its class. Measuring settings, except those the class names in its
+    # `judges` (its thresholds), which `audit decide` may change (audit/job/resume.py).
+    params: dict[str, Any] = measure(default_factory=dict)
+
+
 class AuditConfig(Section):
     input: InputConfig = InputConfig()
     eval_sets: list[EvalSetConfig] = measure(default_factory=list)
     languages: LanguagesConfig = LanguagesConfig()
+    # Folders (relative to the config file) put first on sys.path on the driver and on every
+    # worker, where the modules of `stages` are found; the same path must hold them on every node.
+    python_path: list[str] = run(default_factory=list)
+    # Stages of your own, run after the built-in ones on every shard, in this order.
+    stages: list[StageConfig] = measure(default_factory=list)
     sidecar: SidecarConfig = SidecarConfig()
     output: str = run("runs/latest")
     filters: FiltersConfig = FiltersConfig()
@@ -602,26 +628,60 @@ def config_roles(model: type[BaseModel] | None = None, prefix: str = "") -> list
     return out
 
 
+def key_path(loc: tuple[Any, ...]) -> str:
+    """A validation error's location as a key path: `match.urls[0]`."""
+    out = ""
+    for p in loc:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+# What a key expects, in a user's words, for pydantic's type errors ("instance of MatchSpec").
+EXPECTED = {"model_type": "a mapping of keys", "dict_type": "a mapping of keys", "list_type": "a list",
+             "string_type": "a string", "int_type": "a whole number", "float_type": "a number",
+             "bool_type": "true or false", "datetime_type": "a date and time (e.g. 2026-11-20T10:00:00Z)",
+             "datetime_parsing": "a date and time (e.g. 2026-11-20T10:00:00Z)",
+             "datetime_from_date_parsing": "a date and time (e.g. 2026-11-20T10:00:00Z)"}
+
+
+def shown_value(value: Any) -> str:
+    """A value as a message shows it: JSON's type words, and a short excerpt of a scalar."""
+    kind = json_type(value)
+    if value is None or isinstance(value, (list, tuple)):
+        return kind
+    return f"{kind}: {str(value)[:60]!r}"
+
+
 def _describe(err: dict[str, Any]) -> str:
-    key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    key = key_path(err["loc"])
     kind = err["type"]
     if kind == "extra_forbidden":
         return f"unknown key '{key}': remove it or check its spelling (see configs/default.yaml)"
     if kind == "missing":
         return f"missing key '{key}': it is required (see configs/default.yaml)"
-    return f"key '{key}': {err['msg']} (got {err.get('input')!r})"
+    msg = f"expected {EXPECTED[kind]}" if kind in EXPECTED else err["msg"].removeprefix("Value error, ")
+    got = err.get("input")
+    return f"key '{key}': {msg}" + ("" if isinstance(got, dict) else f" (got {shown_value(got)})")
 
 
 def parse_config(data: Any, base_dir: Path = Path("."), source: str = "config") -> AuditConfig:
     """Validate an already-parsed YAML mapping; raise ConfigError with one line on any problem."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of keys at the top level, got {type(data).__name__}")
+        raise ConfigError(f"{source}: expected a mapping of keys at the top level, got {json_type(data)}")
     try:
-        return AuditConfig(**data, base_dir=base_dir)
+        config = AuditConfig(**data, base_dir=base_dir)
     except ValidationError as e:
         raise ConfigError(f"{source}: {_describe(e.errors()[0])}") from None
     except TypeError as e:  # e.g. a non-string key
         raise ConfigError(f"{source}: {e}") from None
+    if config.stages or config.python_path:
+        from audit.tagger import check_stages
+
+        try:  # user stages load and build here, on the driver, before any work
+            check_stages(config)
+        except ConfigError as e:
+            raise ConfigError(f"{source}: {e}") from None
+    return config
 
 
 def load_config(path: str | Path) -> AuditConfig:

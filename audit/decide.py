@@ -16,20 +16,26 @@ import pyarrow.compute as pc
 from audit.config import AuditConfig
 from audit.stages import Stage
 from audit.blocklist import Blocklist
+from audit.tagger import judge_stage
 
 
 class Decider:
     """Turns a measured table (no text) into one with verdict, reasons and details."""
 
-    def __init__(self, config: AuditConfig, stages: Sequence[type[Stage]],
+    def __init__(self, config: AuditConfig, stages: Sequence[Stage],
                  duplicates: dict[str, tuple[str, str]] | None = None, blocklist: Blocklist | None = None) -> None:
-        """`duplicates` maps a duplicate doc_id to (kind "exact"|"near", kept_doc_id)."""
+        """`stages`: the run's stages, built (audit.tagger.build_stages), judging only; `duplicates`
+        maps a duplicate doc_id to (kind "exact"|"near", kept_doc_id)."""
         self.config = config
         self.stages = list(stages)
         self.duplicates = duplicates or {}
         self.blocklist = blocklist or Blocklist({})
 
     def __call__(self, table: pa.Table) -> pa.Table:
+        prints = None  # passage fingerprints: read only to match blocked passages, never written out
+        if "passage_hashes" in table.column_names:
+            prints = table.column("passage_hashes")
+            table = table.drop_columns(["passage_hashes"])
         n = table.num_rows
         reasons: list[list[str]] = [[] for _ in range(n)]
         details: list[dict] = [{} for _ in range(n)]
@@ -43,7 +49,7 @@ class Decider:
         for i, err in enumerate(errors):
             if err is not None:
                 add(i, "unreadable", {"error": err})
-        for i, found in enumerate(judge_all(self.stages, table, self.config)):
+        for i, found in enumerate(judge_all(self.stages, table)):
             for reason, values in found.items():
                 add(i, reason, values)
 
@@ -55,7 +61,9 @@ class Decider:
                     kind, kept = hit
                     add(i, "exact_duplicate" if kind == "exact" else "near_duplicate", {"kept_doc_id": kept})
         if len(self.blocklist):
-            for i, req in enumerate(self.blocklist.match(table.column("sha256").to_pylist())):
+            cols = {c: table.column(c).to_pylist() if c in table.column_names else None for c in ("url", "source_id")}
+            for i, req in enumerate(self.blocklist.match(table.column("sha256").to_pylist(), cols["url"],
+                                                         cols["source_id"], prints)):
                 if req:
                     add(i, "takedown", {"request_id": req})
 
@@ -79,7 +87,7 @@ def counted_findings(table: pa.Table, config: AuditConfig) -> pa.Table:
     return table
 
 
-def judge_all(stages: Sequence[type[Stage]], table: pa.Table, config: AuditConfig) -> list[dict[str, dict]]:
+def judge_all(stages: Sequence[Stage], table: pa.Table) -> list[dict[str, dict]]:
     """Each row's reasons (reason -> measured details) from every stage's `judge`, in stage order.
 
     `table` is measured and without text; rows with an `error` (unreadable records) are not
@@ -91,7 +99,7 @@ def judge_all(stages: Sequence[type[Stage]], table: pa.Table, config: AuditConfi
     if measured.num_rows:
         rows = pc.indices_nonzero(readable).to_pylist()
         for stage in stages:
-            for j, reason, values in stage.judge(measured, config):
+            for j, reason, values in judge_stage(stage, measured):
                 found[rows[j]][reason] = values
     return found
 

@@ -34,6 +34,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audit import __version__
+from audit.dedup.partition import range_partition_of
 from audit.io.storage import Location, location, write_parquet
 from audit.normalize import mix64
 from audit.stages.passages import passage_scheme
@@ -161,8 +162,7 @@ class IndexLayout:
         if name == RECORDS:
             starts = np.array(self.record_starts, dtype=np.uint64)
             return (np.searchsorted(starts, keys, side="right") - 1).astype(np.uint64)
-        bits = dict(self.bits)[name]
-        return np.zeros(len(keys), dtype=np.uint64) if bits <= 0 else keys >> np.uint64(64 - bits)
+        return range_partition_of(keys, dict(self.bits)[name])
 
     def partition_base(self) -> dict[str, int]:
         """First partition number of each keyed index, when all keyed buckets are partitions of one shuffle."""

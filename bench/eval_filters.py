@@ -38,7 +38,7 @@ def run_stages(table: pa.Table, config: AuditConfig) -> tuple[pa.Table, dict[int
     out = pa.concat_tables(measured)
     reasons: dict[int, list[tuple[str, dict]]] = defaultdict(list)
     for cls in STAGES:
-        for row, reason, details in cls.judge(out, config):
+        for row, reason, details in cls(config).judge(out):
             reasons[row].append((reason, details))
     return out, reasons
 

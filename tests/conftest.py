@@ -103,6 +103,25 @@ def ray_session():
 
 
 @pytest.fixture(scope="session")
+def two_node_cluster(ray_session):
+    """A two-node Ray cluster (ray.cluster_utils.Cluster, one CPU each) in place of the shared local
+    session, which it shuts down; its address, joined by the first run given it. Started once for
+    every test marked `cluster` (they run last)."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    ray.shutdown()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 150 * 2**20})
+    try:
+        cluster.add_node(num_cpus=1, object_store_memory=150 * 2**20)
+        cluster.wait_for_nodes()
+        yield cluster.address
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.fixture(scope="session")
 def corpus_run(tmp_path_factory, ray_session) -> tuple[Corpus, Path]:
     """fixtures_corpus's corpus and a finished run over it (tests/fixtures_runs.CORPUS_JOB), made
     once per test session: read it, or clone_run it before changing anything."""

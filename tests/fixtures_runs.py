@@ -63,6 +63,15 @@ def clone_run(corpus: Corpus, run: Path, dest: Path) -> tuple[Corpus, Path]:
     return replace(corpus, root=dest), dest / run.name
 
 
+def node_of_shard(run: Path) -> dict[str, str]:
+    """Which Ray node measured each shard, from the completion records."""
+    out = {}
+    for rec in (run / "measurements" / "_done").glob("*.json"):
+        data = json.loads(rec.read_text())
+        out[data["shard"]] = data["result"]["node"]
+    return out
+
+
 def dataset(run: Path, name: str) -> pa.Table:
     """A run's dataset in a canonical row order."""
     t = pads.dataset(run / name, format="parquet").to_table()

@@ -26,7 +26,7 @@ def measure_and_judge(stage: type[Stage], texts: pa.Array | list[str | None],
     """The stage's columns (text dropped, as decide sees them) and {row: {reason: details}}."""
     measured = stage(cfg)(records(texts)).drop_columns(["text"])
     reasons: dict[int, dict[str, dict]] = defaultdict(dict)
-    for row, reason, details in stage.judge(measured, cfg):
+    for row, reason, details in stage(cfg).judge(measured):
         json.dumps(details)  # details must be JSON-serialisable
         reasons[row][reason] = details
     return measured, reasons

@@ -6,68 +6,36 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.compute as pc
 import pytest
 
-from audit.config import AuditConfig, load_config
+from audit.config import load_config
 from audit.demo_corpus import DemoCorpus
 from audit.job.plan import run_audit
 from tests.fixtures_faults import pids_titled
-from tests.fixtures_runs import assert_same_outputs, dataset
+from tests.fixtures_runs import assert_same_outputs, dataset, node_of_shard
 
 pytestmark = [pytest.mark.ray, pytest.mark.cluster]
 
 
-def _node_of_shard(run: Path) -> dict[str, str]:
-    """Which node measured each shard, from the completion records."""
-    out = {}
-    for rec in (run / "measurements" / "_done").glob("*.json"):
-        data = json.loads(rec.read_text())
-        out[data["shard"]] = data["result"]["node"]
-    return out
-
-
-@pytest.fixture(scope="module")
-def cluster(demo: tuple[DemoCorpus, Path]) -> Iterator[Any]:
-    """A two-node Ray cluster (one CPU each) for this module's tests, started once; the session's
-    demo run is made first, on the local session, which is shut down for it."""
-    import ray
-    from ray.cluster_utils import Cluster
-
-    ray.shutdown()
-    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 150 * 2**20})
-    nodes.add_node(num_cpus=1, object_store_memory=150 * 2**20)
-    nodes.wait_for_nodes()
-    try:
-        yield nodes
-    finally:
-        ray.shutdown()
-        nodes.shutdown()
-
-
-def _cluster_config(corpus: DemoCorpus) -> AuditConfig:
-    cfg = load_config(corpus.config_path)
-    # the cluster run hash-partitions its global pass (the local run, this small, takes one task)
-    cfg.ray.partition_rows = 500
-    return cfg
-
-
-def test_two_node_cluster_matches_local_run(tmp_path: Path, demo: tuple[DemoCorpus, Path], cluster) -> None:
+def test_two_node_cluster_matches_local_run(tmp_path: Path, demo: tuple[DemoCorpus, Path], two_node_cluster) -> None:
     import ray
 
     corpus, local_run = demo  # the session's demo run, made on the local session with the corpus's config
+    cfg = load_config(corpus.config_path)
     local = json.loads((local_run / "summary.json").read_text())
-    remote = run_audit(_cluster_config(corpus), out=tmp_path / "cluster", address=cluster.address, progress=False)
+    # the cluster run hash-partitions its global pass (the local run, this small, takes one task)
+    cfg.ray.partition_rows = 500
+    remote = run_audit(cfg, out=tmp_path / "cluster", address=two_node_cluster, progress=False)
     assert len([n for n in ray.nodes() if n["Alive"]]) == 2
     assert remote.summary["documents"] == local["documents"] > 0
     assert remote.summary["unreadable"] == local["unreadable"]
     assert_same_outputs(local_run, tmp_path / "cluster")
     # both nodes measured shards, and near-duplicate clusters join records measured on different nodes
-    node = _node_of_shard(tmp_path / "cluster")
+    node = node_of_shard(tmp_path / "cluster")
     assert len(set(node.values())) == 2
     dups = dataset(tmp_path / "cluster", "duplicates")
     near = dups.filter(pc.equal(dups.column("kind"), "near")).to_pylist()
@@ -76,14 +44,17 @@ def test_two_node_cluster_matches_local_run(tmp_path: Path, demo: tuple[DemoCorp
     assert near and spanning
 
 
-def test_a_worker_killed_mid_task_changes_no_output(tmp_path: Path, demo: tuple[DemoCorpus, Path], cluster) -> None:
+def test_a_worker_killed_mid_task_changes_no_output(tmp_path: Path, demo: tuple[DemoCorpus, Path],
+                                                    two_node_cluster) -> None:
     corpus, local_run = demo
+    cfg = load_config(corpus.config_path)
+    cfg.ray.partition_rows = 500  # as the undisturbed cluster run above
     out = tmp_path / "killed"
     finished: dict[str, Any] = {}
 
     def job() -> None:
         try:
-            finished["run"] = run_audit(_cluster_config(corpus), out=out, address=cluster.address, progress=False)
+            finished["run"] = run_audit(cfg, out=out, address=two_node_cluster, progress=False)
         except BaseException as e:  # noqa: BLE001 - the test thread reports it
             finished["error"] = e
 
@@ -92,7 +63,7 @@ def test_a_worker_killed_mid_task_changes_no_output(tmp_path: Path, demo: tuple[
     killed = None
     deadline = time.monotonic() + 300
     while killed is None and thread.is_alive() and time.monotonic() < deadline:
-        # the event: a scan task has started (its attempt counter exists) and its worker is titled so
+        # the event: a scan task has started (its attempt counter exists) and a worker runs one
         if any((out / "measurements" / "_done").glob("*.attempts")):
             for pid in pids_titled("ray::scan_shard"):
                 os.kill(pid, signal.SIGKILL)
@@ -101,11 +72,11 @@ def test_a_worker_killed_mid_task_changes_no_output(tmp_path: Path, demo: tuple[
         thread.join(0.01)
     thread.join(300)
     assert killed is not None, "no scan task was caught running"
+    # Ray ran the killed task again (max_retries); scan_retries counts it only when the kill came
+    # after the task had counted its attempt, so the check is the run itself
     assert "error" not in finished, finished.get("error")
     summary = finished["run"].summary
     local = json.loads((local_run / "summary.json").read_text())
-    # the killed task ran again (Ray's retry; its attempt is counted when the kill came after the
-    # task had counted it, so scan_retries is not asserted: the kill may land before)
     for k in ("documents", "kept", "quarantined", "unreadable", "reasons"):
         assert summary[k] == local[k], k
     assert_same_outputs(local_run, out)

@@ -49,7 +49,7 @@ def test_default_config_file_validates() -> None:
 @pytest.mark.parametrize("data, needle", [
     ({"input": {"paths": ["x"], "txt_field": "t"}}, "unknown key 'input.txt_field'"),
     ({"input": {"paths": ["x"]}, "filters": {"length": {"min_chars": -3}}}, "filters.length.min_chars"),
-    ({"eval_sets": [{"path": "e.jsonl"}]}, "missing key 'eval_sets.0.name'"),
+    ({"eval_sets": [{"path": "e.jsonl"}]}, "missing key 'eval_sets[0].name'"),
     ({"input": {"paths": ["x"]}, "languages": {"expected": {"en": 0.5}}}, "add up to 1"),
     ({"input": {"paths": ["x"]}, "dedup": {"num_perm": 100, "bands": 7}}, "multiple of bands"),
     ({"sidecar": {"reservoir_text": "masked"}, "pii": {"enabled": False}}, "masked needs pii.enabled"),
@@ -166,7 +166,7 @@ def test_measuring_settings_are_the_measure_marks():
     config = parse_config({"input": {"paths": ["x"]}, "eval_sets": [{"name": "e", "path": "e.jsonl"}]})
     flat = measuring_settings(config)
     roles = config_roles()
-    measure = {f.path for f in roles if f.role == "measure" and not f.path.startswith("eval_sets")}
+    measure = {f.path for f in roles if f.role == "measure" and not f.path.startswith(("eval_sets", "stages"))}
     floored = {f.path for f in roles if f.floor}
     assert set(flat) == measure | floored | {"eval_sets.0.name", "eval_sets.0.path", "eval_sets.0.text_fields",
                                              "eval_sets.0.id_field", "eval_sets.0.path@file"}

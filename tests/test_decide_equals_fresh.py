@@ -128,14 +128,14 @@ def test_each_judge_setting_alone_acts_on_the_corpus(corpus, measured):
     from audit.decide import Decider
     from audit.stages.contamination import first_match
     from audit.summary import SummaryBuilder
-    from audit.tagger import stage_classes
+    from audit.tagger import build_stages
 
     root, base = corpus
     table = pa.concat_tables(list(_measurements(measured).values()), promote_options="default")
     table = table.filter(pc.is_valid(table.column("record")))  # file-level faults: no record to judge
 
     def judged(config) -> Any:
-        decided = Decider(config, stage_classes(config))(table)
+        decided = Decider(config, build_stages(config))(table)
         summary = SummaryBuilder(config)
         summary.add(decided)
         figures = summary.finish(seconds=1.0, scan_seconds=0.0, ray_start_seconds=0.0, stages={}, shards=1,
@@ -167,7 +167,7 @@ def test_a_judge_setting_no_run_can_reach_acts_on_a_measured_table():
 
     def reasons(value: int) -> list[str]:
         config = parse_config({"input": {"paths": ["x"]}, "filters": {"charset": {"max_surrogates": value}}})
-        return [r for _, r, _ in CharsetStage.judge(measured.drop_columns(["text"]), config)]
+        return [r for _, r, _ in CharsetStage(config).judge(measured.drop_columns(["text"]))]
 
     strict, lenient = JUDGE_CHANGES["filters.charset.max_surrogates"]
     assert reasons(strict) == ["charset:surrogates"] and reasons(lenient) == []

@@ -122,6 +122,7 @@ def test_a_ledger_that_is_not_json_is_named(run: Path, capsys) -> None:
 
 
 def test_no_ledger_and_no_takedowns_is_intact(tmp_path: Path, capsys) -> None:
+    (tmp_path / "summary.json").write_text("{}")  # a finished run that no takedown touched
     assert audit("ledger", "verify", "--run", str(tmp_path)) == 0
     assert audit("ledger", "verify", "--run", str(tmp_path / "absent")) == 2
 

@@ -108,7 +108,7 @@ def test_a_bad_tokenizer_file_is_a_config_error(tmp_path):
     msg = str(e.value)
     assert msg.startswith("stats.tokenizer:") and "broken.json" in msg and "\n" not in msg
     with pytest.raises(ConfigError, match="stats.tokenizer"):
-        TokenStage(_config_with_tokenizer(tmp_path, "broken.json"))
+        TokenStage(_config_with_tokenizer(tmp_path, "broken.json")).setup()
     with pytest.raises(ConfigError, match="stats.tokenizer: .*missing.json"):
         load_token_counter(_config_with_tokenizer(tmp_path, "missing.json"))
 

@@ -140,7 +140,7 @@ def test_cli_lookup_json_and_usage_errors(run: Path, corpus: Corpus, tmp_path: P
     assert "passage too short" in capsys.readouterr().err
     assert audit("lookup", "--run", str(tmp_path), "--url", "x") == 2
     err = capsys.readouterr().err
-    assert "not an audit run folder" in err and len(err.strip().splitlines()) == 1
+    assert "unfinished" in err and len(err.strip().splitlines()) == 1
     assert audit("lookup", "--run", str(run), "--text-file", str(tmp_path / "missing.txt")) == 2
     assert audit("lookup", "--run", str(run), "--shard", "shards/a.jsonl", "--records", "x:y") == 2
     assert audit("lookup", "--run", str(run)) == 2

@@ -36,7 +36,7 @@ from audit.tagger import Tagger
 from audit.sidecar.monitor import StreamMonitor, mask_pii
 from audit.sidecar.sampler import BernoulliSampler, MalformedRecord, extract, record_at, record_fields
 from audit.sidecar.sources import FolderTailer, JsonLineBatches, Parsed
-from audit.stages import Stage
+from audit.stages import ConfigStage
 
 REPO = Path(__file__).resolve().parents[1]
 WINDOW = 100
@@ -589,7 +589,7 @@ def test_masked_reservoir_without_pii_stage_writes_no_text(tmp_path: Path, share
     assert not [v for v in values if len(v) >= 8 and v in written]
 
 
-class _RejectsMarkedText(Stage):
+class _RejectsMarkedText(ConfigStage):
     """A stage with a bug that only one record triggers (as a library bug would)."""
 
     name = "picky"
@@ -624,9 +624,9 @@ def test_monitor_judges_as_the_job_does(tmp_path: Path, news, lingua) -> None:
     texts = news[:20] + lingua["de"][:10] + ["", "x" * 50, "buy now " * 40]
     measured, reasons = monitor.measure(monitor.table(samples(texts)))
     assert "text" not in measured.column_names
-    decided = Decider(cfg, monitor.stage_classes)(measured).column("reasons").to_pylist()
+    decided = Decider(cfg, monitor.stages)(measured).column("reasons").to_pylist()
     assert [sorted(r) for r in reasons] == [sorted(r) for r in decided]
-    assert any(reasons) and judge_all(monitor.stage_classes, measured, cfg) == reasons
+    assert any(reasons) and judge_all(monitor.stages, measured) == reasons
     monitor.close()
 
 

@@ -54,7 +54,7 @@ def config(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def stage(config):
-    return ContaminationStage(config)
+    return ContaminationStage(config).ready()
 
 
 def _measure(stage, texts):
@@ -160,7 +160,7 @@ def test_judge_reasons_per_eval_set_and_thresholds(stage, config):
                                   "grammatical choices you made along the way."
     partial = _filler(30, 16) + " " + " ".join(words[:int(len(words) * 0.6)])
     out = stage(pa.table({"text": pa.array([_filler(100, 17), both, None, partial], pa.string())}))
-    findings = sorted(ContaminationStage.judge(out.drop_columns(["text"]), config))
+    findings = sorted(ContaminationStage(config).judge(out.drop_columns(["text"])))
     assert [(r, reason) for r, reason, _ in findings] == [
         (1, "contamination:second"), (1, "contamination:toy"), (3, "contamination:toy")]
     details = findings[1][2]
@@ -169,7 +169,7 @@ def test_judge_reasons_per_eval_set_and_thresholds(stage, config):
     # every method's threshold: the 60% prefix is also a fuzzy match, judged by minhash_threshold
     strict = config.model_copy(update={"contamination": config.contamination.model_copy(
         update={"threshold": 0.9, "minhash_threshold": 0.9})})
-    assert [r for r, _, _ in ContaminationStage.judge(out, strict)] == [1, 1]
+    assert [r for r, _, _ in ContaminationStage(strict).judge(out)] == [1, 1]
 
 
 def test_first_match_is_the_canary_signal(stage, config):
@@ -194,7 +194,7 @@ def test_an_empty_eval_set_file_stops_the_stage_with_a_clear_error(tmp_path):
     config = parse_config({"input": {"paths": ["x"]}, "eval_sets": [{"name": "empty", "path": "empty.jsonl"}]},
                           base_dir=tmp_path)
     with pytest.raises(ConfigError, match=r"eval set 'empty': .*empty\.jsonl: the file has no items"):
-        ContaminationStage(config)
+        ContaminationStage(config).setup()
 
 
 def test_index_survives_pickling_as_ray_ships_it(stage, config):
@@ -257,11 +257,11 @@ def test_matches_below_the_threshold_are_kept_for_rejudging_but_do_not_count(sta
     out = stage(pa.table({"doc_id": ["p"], "shard": ["s"], "record": [0], "text": [partial]}))
     kept = out.column("contamination").to_pylist()[0]
     assert kept and 0.3 <= max(m["coverage"] for m in kept) < 0.5
-    assert list(ContaminationStage.judge(out, config)) == []
+    assert list(ContaminationStage(config).judge(out)) == []
     assert counted(out.column("contamination"), config).to_pylist() == [[]]
     assert first_match(out, config) is None
     lower = config.model_copy(update={"contamination": config.contamination.model_copy(update={"threshold": 0.35})})
-    assert [r for r, _, _ in ContaminationStage.judge(out, lower)] == [0]
+    assert [r for r, _, _ in ContaminationStage(lower).judge(out)] == [0]
     assert first_match(out, lower)["doc_id"] == "p"
 
 
@@ -275,7 +275,7 @@ def test_skeleton_finds_an_item_with_every_number_changed(stage, config):
     assert {"17 -> 52", "5 -> 16", "12 -> 37"} <= set(m["evidence"]) and len(m["evidence"]) == len(set(m["evidence"]))
     a, b = m["longest_span"]
     assert changed[:40] in text[a:b]
-    assert list(ContaminationStage.judge(pa.table({"contamination": pa.array([matches], COLUMN_TYPE)}), config))
+    assert list(ContaminationStage(config).judge(pa.table({"contamination": pa.array([matches], COLUMN_TYPE)})))
     # Switched off, the same record only reaches the exact tier, which the changed numbers break.
     off = parse_config({**config.model_dump(mode="json"), "contamination": {"skeleton": False}}, base_dir=Path("/"))
     assert ContaminationIndex.from_items([("toy", ["long"], [ITEMS["long"]])], off.contamination).skeleton is None

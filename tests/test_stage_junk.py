@@ -172,7 +172,7 @@ def test_a_block_without_text_bytes_is_measured(texts) -> None:
     cfg = AuditConfig(input={"paths": ["x"]})
     t = JunkStage(cfg)(pa.table({"text": pa.array(texts, pa.string())}))
     assert t.num_rows == len(texts)
-    assert list(JunkStage.judge(t.drop_columns(["text"]), cfg)) == []
+    assert list(JunkStage(cfg).judge(t.drop_columns(["text"]))) == []
 
 
 def test_distinct_links_sharing_their_ends_are_not_repeats():

@@ -110,8 +110,8 @@ def test_min_score_gives_undetermined():
 def test_judge_only_with_an_allowed_list(stage):
     table = stage(pa.table({"text": pa.array([SAMPLES["en"], SAMPLES["de"], None, SAMPLES["zh"]], pa.string())}))
     measured = table.drop_columns(["text"])
-    assert list(LanguageStage.judge(measured, config())) == []
-    found = list(LanguageStage.judge(measured, config(allowed=["en", "zh"])))
+    assert list(LanguageStage(config()).judge(measured)) == []
+    found = list(LanguageStage(config(allowed=["en", "zh"])).judge(measured))
     assert [(i, r) for i, r, _ in found] == [(1, "language:de")]
     assert found[0][2]["language"] == "de" and 0 < found[0][2]["score"] <= 1
     json.dumps(found[0][2])
@@ -176,7 +176,7 @@ def test_three_letter_and_tag_recipe_is_accepted():
     result = compare_mix({"en": 600, "zu": 300, "zh": 100}, c.languages.expected, c.languages)
     assert result["verdict"] == "ok" and result["new_languages"] == []
     measured = pa.table({"language": ["zu", "de"], "language_score": pa.array([0.9, 0.9], pa.float32())})
-    assert [r for _, r, _ in LanguageStage.judge(measured, c)] == ["language:de"]
+    assert [r for _, r, _ in LanguageStage(c).judge(measured)] == ["language:de"]
 
 
 def test_one_mapping_for_codes():

@@ -110,7 +110,7 @@ def test_a_record_not_measured_is_not_judged_whatever_its_chars():
     measured = records(["", "ok", "fine words in a row here"]).drop_columns(["text"])
     measured = measured.append_column("length_words", pa.array([None, None, 5], pa.int64()))
     measured = measured.append_column("length_lines", pa.array([None, None, 1], pa.int64()))
-    assert list(LengthStage.judge(measured, config(min_chars=5))) == []
+    assert list(LengthStage(config(min_chars=5)).judge(measured)) == []
 
 
 def test_fifty_megabyte_line_is_quick_and_too_long():

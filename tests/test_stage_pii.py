@@ -99,7 +99,7 @@ def test_judge_reasons_and_details(stage):
     texts = [SENTENCES["CREDIT_CARD"][0].format(SENTENCES["CREDIT_CARD"][1]), many,
              SENTENCES["EMAIL_ADDRESS"][0].format(SENTENCES["EMAIL_ADDRESS"][1]), None]
     measured = stage(pa.table({"text": pa.array(texts, pa.string())})).drop_columns(["text"])
-    found = list(PiiStage.judge(measured, config()))
+    found = list(PiiStage(config()).judge(measured))
     by_row = defaultdict(list)
     for i, reason, details in found:
         by_row[i].append(reason)
@@ -108,7 +108,7 @@ def test_judge_reasons_and_details(stage):
     assert dict(by_row) == {0: ["pii:CREDIT_CARD"], 1: ["pii:many"]}
     details = dict((i, d) for i, _, d in found)
     assert details[1] == {"findings": 12, "counts": {"EMAIL_ADDRESS": 12}}
-    assert list(PiiStage.judge(measured, config(enabled=False))) == []
+    assert list(PiiStage(config(enabled=False)).judge(measured)) == []
 
 
 def test_disabled_stage_writes_empty_lists():
@@ -197,7 +197,7 @@ def test_findings_below_min_score_are_kept_for_rejudging_but_do_not_count(stage)
     kept = out.column("pii").to_pylist()[0]
     assert [f["entity_type"] for f in kept] == ["PHONE_NUMBER"] and kept[0]["score"] < 0.5
     cfg = config(quarantine_types=["PHONE_NUMBER"])
-    assert list(PiiStage.judge(out, cfg)) == []
+    assert list(PiiStage(cfg).judge(out)) == []
     assert counted_findings(out, cfg).column("pii").to_pylist() == [[]]
     lower = config(quarantine_types=["PHONE_NUMBER"], min_score=0.35)
-    assert [r for _, r, _ in PiiStage.judge(out, lower)] == ["pii:PHONE_NUMBER"]
+    assert [r for _, r, _ in PiiStage(lower).judge(out)] == ["pii:PHONE_NUMBER"]

@@ -7,7 +7,7 @@ import pyarrow.compute as pc
 from audit.config import AuditConfig
 from audit.decide import Decider
 from audit.tagger import Tagger
-from audit.stages import Stage
+from audit.stages import ConfigStage
 from audit.stages.charset import CharsetStage
 from audit.stages.exact_dup import ExactDupStage
 from audit.stages.length import LengthStage
@@ -16,7 +16,7 @@ from tests.fixtures_stages import records
 CFG = AuditConfig(input={"paths": ["x"]})
 
 
-class RejectsMarkedText(Stage):
+class RejectsMarkedText(ConfigStage):
     """A stage with a bug that only one record triggers (as a library bug would)."""
 
     name = "picky"
@@ -38,7 +38,7 @@ def test_one_bad_record_is_named_and_the_rest_measured() -> None:
     assert [e is None for i, e in enumerate(errors) if i != 2] == [True] * 4
     assert out.column("picky_chars").to_pylist() == [26, 10, None, None, 12]
     assert out.column("length_words").to_pylist()[2] is None  # measured as unreadable: no text
-    decided = Decider(CFG, [type(s) for s in stages])(out)
+    decided = Decider(CFG, stages)(out)
     assert decided.column("reasons").to_pylist()[2] == ["unreadable"]
     reasons = decided.column("reasons").to_pylist()
     assert all("unreadable" not in reasons[i] for i in (0, 1, 4))
@@ -67,3 +67,31 @@ def test_a_record_alone_in_its_block_is_quarantined_not_fatal() -> None:
     assert out.num_rows == 1
     assert out.column("error").to_pylist()[0].startswith("could not be measured: stage picky")
     assert tagger.take_stats()["retried_blocks"] == {"stage picky": 1}
+
+
+class CountsSetups(ConfigStage):
+    """Writes how many times it was set up."""
+
+    name = "counted"
+    writes = ("counted_setups",)
+
+    def __init__(self, config: AuditConfig) -> None:
+        super().__init__(config)
+        self.setups = 0
+
+    def setup(self) -> None:
+        self.setups += 1
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        return batch.append_column("counted_setups", pa.array([self.setups] * batch.num_rows, pa.int64()))
+
+
+def test_the_tagger_sets_each_stage_up_once_before_its_first_block() -> None:
+    stage = CountsSetups(CFG)
+    assert stage.setups == 0  # building a stage is cheap: decide builds stages to judge only
+    tagger = Tagger(CFG, stages=[LengthStage(CFG), stage])
+    assert stage.setups == 1
+    first, second = tagger(records(["a b c"])), tagger(records(["d e", "f"]))
+    assert first.column("counted_setups").to_pylist() + second.column("counted_setups").to_pylist() == [1, 1, 1]
+    alone = CountsSetups(CFG)
+    assert alone(records(["x"])).column("counted_setups").to_pylist() == [1]  # called directly: set up first

@@ -22,6 +22,7 @@ from audit.takedown.ledger import sha256_file, verify_ledger
 from audit.takedown.lookup import RunLookup
 from tests.fixtures_corpus import Corpus, files_holding, middle_passage
 from tests.fixtures_runs import audit, clone_run
+from tests.fixtures_takedown import request_file
 
 
 @pytest.fixture
@@ -38,14 +39,6 @@ def corpus(corpus_and_run: tuple[Corpus, Path]) -> Corpus:
 @pytest.fixture
 def run(corpus_and_run: tuple[Corpus, Path]) -> Path:
     return corpus_and_run[1]
-
-
-def request_file(folder: Path, name: str = "req.yaml", request_id: str = "TR-2026-0001",
-                 requester: str = "Jane Doe", match: dict | None = None, extra: str = "") -> Path:
-    p = folder / name
-    p.write_text(f"request_id: {request_id}\nreceived: 2026-11-20T10:00:00Z\nrequester: {json.dumps(requester)}\n"
-                 f"basis: copyright\nmatch: {json.dumps(match or {})}\n{extra}", encoding="utf-8")
-    return p
 
 
 def evidence(run: Path, request_id: str = "TR-2026-0001") -> dict:
@@ -103,7 +96,8 @@ def test_dry_run_writes_evidence_and_blocks_nothing(run: Path, corpus: Corpus, t
     assert got[("shards/c.parquet", 9)]["method"] == "copy"  # same content under another URL
     assert got[(shard, record)]["method"] == "text" and got[(shard, record)]["score"] == 1.0
     assert got[("shards/a.jsonl", 41)]["byte_offset"] is not None
-    assert ev["not_found"] == [{"kind": "url", "key": "https://absent.example/"}]
+    assert ev["not_found"] == [{"kind": "url", "key": "https://absent.example/",
+                               "status": "not in this run; --execute blocks it for future runs"}]
     assert ev["mode"] == "dry_run" and ev["verification"]["ok"] is None
     assert ev["tool"]["version"] and set(ev["timestamps"]) >= {"started", "located", "finished"}
     assert ev["request"]["requester"] == "<script>alert('x')</script> & Co"
@@ -226,11 +220,12 @@ def test_concurrent_takedowns_keep_the_ledger_whole(run: Path, corpus: Corpus, t
     assert report.ok and report.entries == 4
     entries = [json.loads(x) for x in (run / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted(e["request_id"] for e in entries) == ["TR-0", "TR-1", "TR-2", "TR-3"]
-    assert len(Blocklist.load(run)) == 8
+    blocked = Blocklist.load(run)  # 8 located records, and the 8 source ids for later runs
+    assert len(blocked.by_sha256) == 8 and len(blocked.by_source_id) == 8
     # each concurrent takedown vouches for its own blocklist file, and the next run may start
     from audit.takedown.ledger import check_blocklist
 
-    assert len({e["blocklist_file"] for e in entries}) == 4 and all(e["blocklist_rows"] == 2 for e in entries)
+    assert len({e["blocklist_file"] for e in entries}) == 4 and all(e["blocklist_rows"] == 4 for e in entries)
     assert check_blocklist(run) == []
 
 

@@ -23,7 +23,7 @@ from audit.job.parts import PartWriter
 from audit.records import (CONTAMINATION_SCHEMA, INTERNAL_COLUMNS, LINEAGE_COLUMNS, PII_SCHEMA, RECORD_SCHEMA,
                            WHERE_COLUMNS)
 from audit.summary import SummaryBuilder
-from audit.tagger import stage_classes
+from audit.tagger import StageError, build_stages
 
 _BATCH_ROWS = 65_536
 # Fingerprints the global and index passes read; no verdict or output of this pass uses them,
@@ -67,7 +67,7 @@ def lineage_table(table: pa.Table) -> pa.Table:
 
 def empty_outputs(config: AuditConfig) -> dict[str, pa.Schema]:
     """The schema each per-record dataset has when no record reached it."""
-    empty = Decider(config, stage_classes(config))(RECORD_SCHEMA.empty_table().drop_columns(["text"]))
+    empty = Decider(config, build_stages(config))(RECORD_SCHEMA.empty_table().drop_columns(["text"]))
     lineage = lineage_table(empty)
     quarantine = lineage.select(LINEAGE_COLUMNS).append_column("details", empty.column("details"))
     return {"lineage": lineage.schema, "quarantine": quarantine.schema,
@@ -94,16 +94,22 @@ def decide_part(config: AuditConfig, part: Location, shard: str, index: int, wor
                 blocklist: Blocklist, dup_files: list[str]) -> tuple[dict[str, Any], int]:
     """Judge one shard's measurements and write its output parts; returns its summary partial
     and the rows of its lineage part."""
-    decider = Decider(config, stage_classes(config), _duplicates_of(work.fs, dup_files, shard), blocklist)
+    decider = Decider(config, build_stages(config), _duplicates_of(work.fs, dup_files, shard), blocklist)
     summary = SummaryBuilder(config)
     name = f"part-{index:06d}.parquet"
     writers = {d: PartWriter(work.child(d, name)) for d in ("lineage", "quarantine", "contamination", "pii")}
     try:
         with part.fs.open_input_file(part.path) as f:
             pf = pq.ParquetFile(f)
-            columns = [c for c in pf.schema_arrow.names if c not in _NOT_JUDGED]
+            # a blocked passage is matched by the records' fingerprints (only read when there is one)
+            columns = [c for c in pf.schema_arrow.names
+                       if c not in _NOT_JUDGED or (c == "passage_hashes" and blocklist.passages)]
             for batch in pf.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
-                _write_decided(decider(pa.Table.from_batches([batch])), writers, summary)
+                try:
+                    decided = decider(pa.Table.from_batches([batch]))
+                except StageError as e:  # a user stage's judge: named with the shard it judged
+                    raise StageError(f"{e} (judging shard {shard})") from None
+                _write_decided(decided, writers, summary)
         for w in writers.values():
             w.close()
     except BaseException:

@@ -330,6 +330,9 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         result["warnings"] += [f"{step} failed on {n} block(s); they were re-measured a record at a time, "
                                "which is slow: check that step's library build" for step, n in sorted(retried.items())]
         result["warnings"] += _fault_warnings(measured, read_retries, unread)
+        if blocklist.passages and not config.lookup.passages:  # said, never skipped silently
+            result["warnings"].append(f"{len(blocklist.passages)} blocked passage(s) were not matched: lookup.passages "
+                                      "is off, so records carry no passage fingerprints; turn it on")
         if restarts:
             result["warnings"].append(f"{restarts} shard scan(s) started again after a lost worker or a killed run "
                                       "(their parts were rewritten whole)")

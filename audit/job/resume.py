@@ -30,7 +30,9 @@ def measuring_settings(config: AuditConfig) -> dict[str, Any]:
     marks): every `measure` setting (a list of sections item by item: `eval_sets.0.path`); each
     floored `judge` threshold as the value it is measured down to (min(floor, threshold)); and,
     as `<path>@file`, the files read by path whose content is part of what was measured (eval
-    sets, the tokenizer, a second language-ID model). Unmarked settings count as measuring."""
+    sets, the tokenizer, a second language-ID model, a user stage's module). A user stage's params
+    are listed one by one (`stages.0.params.threshold`), but for those its class names in `judges`.
+    Unmarked settings count as measuring."""
     dumped = json.loads(config.model_dump_json())
     roles = config_roles()
     lists = {f.path for f in roles if any(g.path.startswith(f"{f.path}.") for g in roles)}
@@ -47,6 +49,12 @@ def measuring_settings(config: AuditConfig) -> dict[str, Any]:
             flat[f.path] = min(_at(dumped, f.floor), _at(dumped, f.path))
         elif f.role not in ("judge", "run"):
             flat[f.path] = _at(dumped, f.path)
+    if config.stages:
+        from audit.tagger import measuring_params
+
+        for i in range(len(config.stages)):  # a user stage's params, but the thresholds its class names
+            del flat[f"stages.{i}.params"]
+            flat.update({f"stages.{i}.params.{k}": v for k, v in measuring_params(config, i).items()})
     for path, file in _measured_files(config):
         flat[f"{path}@file"] = _file_digest(config, file)
     return flat
@@ -67,6 +75,10 @@ def _measured_files(config: AuditConfig) -> list[tuple[str, str]]:
         files.append(("stats.tokenizer", config.stats.tokenizer))
     if config.languages.second_model:
         files.append(("languages.second_model", config.languages.second_model))
+    if config.stages:
+        from audit.tagger import stage_source
+
+        files += [(f"stages.{i}.use", stage_source(config, i)) for i in range(len(config.stages))]
     return files
 
 

@@ -21,7 +21,7 @@ from audit.job.executor import Executor, Shared
 from audit.job.parts import PartWriter
 from audit.job.resume import ShardState, start_attempt, write_done
 from audit.records import RECORD_SCHEMA
-from audit.tagger import Tagger
+from audit.tagger import StageError, Tagger
 
 # Per worker process: the Tagger of the run in progress, built on the worker's first shard of
 # that run. Ray reuses worker processes across tasks, so models and indexes load once per
@@ -74,7 +74,10 @@ def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: 
         t0 = time.perf_counter()
         for block in read_shard(shard, config.input, read):
             seconds["read"] += time.perf_counter() - t0
-            block = tagger(block)
+            try:
+                block = tagger(block)
+            except StageError as e:  # a user stage breaking the protocol: named with its shard
+                raise StageError(f"{e} (measuring shard {shard.path})") from None
             if first_match is not None and match is None:
                 match = first_match(block, config)
             rows += block.num_rows

@@ -83,16 +83,24 @@ class Sidecar:
             picked = self._sampler.pick(n)
             self.observed += n
         samples = []
-        bad = 0
+        bad = over = size = 0
+        sc = self.config.sidecar
         for i in picked:
             try:
                 record = record_at(records, i, self._wanted)
-                samples.append(extract(record, text_field, id_field, url_field, step, rank))
+                s = extract(record, text_field, id_field, url_field, step, rank, sc.max_record_bytes)
             except MalformedRecord:
                 bad += 1
+                continue
+            if samples and size + s["bytes"] > sc.max_buffered_bytes:  # one message within the queue's budget
+                over += 1
+                continue
+            samples.append(s)
+            size += s["bytes"]
         with self._lock:
             self.sampled += len(picked)
             self.malformed += bad
+            self.dropped += over
             totals = self.counters()
         now = time.monotonic()
         if samples:

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from audit.sidecar.alerts import setup_logging
-from audit.sidecar.worker import STOP, Message, WorkerLoop, loads
+from audit.sidecar.worker import STOP, ByteQueue, Message, WorkerLoop, loads
 
 
 def _decode(line: bytes) -> Message | None:
@@ -56,9 +56,9 @@ def child_main() -> int:
         answer({"t": "error", "message": f"{type(e).__name__}: {e}"})
         return 2
     parent = os.getppid()
-    inbox: queue.Queue[Message] = queue.Queue(maxsize=config.sidecar.queue_batches)
+    inbox: queue.Queue[Message] = ByteQueue(config.sidecar.queue_batches, config.sidecar.max_buffered_bytes)
     loop = WorkerLoop(monitor, inbox, config.sidecar.batch_records, alive=lambda: os.getppid() == parent,
-                      terminate=terminate)
+                      terminate=terminate, batch_bytes=config.sidecar.max_batch_bytes)
 
     def read() -> None:
         for line in stdin:

@@ -48,14 +48,26 @@ STREAM_TOTALS = ("observed", "sampled", "dropped", "malformed")
 
 
 class Reservoir:
-    """The most recent sampled records (what was measured about them), kept for inspection."""
+    """The most recent sampled records (what was measured about them), kept for inspection: at
+    most `size` records and `max_text_bytes` of their (masked) text, the oldest going first."""
 
-    def __init__(self, size: int) -> None:
-        self.rows: deque[dict[str, Any]] = deque(maxlen=size)
+    def __init__(self, size: int, max_text_bytes: int = 1 << 62) -> None:
+        self.rows: deque[dict[str, Any]] = deque()
+        self.size = size
+        self.max_text_bytes = max_text_bytes
+        self.text_bytes = 0
+
+    @staticmethod
+    def _bytes(row: dict[str, Any]) -> int:
+        return len(row["text"].encode("utf-8", "surrogatepass")) if isinstance(row.get("text"), str) else 0
 
     def add(self, row: dict[str, Any]) -> None:
-        if self.rows.maxlen:
-            self.rows.append(row)
+        if not self.size:
+            return
+        self.rows.append(row)
+        self.text_bytes += self._bytes(row)
+        while len(self.rows) > self.size or (self.text_bytes > self.max_text_bytes and len(self.rows) > 1):
+            self.text_bytes -= self._bytes(self.rows.popleft())
 
     def write(self, path: Path) -> None:
         """Rewrite `path` atomically with the kept records, one JSON object a line."""
@@ -120,21 +132,22 @@ class StreamMonitor:
         # The job's own stage list and Tagger (audit.tagger): the stages the config turns on, one
         # tokenisation shared by those that read words, a failing batch retried record by record.
         self.tagger = Tagger(config)
-        self.stages = self.tagger.stages
-        self.stage_classes: list[type[Stage]] = [type(s) for s in self.stages]
+        self.stages: list[Stage] = self.tagger.stages
         self.alerts = AlertBook(self.out, sc.clear_after,
                                 Webhook(sc.webhook, sc.webhook_timeout) if sc.webhook else None,
                                 on_change=self._alert_changed)
         self.duplicates = DuplicateMemory(sc.duplicate_memory_windows, config.dedup.min_shared_bands)
         self.languages = LanguageReference(config.languages.expected, sc.reference_windows)
         self.lengths = LengthReference(sc.reference_windows)
-        self.reservoir = Reservoir(sc.reservoir)
+        self.reservoir = Reservoir(sc.reservoir, sc.max_buffered_bytes)
         self.window = WindowStats(0, sc.alert_examples)
         self.last_window: dict[str, Any] | None = None
         self.seq = 0
         self.totals = dict.fromkeys(STREAM_TOTALS, 0)
         # Counted here rather than by the trainer side: records the worker itself could not use.
         self.local = {"dropped": 0, "malformed": 0}
+        # sampled records longer than sidecar.max_record_bytes, measured on their first bytes
+        self.truncated = 0
         self.processed = 0
         self.batch_errors = 0
         self.retried_blocks: dict[str, int] = {}  # batches a stage failed on, re-measured a record at a time
@@ -164,7 +177,7 @@ class StreamMonitor:
     def counters(self) -> dict[str, int]:
         """Every stream counter, trainer-side and local together."""
         c = {k: self.totals[k] + self.local.get(k, 0) for k in STREAM_TOTALS}
-        c.update(processed=self.processed, batch_errors=self.batch_errors,
+        c.update(processed=self.processed, truncated_records=self.truncated, batch_errors=self.batch_errors,
                  retried_blocks=sum(self.retried_blocks.values()), windows=self.windows_closed,
                  alerts=sum(self.alerts.counts.values()),
                  webhook_failures=self.alerts.webhook.failures if self.alerts.webhook else 0)
@@ -189,7 +202,7 @@ class StreamMonitor:
         """Run every stage as the job does (its Tagger, then its judges); returns the measured
         table (no text; a record a stage failed on has `error` set) and each row's reasons."""
         measured = self.tagger(table)
-        reasons = judge_all(self.stage_classes, measured, self.config)
+        reasons = judge_all(self.stages, measured)
         return counted_findings(measured, self.config), reasons
 
     def process(self, samples: Sequence[Sample]) -> None:
@@ -199,6 +212,11 @@ class StreamMonitor:
         unreadable) is counted as malformed. If a stage fails on a batch, its records are
         measured one by one, so only the record it fails on is lost (counted in batch_errors).
         """
+        cut = sum(1 for s in samples if s.get("truncated"))
+        if cut and not self.truncated:
+            log.warning("sidecar: sampled records longer than sidecar.max_record_bytes (%d bytes) are measured on "
+                        "their first bytes; counted in truncated_records", self.sc.max_record_bytes)
+        self.truncated += cut
         good = [s for s in samples if _encodable(s["text"])]
         if len(good) < len(samples):
             self.count_local(malformed=len(samples) - len(good))
@@ -265,7 +283,7 @@ class StreamMonitor:
             kinds = {reason_kind(r) for r in reasons[i]}
             row: dict[str, Any] = {k: s.get(k) for k in REPLAY_FIELDS}
             row.update(seq=seq, doc_id=doc_ids[i], source_id=s.get("source_id"), language=languages[i],
-                       chars=chars[i])
+                       chars=s.get("chars") or chars[i])  # the whole record's length, not the measured prefix
             dup_of = self.duplicates.check_and_add(band_keys[i], exact[i], seq, self.window.index)
             problems = []
             if dup_of is not None:

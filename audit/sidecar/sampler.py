@@ -23,9 +23,12 @@ REPLAY_FIELDS = ("global_step", "rank", "micro_batch", "sample_id")
 
 
 class Sample(TypedDict):
-    """One sampled record as the worker receives it."""
+    """One sampled record as the worker receives it (`text` at most sidecar.max_record_bytes)."""
 
     text: str
+    chars: int            # the whole text's length, in characters
+    bytes: int            # UTF-8 bytes of `text` as kept: what the sidecar's byte budgets count
+    truncated: bool       # `text` is a prefix of the record's
     global_step: int | None
     rank: int | None
     micro_batch: int | None
@@ -80,15 +83,30 @@ def _opt_str(v: Any) -> str | None:
     return v if isinstance(v, str) else str(v)
 
 
+def bounded_text(text: str, max_bytes: int) -> tuple[str, int, bool]:
+    """(text or its longest prefix of at most `max_bytes` UTF-8 bytes, its bytes, whether it was cut).
+
+    Only a prefix of a long text is ever encoded, so a 60 MB record costs no 60 MB copy.
+    """
+    head = text[:max_bytes]  # a character is at least one byte: the prefix needs no more
+    data = head.encode("utf-8", "surrogatepass")
+    if len(data) <= max_bytes:
+        return (text, len(data), False) if len(head) == len(text) else (head, len(data), True)
+    cut = data[:max_bytes].decode("utf-8", "ignore")  # a character split at the limit is left out
+    return cut, len(cut.encode("utf-8", "surrogatepass")), True
+
+
 def extract(record: Any, text_field: str, id_field: str | None, url_field: str | None,
-            step: int | None = None, rank: int | None = None) -> Sample:
-    """A `Sample` from one record; `step` and `rank` fill in what the record does not carry.
+            step: int | None = None, rank: int | None = None, max_bytes: int = 1 << 62) -> Sample:
+    """A `Sample` from one record; `step` and `rank` fill in what the record does not carry; its
+    text is kept to `max_bytes` UTF-8 bytes (sidecar.max_record_bytes).
 
     Raises MalformedRecord when the record is neither a string nor a mapping with a string text.
     """
     if isinstance(record, str):
-        return Sample(text=record, global_step=step, rank=rank, micro_batch=None, sample_id=None,
-                      source_id=None, url=None)
+        kept, size, cut = bounded_text(record, max_bytes)
+        return Sample(text=kept, chars=len(record), bytes=size, truncated=cut, global_step=step, rank=rank,
+                      micro_batch=None, sample_id=None, source_id=None, url=None)
     if not isinstance(record, Mapping):
         raise MalformedRecord(f"a record is {json_type(record)}, not an object or a string")
     text, source_id, url, _, error, _ = decode_object(record, RecordFields(text_field, id_field, url_field))
@@ -96,9 +114,10 @@ def extract(record: Any, text_field: str, id_field: str | None, url_field: str |
         raise MalformedRecord(error)
     gs = _opt_int(record.get("global_step"))
     rk = _opt_int(record.get("rank"))
-    return Sample(text=text, global_step=step if gs is None else gs, rank=rank if rk is None else rk,
-                  micro_batch=_opt_int(record.get("micro_batch")), sample_id=_opt_str(record.get("sample_id")),
-                  source_id=source_id, url=url)
+    kept, size, cut = bounded_text(text, max_bytes)
+    return Sample(text=kept, chars=len(text), bytes=size, truncated=cut, global_step=step if gs is None else gs,
+                  rank=rank if rk is None else rk, micro_batch=_opt_int(record.get("micro_batch")),
+                  sample_id=_opt_str(record.get("sample_id")), source_id=source_id, url=url)
 
 
 def batch_length(records: Any, text_field: str) -> int:
@@ -112,7 +131,7 @@ def batch_length(records: Any, text_field: str) -> int:
         return len(column)
     if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
         raise MalformedRecord(f"records must be a sequence, an Arrow table or a dict of columns, "
-                              f"not a {type(records).__name__}")
+                              f"not {json_type(records)}")
     return len(records)
 
 

@@ -84,6 +84,9 @@ def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: Bin
     if folder is not None and not folder.is_dir():
         raise ConfigError(f"sidecar.source: {sc.source}: no such folder (relative paths are read from "
                           f"{config.base_dir})")
+    if folder is None and stdin is None and sys.stdin is None:  # started with standard input closed
+        raise ConfigError("sidecar: standard input is closed: pipe JSON lines into `audit sidecar`, or name a "
+                          "folder of dumps in sidecar.source")
     stop = threading.Event()
     done = threading.Event()
     previous = {s: signal.signal(s, lambda signum, frame: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
@@ -131,8 +134,10 @@ def run_sidecar(config: AuditConfig, metrics_port: int | None = None, stdin: Bin
         print(f"audit sidecar: reading the input failed after {c['observed']} records ({failure[0]}); "
               f"outputs so far in {sidecar.output}", file=sys.stderr)
         return 2
+    truncated = f", {c['truncated_records']} measured on their first {config.sidecar.max_record_bytes} bytes" \
+        if c.get("truncated_records") else ""
     print(f"audit sidecar: {c['observed']} records seen, {c['sampled']} sampled, {c['dropped']} dropped, "
-          f"{c['malformed']} malformed; outputs in {sidecar.output}", file=sys.stderr)
+          f"{c['malformed']} malformed{truncated}; outputs in {sidecar.output}", file=sys.stderr)
     return 0
 
 
@@ -156,7 +161,7 @@ def _final_counters(sidecar: Sidecar) -> dict[str, int]:
     c = sidecar.counters()
     try:
         written = json.loads((sidecar.output / "status.json").read_text(encoding="utf-8"))["counters"]
-        c.update({k: int(written[k]) for k in c if k in written})
+        c.update({k: int(written[k]) for k in (*c, "truncated_records") if k in written})
     except (OSError, ValueError, KeyError, TypeError) as e:
         log.warning("sidecar: final status.json unreadable (%s); the line below has the trainer side's counters", e)
     return c

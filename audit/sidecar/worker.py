@@ -6,7 +6,9 @@ ever waiting (a full queue drops the sample and counts it):
   ("totals", None, totals)             counters only (nothing was sampled for a while)
   ("malformed", None, n)               records the worker side could not decode
   ("stop", None, totals)               measure what is queued, write every file, exit
-`WorkerLoop` drains the queue into a `StreamMonitor`, up to `batch_records` records at a time.
+`WorkerLoop` drains the queue into a `StreamMonitor`, up to `batch_records` records and
+`max_batch_bytes` of text at a time. Every queue is a `ByteQueue`: bounded in messages and in the
+text bytes they carry (sidecar.max_buffered_bytes), so memory is bounded however long the records.
 After `hurry(seconds)` (SIGTERM, close(hurry=True)) it measures for at most that long and counts
 the rest as dropped, so shutdown is bounded.
 
@@ -41,14 +43,76 @@ Message = tuple[str, Any, Any]
 STOP = "stop"
 
 
+def sample_bytes(samples: Any) -> int:
+    """Text bytes a message's samples hold (0 for counters-only messages)."""
+    return sum(int(s.get("bytes") or len(s.get("text") or "")) for s in samples) if samples else 0
+
+
+class ByteQueue(queue.Queue):
+    """A queue bounded in messages (`maxsize`) and in the text bytes they carry (`max_bytes`).
+
+    A message that would take the queue over `max_bytes` does not fit (put_nowait raises
+    queue.Full, put waits), unless the queue is empty: one message, itself bounded by the
+    sender, always gets through.
+    """
+
+    def __init__(self, maxsize: int, max_bytes: int) -> None:
+        super().__init__(maxsize)
+        self.max_bytes = max_bytes
+        self.bytes = 0
+
+    def _fits(self, n: int) -> bool:
+        return self._qsize() < self.maxsize and (self.bytes == 0 or self.bytes + n <= self.max_bytes)
+
+    def put(self, item: Message, block: bool = True, timeout: float | None = None) -> None:
+        """Queue.put, waiting (or raising queue.Full) while the message does not fit."""
+        n = sample_bytes(item[1])
+        with self.not_full:
+            end = None if timeout is None else time.monotonic() + timeout
+            while not self._fits(n):
+                left = None if end is None else end - time.monotonic()
+                if not block or (left is not None and left <= 0):
+                    raise queue.Full
+                self.not_full.wait(left)
+            self._put(item)
+            self.bytes += n
+            self.unfinished_tasks += 1
+            self.not_empty.notify()
+
+    def _get(self) -> Message:
+        item = self.queue.popleft()
+        self.bytes -= sample_bytes(item[1])
+        return item
+
+
+def in_chunks(samples: list[Any], records: int, max_bytes: int) -> list[list[Any]]:
+    """`samples` cut into runs of at most `records` records and `max_bytes` text bytes (a longer
+    record alone)."""
+    out: list[list[Any]] = []
+    run: list[Any] = []
+    size = 0
+    for s in samples:
+        n = sample_bytes([s])
+        if run and (len(run) >= records or size + n > max_bytes):
+            out.append(run)
+            run, size = [], 0
+        run.append(s)
+        size += n
+    if run:
+        out.append(run)
+    return out
+
+
 class WorkerLoop:
     """Feeds queued messages to a monitor until a stop message, `terminate`, or a dead parent."""
 
     def __init__(self, monitor: Any, inbox: "queue.Queue[Message]", batch_records: int,
-                 alive: Callable[[], bool] | None = None, terminate: threading.Event | None = None) -> None:
+                 alive: Callable[[], bool] | None = None, terminate: threading.Event | None = None,
+                 batch_bytes: int = 1 << 62) -> None:
         self.monitor = monitor
         self.inbox = inbox
         self.batch_records = batch_records
+        self.batch_bytes = batch_bytes
         self.alive = alive or (lambda: True)
         self.terminate = terminate or threading.Event()
         self._deadline: float | None = None
@@ -80,16 +144,16 @@ class WorkerLoop:
                 continue
             batch: list[Any] = []
             stop = self._take(msg, batch)
-            while not stop and len(batch) < self.batch_records:
+            while not stop and len(batch) < self.batch_records and sample_bytes(batch) < self.batch_bytes:
                 try:
                     stop = self._take(self.inbox.get_nowait(), batch)
                 except queue.Empty:
                     break
-            if batch:
+            for chunk in in_chunks(batch, self.batch_records, self.batch_bytes):
                 if self._late() or self.terminate.is_set():
-                    self.monitor.count_local(dropped=len(batch))
+                    self.monitor.count_local(dropped=len(chunk))
                 else:
-                    self.monitor.process(batch)
+                    self.monitor.process(chunk)
             if stop:
                 return
 
@@ -129,7 +193,7 @@ class ThreadWorker:
 
     def __init__(self, config: AuditConfig, metrics_port: int | None, source: str) -> None:
         sc = config.sidecar
-        self.inbox: queue.Queue[Message] = queue.Queue(maxsize=sc.queue_batches)
+        self.inbox: queue.Queue[Message] = ByteQueue(sc.queue_batches, sc.max_buffered_bytes)
         self.ready = threading.Event()
         self.error: str | None = None
         self.port: int | None = None
@@ -150,7 +214,8 @@ class ThreadWorker:
             self.ready.set()
             return
         self.port = monitor.metrics_port
-        self.loop = WorkerLoop(monitor, self.inbox, config.sidecar.batch_records)
+        self.loop = WorkerLoop(monitor, self.inbox, config.sidecar.batch_records,
+                               batch_bytes=config.sidecar.max_batch_bytes)
         self.ready.set()
         self.loop.run()
 
@@ -216,7 +281,7 @@ class ProcessWorker:
 
     def __init__(self, config: AuditConfig, metrics_port: int | None, source: str) -> None:
         sc = config.sidecar
-        self.outbox: queue.Queue[Message] = queue.Queue(maxsize=sc.queue_batches)
+        self.outbox: queue.Queue[Message] = ByteQueue(sc.queue_batches, sc.max_buffered_bytes)
         self.ready = threading.Event()
         self.error: str | None = None
         self.port: int | None = None

@@ -22,19 +22,15 @@ Reasons: `charset:low_alnum`, `charset:control`, `charset:replacement`, `charset
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.stages import Finding, Stage
+from audit.stages import ConfigStage, Finding
 from audit.stages.utf8view import (CLASS_MASK, CONTROL, CTRL, DIGIT, LETTER, PUNCT, REPLACEMENT, SPACE, SURROGATE,
                                    VIEW, Utf8View, ansi_starts, byte_classes, codepoint_classes, column_values,
                                    null_where, segment_sums)
-
-if TYPE_CHECKING:
-    from audit.config import AuditConfig
 
 # Second characters of a mojibake pair: continuation bytes 0x80..0xBF as Latin-1 decodes them
 # (after any lead Â..ô), and the CP1252 glyphs of 0x80..0x9F (€ ‚ ƒ „ … † ‡ ˆ ‰ Š ‹ Œ Ž ‘ ’ “ ” •
@@ -80,7 +76,7 @@ def mojibake_pairs(view: Utf8View) -> tuple[np.ndarray, np.ndarray]:
     return found[inside], spans[inside]
 
 
-class CharsetStage(Stage):
+class CharsetStage(ConfigStage):
     """Measures character-class shares and counts of broken-decoding signs."""
 
     name = "charset"
@@ -88,8 +84,7 @@ class CharsetStage(Stage):
     writes = ("charset_letter_share", "charset_digit_share", "charset_punct_share", "charset_control_share",
               "charset_replacement_share", "charset_mojibake", "charset_mojibake_share", "charset_surrogates")
 
-    def __init__(self, config: "AuditConfig") -> None:
-        super().__init__(config)
+    def setup(self) -> None:
         codepoint_classes()  # build the Unicode table once per worker, not in the first batch
 
     def __call__(self, batch: pa.Table, view: Utf8View | None = None) -> pa.Table:
@@ -121,9 +116,8 @@ class CharsetStage(Stage):
             batch = batch.append_column(name, null_where(values, ok, type_))
         return batch
 
-    @staticmethod
-    def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
-        cfg = config.filters.charset
+    def judge(self, table: pa.Table) -> Iterable[Finding]:
+        cfg = self.config.filters.charset
         letters, visible = column_values(table, "charset_letter_share")
         digits, _ = column_values(table, "charset_digit_share")
         control, measured = column_values(table, "charset_control_share")

@@ -55,7 +55,7 @@ from audit.config import ConfigError
 from audit.evalsets import load_eval_sets
 from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
                              tokenize_hashed)
-from audit.stages import Finding, Stage, filter_list
+from audit.stages import ConfigStage, Finding, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.semantic import WordVectors
@@ -824,7 +824,7 @@ def _merge_spans(spans: list[list[int]]) -> list[list[int]]:
     return out
 
 
-class ContaminationStage(Stage):
+class ContaminationStage(ConfigStage):
     """Writes `contamination`: the eval items each record contains (empty list: none; null: unreadable)."""
 
     name = "contamination"
@@ -833,7 +833,11 @@ class ContaminationStage(Stage):
 
     def __init__(self, config: "AuditConfig", index: ContaminationIndex | None = None) -> None:
         super().__init__(config)
-        self.index = index if index is not None else ContaminationIndex.build(config)
+        self.index = index
+
+    def setup(self) -> None:
+        if self.index is None:
+            self.index = ContaminationIndex.build(self.config)
         char_tables_ready()
 
     def __call__(self, batch: pa.Table) -> pa.Table:
@@ -844,10 +848,10 @@ class ContaminationStage(Stage):
             matches = self.index.match(texts, block_tokens(batch), batch.column("text"))
         return batch.append_column("contamination", pa.array(matches, COLUMN_TYPE))
 
-    @staticmethod
-    def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
+    def judge(self, table: pa.Table) -> Iterable[Finding]:
         """`contamination:<eval_set>` per record and eval set, for its best item among the matches
         that count (`counted`: the one rule of the thresholds)."""
+        config = self.config
         if "contamination" not in table.column_names:
             return
         for row, matches in enumerate(counted(table.column("contamination"), config).to_pylist()):

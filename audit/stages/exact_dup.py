@@ -13,10 +13,10 @@ import pyarrow as pa
 
 from audit.dedup.exact import KEY_TYPE
 from audit.normalize import block_tokens
-from audit.stages import Stage
+from audit.stages import ConfigStage
 
 
-class ExactDupStage(Stage):
+class ExactDupStage(ConfigStage):
     """Writes `exact_key`: 16 bytes of SHA-256 of the normalised words (null for unreadable records).
 
     Text that normalises to nothing (empty, control characters, lone punctuation) is keyed by its

@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.normalize import mix64
-from audit.stages import Finding, Stage
+from audit.stages import ConfigStage, Finding
 from audit.stages.utf8view import (CLASS_MASK, CODE, SPACE, UNSPACED, VIEW, Utf8View, ansi_escapes, codepoint_classes,
                                    column_values, null_where, segment_sums, span_counts, word_bytes)
 
@@ -358,7 +358,7 @@ def _sample_mask(text: pa.ChunkedArray | pa.Array, view: Utf8View, chars: np.nda
 
 # ---- the stage ------------------------------------------------------------------------------
 
-class JunkStage(Stage):
+class JunkStage(ConfigStage):
     """Measures base64, long tokens, minified code, markup, word length and repetition."""
 
     name = "junk"
@@ -370,6 +370,8 @@ class JunkStage(Stage):
     def __init__(self, config: "AuditConfig") -> None:
         super().__init__(config)
         self.cfg: JunkConfig = config.filters.junk
+
+    def setup(self) -> None:
         codepoint_classes()  # build the Unicode table once per worker
 
     def __call__(self, batch: pa.Table, view: Utf8View | None = None) -> pa.Table:
@@ -427,9 +429,8 @@ class JunkStage(Stage):
             batch = batch.append_column(name, null_where(values, valid, pa.float32()))
         return batch
 
-    @staticmethod
-    def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
-        cfg = config.filters.junk
+    def judge(self, table: pa.Table) -> Iterable[Finding]:
+        cfg = self.config.filters.junk
         col = {name: column_values(table, name) for name in JunkStage.writes}
 
         def over(name: str, limit: float) -> np.ndarray:

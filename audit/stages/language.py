@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.langcodes import LANGUAGES, LID176, LID176_NAME, UNDETERMINED, language_code, language_tag, normalize
-from audit.stages import Finding, Stage
+from audit.stages import ConfigStage, Finding
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig
@@ -207,7 +207,7 @@ def load_second(config: "AuditConfig") -> "SecondIdentifier | FastTextSecond | N
     return SecondIdentifier() if lc.second_identifier == "heliport" else None
 
 
-class LanguageStage(Stage):
+class LanguageStage(ConfigStage):
     """lid.176 on every document, the second identifier where lid.176 is weak; one of each per worker."""
 
     name: ClassVar[str] = "language"
@@ -230,8 +230,10 @@ class LanguageStage(Stage):
         self.consult_below = lc.consult_below
         self.latin_set = pa.array(sorted(code for code in LID176 if LANGUAGES[code][1] == "Latn"), pa.string())
         self.consult_set = pa.array(sorted(lc.consult_labels), pa.string())
+
+    def setup(self) -> None:
         self.model = load_lid176()
-        self.second = load_second(config)
+        self.second = load_second(self.config)
 
     def identify(self, texts: pa.Array | pa.ChunkedArray) -> dict[str, pa.Array]:
         """The stage's columns (see the module docstring) for an Arrow string array."""
@@ -317,10 +319,9 @@ class LanguageStage(Stage):
             batch = batch.append_column(name, column)
         return batch
 
-    @staticmethod
-    def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
+    def judge(self, table: pa.Table) -> Iterable[Finding]:
         """`language:<code>` for a language outside `languages.allowed` (when that list is set)."""
-        allowed = config.languages.allowed
+        allowed = self.config.languages.allowed
         if not allowed:
             return
         language = table.column("language")

@@ -15,19 +15,15 @@ than max_chars characters; such a text is not also called too short).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
-from audit.stages import Finding, Stage
+from audit.stages import ConfigStage, Finding
 from audit.stages.utf8view import VIEW, Utf8View, codepoint_classes, column_values, null_where, words_per_row
 
-if TYPE_CHECKING:
-    from audit.config import AuditConfig
 
-
-class LengthStage(Stage):
+class LengthStage(ConfigStage):
     """Measures length_words and length_lines (null where the text is null); judges with the
     reader's `chars` column."""
 
@@ -35,8 +31,7 @@ class LengthStage(Stage):
     reads = ("text", VIEW)
     writes = ("length_words", "length_lines")
 
-    def __init__(self, config: "AuditConfig") -> None:
-        super().__init__(config)
+    def setup(self) -> None:
         codepoint_classes()  # build the Unicode table once per worker, not in the first batch
 
     def __call__(self, batch: pa.Table, view: Utf8View | None = None) -> pa.Table:
@@ -58,9 +53,8 @@ class LengthStage(Stage):
             batch = batch.append_column(name, values)
         return batch
 
-    @staticmethod
-    def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
-        cfg = config.filters.length
+    def judge(self, table: pa.Table) -> Iterable[Finding]:
+        cfg = self.config.filters.length
         # length_words is null exactly where the text was unreadable (or failed to be measured).
         words, measured = column_values(table, "length_words")
         chars, _ = column_values(table, "chars")

@@ -16,13 +16,13 @@ import pyarrow as pa
 
 from audit.dedup.minhash import band_keys, bands_column, minhash_permutations, minhash_signatures
 from audit.normalize import Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, tokenize_hashed
-from audit.stages import Stage
+from audit.stages import ConfigStage
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig, DedupConfig
 
 
-class NearDupStage(Stage):
+class NearDupStage(ConfigStage):
     """Writes `minhash_bands`: fixed_size_binary(bands x 4) of little-endian uint32 band keys.
 
     Null when the text is null (unreadable) or has no words after normalisation.
@@ -36,6 +36,8 @@ class NearDupStage(Stage):
         super().__init__(config)
         self.dedup: DedupConfig = config.dedup
         self.perms = minhash_permutations(self.dedup.num_perm, self.dedup.seed)
+
+    def setup(self) -> None:
         char_tables_ready()
 
     def band_matrix(self, texts: list[str | None], all_tokens: Tokens | None = None) -> tuple[np.ndarray, np.ndarray]:

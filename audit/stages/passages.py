@@ -12,17 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.normalize import Tokens, block_tokens, char_tables_ready, ngram_hashes, tokenize_hashed
-from audit.stages import Stage
-
-if TYPE_CHECKING:
-    from audit.config import AuditConfig
+from audit.stages import ConfigStage
 
 PASSAGE_NGRAM = 7
 PASSAGE_WINDOW = 20
@@ -140,7 +137,7 @@ def passage_query(text: str, ngram: int = PASSAGE_NGRAM, max_keys: int = MAX_QUE
     return PassageQuery(words=int(words[0]), keys=keys[:max_keys])
 
 
-class PassageIndexStage(Stage):
+class PassageIndexStage(ConfigStage):
     """Writes `passage_hashes`: the record's winnowed word n-gram hashes, for passage lookups.
 
     They travel in the measurement parts; the index pass (audit.job.index_pass) sorts them into
@@ -151,8 +148,7 @@ class PassageIndexStage(Stage):
     reads: ClassVar[tuple[str, ...]] = ("text", "words")
     writes: ClassVar[tuple[str, ...]] = ("passage_hashes",)
 
-    def __init__(self, config: "AuditConfig") -> None:
-        super().__init__(config)
+    def setup(self) -> None:
         char_tables_ready()  # the tokeniser's tables, built once per worker rather than in a batch
 
     def __call__(self, batch: pa.Table) -> pa.Table:

@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.cache import cache_roots
-from audit.stages import Finding, Stage, filter_list
+from audit.stages import ConfigStage, Finding, filter_list
 
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine
@@ -472,7 +472,7 @@ class WindowPack:
 # ---------------------------------------------------------------- the stage
 
 
-class PiiStage(Stage):
+class PiiStage(ConfigStage):
     """Presidio PII findings (type, offsets, score; never the value) per record."""
 
     name: ClassVar[str] = "pii"
@@ -501,6 +501,9 @@ class PiiStage(Stage):
         self.kind_entities: dict[str | None, list[str]] = {
             k: [e for e in self.entities if CANDIDATES[e] == k] for k in kinds}
         self.kind_entities[None] = self.entities
+        self.analyzer = None
+
+    def setup(self) -> None:
         self.analyzer = build_analyzer(self.entities) if self.enabled and self.entities else None
 
     def candidate_kinds(self, texts: pa.Array | pa.ChunkedArray) -> dict[str, np.ndarray]:
@@ -575,10 +578,10 @@ class PiiStage(Stage):
     def __call__(self, batch: pa.Table) -> pa.Table:
         return batch.append_column("pii", self.measure(batch.column("text")))
 
-    @staticmethod
-    def judge(table: pa.Table, config: "AuditConfig") -> Iterable[Finding]:
+    def judge(self, table: pa.Table) -> Iterable[Finding]:
         """`pii:<TYPE>` for findings of a quarantined type; `pii:many` above max_findings (findings
         scoring at least min_score only)."""
+        config = self.config
         cfg = config.pii
         if not cfg.enabled or "pii" not in table.column_names:
             return

@@ -7,7 +7,7 @@ import pyarrow as pa
 
 from audit.config import ConfigError
 from audit.lengths import TokenCounter
-from audit.stages import Stage
+from audit.stages import ConfigStage
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig
@@ -34,7 +34,7 @@ def load_token_counter(config: "AuditConfig") -> TokenCounter:
                           "name a tokenizer.json saved by the `tokenizers` library") from None
 
 
-class TokenStage(Stage):
+class TokenStage(ConfigStage):
     """Writes `length_tokens`: tokens per record (null for unreadable records)."""
 
     name = "tokens"
@@ -44,7 +44,11 @@ class TokenStage(Stage):
     def __init__(self, config: "AuditConfig", counter: TokenCounter | None = None) -> None:
         """`counter`: the one load_token_counter built on the driver; loaded here when not given."""
         super().__init__(config)
-        self.counter = counter if counter is not None else load_token_counter(config)
+        self.counter = counter
+
+    def setup(self) -> None:
+        if self.counter is None:
+            self.counter = load_token_counter(self.config)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         return batch.append_column("length_tokens", self.counter.count(batch.column("text")))

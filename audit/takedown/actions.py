@@ -18,7 +18,10 @@ import pyarrow.compute as pc
 from audit import __version__
 from audit.io.atomic import write_text_atomic
 from audit.io.shards import DamagedStream, Shard, read_shard
+from audit.io.storage import location
+from audit.job.run_folder import require_finished
 from audit.records import text_sha256
+from audit.blocklist import Blocklist, identifier_hash, passage_key
 from audit.takedown.blocklist import BLOCKLIST_SCHEMA, append_blocklist
 from audit.takedown.evidence import evidence_html, evidence_json, mask_excerpt
 from audit.takedown.ledger import (append_entry, blocklist_fields, blocklist_state, canonical, entry_from_evidence,
@@ -70,6 +73,7 @@ class TakedownOutcome:
     seq: int
     problems: list[str]
     ledger_head: str = ""  # SHA-256 of the ledger's last line once this takedown's entry is in
+    keys_not_found: int = 0  # request keys the run does not hold: blocked for runs to come (with execute)
 
     @property
     def exit_code(self) -> int:
@@ -184,6 +188,10 @@ def verify(run_dir: Path, request: TakedownRequest, located: list[Located], rewr
     checks.append({"kind": "copies", "key": f"{len(ours)} content hashes", "found": len(copies),
                    "blocked": sum(1 for m in copies if m.sha256 in blocked_all), "unreadable": 0,
                    "not_blocked": [f"{m.shard}#{m.record}" for m in copies if m.sha256 not in blocked_all]})
+    future = _keys_blocked(lookup.blocklist, request)
+    checks.append({"kind": "future", "key": f"{len(request.keys())} request keys held in blocklist/ for later "
+                   "runs", "found": len(request.keys()) - len(future), "blocked": len(request.keys()) - len(future),
+                   "unreadable": 0, "not_blocked": future})
     physical = [_scan_shard(lookup, s, request, ours) for s in sorted(rewritten)]
     ok = (not problems and all(not c["not_blocked"] for c in checks)
           and all(p["blocked_left"] == 0 and p["request_keys_left"] == 0 and p["passage_left"] == 0
@@ -199,12 +207,35 @@ def verify(run_dir: Path, request: TakedownRequest, located: list[Located], rewr
 
 
 def _blocklist_rows(request: TakedownRequest, located: list[Located], added: str) -> pa.Table:
-    rows = [loc.match for loc in located if loc.match.sha256]
-    return pa.table({
-        "request_id": [request.request_id] * len(rows), "sha256": [m.sha256 for m in rows],
-        "doc_id": [m.doc_id for m in rows], "shard": [m.shard for m in rows], "record": [m.record for m in rows],
-        "source_id": [m.source_id for m in rows], "url": [m.url for m in rows], "added": [added] * len(rows),
-    }, schema=BLOCKLIST_SCHEMA)
+    """A row per located record (by its content hash) and one per request key, located or not,
+    so that content arriving later is blocked too (audit.blocklist)."""
+    rows: list[dict[str, Any]] = [
+        {"sha256": m.sha256, "doc_id": m.doc_id, "shard": m.shard, "record": m.record, "source_id": m.source_id,
+         "url": m.url, "kind": "record"} for m in (loc.match for loc in located) if m.sha256]
+    for kind, key in request.keys():
+        if kind == "sha256":
+            rows.append({"sha256": key, "kind": "sha256"})
+        elif kind in ("url", "source_id"):  # identifiers are kept only as their hash
+            rows.append({kind: identifier_hash(key), "kind": kind})
+        else:
+            prints, need = passage_key(key)
+            rows.append({"kind": "passage", "passage_hashes": prints.tolist(), "passage_min_shared": need})
+    return pa.Table.from_pylist([{**r, "request_id": request.request_id, "added": added} for r in rows],
+                                schema=BLOCKLIST_SCHEMA)
+
+
+def _keys_blocked(blocklist: Blocklist, request: TakedownRequest) -> list[str]:
+    """The request's keys the blocklist does not hold for the future (empty when all are held)."""
+    held = {("sha256", h) for h in blocklist.by_sha256} | {("url", u) for u in blocklist.by_url}
+    held |= {("source_id", x) for x in blocklist.by_source_id}
+    held |= {("text", rid) for rid, _, _ in blocklist.passages if rid == request.request_id}
+    missing = []
+    for kind, key in request.keys():
+        want = (kind, identifier_hash(key) if kind in ("url", "source_id") else
+                request.request_id if kind == "text" else key)
+        if want not in held:
+            missing.append(_display_key(kind, key))
+    return missing
 
 
 def _request_as_received(request: TakedownRequest, path: Path, raw: bytes) -> dict[str, Any]:
@@ -226,6 +257,7 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
     if physical and not execute:
         raise TakedownUsageError("--physical rewrites shards and needs --execute as well")
     run_dir = Path(run_dir)
+    require_finished(location(run_dir), "audit takedown")  # an unfinished run would answer "0 located"
     request, raw = load_request(request_path)
     RunLookup(run_dir, warn=lambda _m: None)  # a bad --run fails here, before taking the lock
     mode = "physical" if physical else "execute" if execute else "dry_run"
@@ -246,13 +278,19 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
                                   "unblockable_unreadable": sum(1 for loc in located if not loc.match.sha256)}
         problems: list[str] = []
         verification: dict[str, Any] = {"ok": None, "note": "dry run: nothing was blocked; --execute blocks the "
-                                        "located records and their copies"}
+                                        "located records, their copies and every key of the request for "
+                                        "runs to come"}
+        keys = {k: sum(1 for kind, _ in request.keys() if kind == k) for k in ("sha256", "url", "source_id", "text")}
+        for nf in not_found:
+            nf["status"] = ("not in this run; blocked for future runs" if execute else
+                            "not in this run; --execute blocks it for future runs")
         if execute:
-            if shas:
-                path = append_blocklist(run_dir, _blocklist_rows(request, located, times["located"]),
-                                        f"{request.request_id}-{seq:06d}")
-                action["blocklist_file"] = path.relative_to(run_dir).as_posix()
+            # every key, located or not: content that arrives later is quarantined with `takedown`
+            path = append_blocklist(run_dir, _blocklist_rows(request, located, times["located"]),
+                                    f"{request.request_id}-{seq:06d}")
+            action["blocklist_file"] = path.relative_to(run_dir).as_posix()
             action["blocked_sha256"] = len(shas)
+            action["blocked_keys"] = keys
             rewrites: list[ShardRewrite] = []
             if physical:
                 rewrites, problems = remove_physically(lookup, located)
@@ -277,6 +315,7 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
             times["verified"] = _now()
         else:
             action["would_block_sha256"] = len(shas)
+            action["would_block_keys"] = keys
         by_method: dict[str, int] = defaultdict(int)
         for loc in located:
             by_method[loc.matched_by[0]["method"]] += 1
@@ -316,4 +355,4 @@ def run_takedown(run_dir: Path, request_path: Path, execute: bool = False, physi
             write_text_atomic(target, content)
     return TakedownOutcome(rid, mode, len(located), len(shas), len({loc.match.shard for loc in located}),
                            verification.get("ok"), folder / "evidence.json", folder / "evidence.html", seq,
-                           problems, sha256_bytes(canonical(entry).encode("utf-8")))
+                           problems, sha256_bytes(canonical(entry).encode("utf-8")), len(not_found))

@@ -16,7 +16,7 @@ from typing import Any
 from audit.config import ConfigError
 from audit.io.run_copy import local_run
 from audit.io.shards import InputError
-from audit.io.storage import is_uri
+from audit.io.storage import is_uri, location
 from audit.takedown.lookup import DEFAULT_MIN_SCORE, LookupUsageError, Match, RunError, RunLookup
 
 _USAGE_ERRORS: tuple[type[Exception], ...] = (RunError, LookupUsageError, ConfigError, InputError)
@@ -25,6 +25,13 @@ _USAGE_ERRORS: tuple[type[Exception], ...] = (RunError, LookupUsageError, Config
 def _fail(msg: str) -> int:
     print(f"audit: {msg}", file=sys.stderr)
     return 2
+
+
+def _require_finished(run: str, command: str) -> None:
+    """Answer from a finished run only (InputError, one line: the folder, unfinished, what finishes it)."""
+    from audit.job.run_folder import require_finished
+
+    require_finished(location(run, Path.cwd()), command)
 
 
 def _parse_records(spec: str | None) -> tuple[int, int | None]:
@@ -75,6 +82,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
 
 
 def _lookup(args: argparse.Namespace) -> int:
+    _require_finished(args.run, "audit lookup")
     with local_run(args.run, write_back=()) as run:  # an object-store run: a local copy of what lookups read
         return _lookup_in(args, run)
 
@@ -106,6 +114,8 @@ def _lookup_in(args: argparse.Namespace, run: Path) -> int:
         matches = lookup.by_doc_id(value)
     elif kind == "text_file":
         path = Path(value)
+        if str(value) == "-" and sys.stdin is None:
+            return _fail("--text-file -: standard input is closed: pipe the passage in, or give a file")
         try:
             text = sys.stdin.read() if str(value) == "-" else path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -146,6 +156,7 @@ def cmd_takedown(args: argparse.Namespace) -> int:
         return _fail(f"--run {args.run}: --physical rewrites shards in place, which is not built for object "
                      "storage; block the records with --execute and rewrite the shards where they are written")
     try:
+        _require_finished(args.run, "audit takedown")
         # an object-store run is worked on in a local copy; what the takedown writes goes back
         with local_run(args.run, write_back=("blocklist", "takedowns", "ledger.jsonl")) as run:
             out = run_takedown(run, Path(args.request), execute=bool(getattr(args, "execute", False)),
@@ -155,6 +166,9 @@ def cmd_takedown(args: argparse.Namespace) -> int:
     what = {"dry_run": "would block", "execute": "blocked", "physical": "blocked and removed"}[out.mode]
     print(f"takedown {out.request_id}: located {out.located} record(s) in {out.shards} shard(s), "
           f"{out.distinct_sha256} distinct content hash(es); {what}")
+    if out.keys_not_found:
+        later = "blocked for future runs" if out.mode != "dry_run" else "--execute blocks them for future runs"
+        print(f"{out.keys_not_found} key(s) of the request not in this run: {later}")
     for p in out.problems:
         print(f"audit: {p}", file=sys.stderr)
     if out.verification_ok is True:
@@ -170,11 +184,18 @@ def cmd_ledger_verify(args: argparse.Namespace) -> int:
     """`audit ledger verify --run DIR`: 0 when the chain holds, 1 naming the first bad entry."""
     from audit.takedown.ledger import LEDGER, verify_ledger
 
-    with local_run(args.run) as run:
-        if not run.is_dir():
-            return _fail(f"--run {args.run}: no such folder")
-        report = verify_ledger(run)
     expect = getattr(args, "expect_head", None)
+    if expect is not None and not expect.strip():
+        return _fail("ledger verify: --expect-head is empty: give the head_sha256 that `audit ledger export` "
+                     "wrote, or leave the option out")
+    try:
+        _require_finished(args.run, "audit ledger verify")
+    except InputError as e:
+        return _fail(str(e))
+    with local_run(args.run) as run:
+        report = verify_ledger(run)
+    for note in report.notes:
+        print(f"audit: note: {note}", file=sys.stderr)
     if report.ok and expect and expect not in report.line_hashes and not (expect == report.head):
         print(f"audit: ledger {args.run}/{LEDGER} does not contain the expected head {expect}: the chain was "
               f"rewritten or cut (its head is now {report.head})", file=sys.stderr)
@@ -193,6 +214,10 @@ def cmd_ledger_export(args: argparse.Namespace) -> int:
 
     from audit.takedown.ledger import verify_ledger
 
+    try:
+        _require_finished(args.run, "audit ledger export")
+    except InputError as e:
+        return _fail(str(e))
     with local_run(args.run) as run:
         report = verify_ledger(run)
     if not report.ok:

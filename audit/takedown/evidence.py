@@ -77,7 +77,7 @@ def evidence_html(ev: dict[str, Any]) -> str:
         "<h2>Located records</h2>",
         _table(located, ["shard", "record", "byte_offset", "doc_id", "sha256", "url", "source_id", "matched_by",
                          "excerpt", "verdict", "blocked_before"]),
-        "<h2>Keys that found nothing</h2>", _table(ev.get("not_found", []), ["kind", "key"]),
+        "<h2>Keys that found nothing</h2>", _table(ev.get("not_found", []), ["kind", "key", "status"]),
         "<h2>Action</h2>", _pairs(action),
         _table(physical, ["shard", "format", "records_before", "records_after", "removed_records",
                           "removed_text_checked", "sha256_before", "sha256_after", "compared"]) if physical else "",

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +190,17 @@ def _killed_blocklist_files(run_dir: Path, seq: int) -> dict[str, str]:
     return {f: h for f, h in have.items() if f not in want and f.endswith(f"-{seq:06d}.parquet")}
 
 
+def _evidence_file_problem(run_dir: Path, rel: str, recorded: Any) -> str | None:
+    """Why an evidence file an entry names does not hold (None when it does): missing, or its
+    bytes no longer hash to what the entry recorded."""
+    path = run_dir / rel
+    if not path.is_file():
+        return f"its evidence file {rel} is missing (it was deleted or moved)"
+    if isinstance(recorded, str) and sha256_file(path) != recorded:
+        return f"its evidence file {rel} was changed (SHA-256 differs from the one the entry recorded)"
+    return None
+
+
 def _against_evidence(e: dict[str, Any], path: Path, n: int, prev: str) -> str | None:
     """An entry must say what its evidence says: an edit whose hashes were recomputed still shows."""
     ev = _read_evidence(path)
@@ -217,6 +228,7 @@ class LedgerReport:
     problem: str | None = None
     head: str = GENESIS
     line_hashes: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)  # what could not be checked fully (old entries)
 
 
 ACCEPT = "blocklist_accept"  # an entry recording blocklist files as they are, on --accept-blocklist-changes
@@ -286,10 +298,11 @@ def verify_ledger(run_dir: Path) -> LedgerReport:
     entries: list[dict[str, Any]] = []
     latest: dict[str, dict[str, Any]] = {}  # request id -> its last entry
     hashes = tuple(sha256_bytes(line) for line in lines)
+    notes: list[str] = []
     for n, line in enumerate(lines, start=1):
         def bad(why: str, entry: int = n) -> LedgerReport:
             return LedgerReport(False, len(lines), entry, f"entry {entry} (line {n} of {LEDGER}): {why}",
-                                hashes[-1] if hashes else GENESIS, hashes)
+                                hashes[-1] if hashes else GENESIS, hashes, notes)
 
         try:
             e = json.loads(line.decode("utf-8"))
@@ -322,21 +335,21 @@ def verify_ledger(run_dir: Path) -> LedgerReport:
         if not isinstance(ev, str) or not isinstance(ev_html, str):
             return bad("it names no evidence file: the entry was edited")
         path = run_dir / ev
-        if not path.is_file():
-            return bad(f"its evidence file {ev} is missing")
-        if sha256_file(path) != e.get("evidence_sha256"):
-            return bad(f"its evidence file {ev} was changed (SHA-256 differs)")
+        for rel, key in ((ev, "evidence_sha256"), (ev_html, "evidence_html_sha256")):
+            problem = _evidence_file_problem(run_dir, rel, e.get(key))
+            if problem:
+                return bad(problem)
+            if not isinstance(e.get(key), str):  # entries written before hashes were recorded
+                notes.append(f"entry {n}: records no SHA-256 of {rel} (written by an older version): its presence "
+                             "is checked, its content only against the entry's fields")
         mismatch = _against_evidence(e, path, n, prev)
         if mismatch:
             return bad(mismatch)
         seen_evidence.add(ev)
-        page = run_dir / ev_html
-        if not page.is_file() or sha256_file(page) != e.get("evidence_html_sha256"):
-            return bad(f"its evidence page {ev_html} is missing or was changed")
         if isinstance(e.get("request_id"), str):
             latest[e["request_id"]] = e
         prev = sha256_bytes(line)
-    end = (hashes[-1] if hashes else GENESIS, hashes)
+    end = (hashes[-1] if hashes else GENESIS, hashes, notes)
     # Evidence archived under takedowns/ as an entry past the ledger's end, named by no entry: the
     # tail was cut off, or the last takedown was killed before its append (the next one appends it).
     # An unnamed archive at or below the end lost its place to a later takedown: not a removal.
@@ -351,11 +364,19 @@ def verify_ledger(run_dir: Path) -> LedgerReport:
     # The latest copies (takedowns/<id>/evidence.*, the files CONTRACT.md names) are the last
     # entry's of their request: an edited one no longer matches the hash the ledger holds.
     for rid, e in sorted(latest.items()):
-        for name, key in (("evidence.json", "evidence_sha256"), ("evidence.html", "evidence_html_sha256")):
+        for name, key, archived in (("evidence.json", "evidence_sha256", e.get("evidence")),
+                                    ("evidence.html", "evidence_html_sha256", e.get("evidence_html"))):
             copy = run_dir / "takedowns" / rid / name
-            if copy.is_file() and sha256_file(copy) != e.get(key):
-                return LedgerReport(False, len(lines), e.get("seq"), f"takedowns/{rid}/{name} differs from the "
-                                    f"evidence of its last ledger entry ({e.get('seq')}): the file was edited", *end)
+            if not copy.is_file():
+                return LedgerReport(False, len(lines), e.get("seq"), f"entry {e.get('seq')}: takedowns/{rid}/{name} "
+                                    f"is missing: it was deleted (restore it from {archived}, the same evidence)",
+                                    *end)
+            recorded = e.get(key)
+            if not isinstance(recorded, str):  # an entry without the hash: compare with its archived copy
+                recorded = sha256_file(run_dir / archived) if isinstance(archived, str) else None
+            if sha256_file(copy) != recorded:
+                return LedgerReport(False, len(lines), e.get("seq"), f"entry {e.get('seq')}: takedowns/{rid}/{name} "
+                                    f"differs from the evidence of its last ledger entry: the file was edited", *end)
     drift = blocklist_differences(run_dir, entries)
     if drift:
         return LedgerReport(False, len(lines), None, f"the blocklist does not match the ledger: {'; '.join(drift)}",

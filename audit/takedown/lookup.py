@@ -8,6 +8,7 @@ after checking the text still has the SHA-256 the lineage recorded.
 """
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections import defaultdict
@@ -26,6 +27,7 @@ from audit.config import InputConfig
 from audit.io.records import RecordFields, column_values, decode_line, decode_parquet_text
 from audit.io.run_copy import data_location
 from audit.io.shards import PARQUET_SUFFIXES, Shard, read_record_texts, read_shard
+from audit.io.storage import location
 from audit.lookup_index import RECORD_COLUMNS, RECORDS_SCHEMA, LookupIndex
 from audit.records import text_sha256
 from audit.takedown.blocklist import Blocklist
@@ -112,7 +114,7 @@ class RunLookup:
         out = []
         cols = {c: (rows.column(c).to_pylist() if c in rows.column_names else [None] * rows.num_rows)
                 for c in RECORD_COLUMNS}
-        blocked = self.blocklist.match(cols["sha256"])
+        blocked = self.blocklist.match(cols["sha256"], cols["url"], cols["source_id"])
         for i in range(rows.num_rows):
             out.append(Match(**{c: cols[c][i] for c in RECORD_COLUMNS}, method=method, key=key,
                              blocked_by=blocked[i]))
@@ -194,7 +196,7 @@ class RunLookup:
         out: dict[tuple[str, int], str | None] = {}
         for shard, ms in by_shard.items():
             loc = self.locations.get(shard)
-            if loc is None or not Path(loc).is_file():
+            if loc is None or not location(loc).is_file():  # a shard in object storage is read there
                 self._warn_once(f"shard {shard}: file not found ({loc or 'not in run.json'}); its texts are not read")
                 continue
             texts = self._read_texts(shard, loc, ms)
@@ -208,19 +210,20 @@ class RunLookup:
         return out
 
     def _read_texts(self, shard: str, loc: str, ms: list[Match]) -> dict[int, str | None]:
-        low = loc.lower()
+        where = location(loc)
+        low = where.path.lower()
         field_name = self.input_cfg.text_field
         fields = RecordFields.of(self.input_cfg)  # read back as the job read it (audit.io.records)
         if low.endswith(_PLAIN_JSONL) and all(m.byte_offset is not None for m in ms):
             out: dict[int, str | None] = {}
-            with open(loc, "rb") as f:
+            with io.BufferedReader(where.fs.open_input_file(where.path)) as f:  # readline, local or remote
                 for m in sorted(ms, key=lambda m: m.byte_offset or 0):
                     f.seek(int(m.byte_offset or 0))
                     line = f.readline().rstrip(b"\n")
                     out[m.record] = decode_line(line, fields, at_start=m.byte_offset == 0).text
             return out
         if low.endswith(PARQUET_SUFFIXES):
-            pf = pq.ParquetFile(loc)
+            pf = pq.ParquetFile(where.fs.open_input_file(where.path))
             ends = np.cumsum([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
             wanted: dict[int, list[int]] = defaultdict(list)
             for m in ms:

@@ -8,7 +8,6 @@ lookup by the original URL or id still finds the record, through the same hash.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from audit.blocklist import HASHED, identifier_hash
 from audit.io.atomic import write_parquet_atomic
 
-HASHED = "sha256:"
 IDENTIFIERS = ("url", "source_id")
 # datasets whose rows carry a removed record's identifiers
 DATASETS = ("lineage", "quarantine", "duplicates", "contamination", "pii", "measurements", "blocklist")
 
 
 def hashed(value: str) -> str:
-    """The stand-in kept for a removed record's URL or id."""
-    return HASHED + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    """The stand-in kept for a removed record's URL or id (the blocklist's form of it)."""
+    return identifier_hash(value)
 
 
 def scrub_run(run_dir: Path, doc_ids: set[str]) -> dict[str, int]:

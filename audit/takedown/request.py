@@ -9,12 +9,32 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from audit.config import EXPECTED, key_path, shown_value
+from audit.io.records import json_type
+
 
 class RequestError(ValueError):
     """A request file that cannot be used: one line naming the file, the key and the fix."""
 
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+# A request is a few keys and a passage: anything larger is not a request (and is not read whole).
+MAX_REQUEST_BYTES = 1 << 20
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """SafeLoader that refuses anchors and aliases: a request never needs them, and a few nested
+    aliases expand to gigabytes (the "billion laughs")."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: ANN401 - yaml's own signature
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.YAMLError(f"YAML aliases (*name) are not allowed in a request (line {mark.line + 1})")
+        event = self.peek_event()
+        if getattr(event, "anchor", None):
+            raise yaml.YAMLError(f"YAML anchors (&{event.anchor}) are not allowed in a request "
+                                 f"(line {event.start_mark.line + 1})")
+        return super().compose_node(parent, index)
 
 
 def _as_list(v: Any) -> Any:
@@ -79,7 +99,7 @@ class TakedownRequest(_Strict):
 
 
 def _describe(err: dict[str, Any], source: str) -> str:
-    key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    key = key_path(err["loc"])
     kind = err["type"]
     if kind == "extra_forbidden":
         parent = err["loc"][:-1]
@@ -91,8 +111,13 @@ def _describe(err: dict[str, Any], source: str) -> str:
     msg = err["msg"].removeprefix("Value error, ")
     if kind == "string_pattern_mismatch" and key == "request_id":
         msg = "use letters, digits, '.', '_' or '-' (it names a folder under takedowns/)"
+    if kind in EXPECTED:
+        if key == "match" and kind == "model_type":
+            msg = f"expected a mapping of keys ({', '.join(MatchSpec.model_fields)})"
+        else:
+            msg = f"expected {EXPECTED[kind]}"
     got = err.get("input")
-    shown = f" (got {str(got)[:60]!r})" if got is not None and not isinstance(got, dict) else ""
+    shown = f" (got {shown_value(got)})" if not isinstance(got, dict) else ""
     return f"{source}: key '{key}': {msg}{shown}"
 
 
@@ -100,11 +125,15 @@ def load_request(path: str | Path) -> tuple[TakedownRequest, bytes]:
     """Read and validate a request file; returns the request and the bytes as received."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        with open(p, "rb") as f:
+            raw = f.read(MAX_REQUEST_BYTES + 1)
     except OSError as e:
         raise RequestError(f"{p}: cannot read the request file: {e.strerror or e}") from None
+    if len(raw) > MAX_REQUEST_BYTES:
+        raise RequestError(f"{p}: the request file is larger than {MAX_REQUEST_BYTES >> 20} MiB, the limit for a "
+                           "request: give the content's sha256, URLs or a passage of it, not the content")
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        data = yaml.load(raw.decode("utf-8"), Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
     except UnicodeDecodeError as e:
         raise RequestError(f"{p}: not UTF-8 text (byte {e.start})") from None
     except yaml.YAMLError as e:
@@ -113,7 +142,7 @@ def load_request(path: str | Path) -> tuple[TakedownRequest, bytes]:
         raise RequestError(f"{p}: not valid YAML{where}: {getattr(e, 'problem', None) or e}") from None
     if not isinstance(data, dict):
         raise RequestError(f"{p}: expected a mapping of keys (request_id, received, requester, basis, match), "
-                           f"got {type(data).__name__}")
+                           f"got {json_type(data)}")
     try:
         return TakedownRequest(**{str(k): v for k, v in data.items()}), raw
     except ValidationError as e:
