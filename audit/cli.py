@@ -135,16 +135,18 @@ _ENVIRONMENT_ERRNOS = {errno.ENOSPC: "no space left on the device", errno.EDQUOT
 
 
 def _environment_error(e: BaseException) -> str | None:
-    """One line for an OS error of the environment anywhere in the exception's causes, else None."""
-    seen: set[int] = set()
-    cur: BaseException | None = e
-    while cur is not None and id(cur) not in seen:
-        seen.add(id(cur))
+    """One line for an OS error of the environment anywhere in the exception's causes (a Ray
+    task's error keeps its cause in `cause`), else None: a full disk or an object store that
+    cannot be reached is not our bug."""
+    from audit.io.storage import causes, storage_error
+
+    for cur in causes(e):
+        if isinstance(cur, OSError) and (store := storage_error(cur)) is not None:
+            return str(store)
         if isinstance(cur, OSError) and cur.errno in _ENVIRONMENT_ERRNOS:
             where = cur.filename or "an output file"
             return f"{where}: {_ENVIRONMENT_ERRNOS[cur.errno]} ({cur.strerror or cur}): free space or fix the " \
                    "permissions, then run again (finished shards are reused)"
-        cur = getattr(cur, "cause", None) or cur.__cause__ or cur.__context__
     return None
 
 

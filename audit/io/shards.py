@@ -8,14 +8,21 @@ line keeps its place (shard, record, byte offset) with `error` set and null text
 lost and the counts add up. Faults of a whole file (truncated stream, empty file, Parquet without
 the text column) become one row with a null `record`: the decide step counts and names it in
 unreadable.jsonl, and it is not a document.
+
+Reading a file that fails (an object store's hiccup, a reset connection, EIO) is retried where it
+stopped, with bounded exponential backoff (`ReadStats` counts the retries); a file that still
+cannot be read, or is gone, becomes that one file-level row, and `ReadStats.failed` says so (the
+job then does not keep the shard as measured: the next run reads it again).
 """
 from __future__ import annotations
 
+import errno
 import fnmatch
 import glob
 import io
 import os
 import re
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -28,13 +35,19 @@ import zstandard
 
 from audit.config import InputConfig
 from audit.io.records import FileFault, LineDecoder, RecordBlock, RecordFields, parquet_batches
-from audit.io.storage import is_uri
+from audit.io.storage import StorageError, is_uri
 from audit.io.storage import location as storage_location
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.zstd", ".ndjson", ".ndjson.gz", ".ndjson.zst")
 PARQUET_SUFFIXES = (".parquet",)
 SHARD_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES
 _CHUNK = 1 << 20  # bytes read from a stream at a time
+READ_ATTEMPTS = 4  # tries of one read before the shard counts as unreadable
+READ_BACKOFF = 0.25  # seconds before the first retry, doubled for each next one (0.25 + 0.5 + 1)
+# What asking again will not change: the file is gone, or not ours to read.
+_PERMANENT_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM, errno.ELOOP,
+                     errno.ENAMETOOLONG, errno.EINVAL}
+_PERMANENT_WORDS = ("NO_SUCH_KEY", "NoSuchKey", "NO_SUCH_BUCKET", "Path does not exist", "ACCESS_DENIED")
 
 
 class InputError(ValueError):
@@ -48,6 +61,86 @@ class Shard:
     path: str
     location: str
     index: int
+
+
+@dataclass
+class ReadStats:
+    """What reading one shard met: reads retried, and why it could not be read (None: it was)."""
+
+    retries: int = 0
+    failed: str | None = None
+
+
+def transient(e: OSError) -> bool:
+    """Whether a read error may pass when tried again (a network or device hiccup), not a file
+    that is gone or forbidden."""
+    if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError, StorageError)):
+        return False  # a StorageError: the store's own client retried it already (audit.io.storage)
+    return e.errno not in _PERMANENT_ERRNOS and not any(w in str(e) for w in _PERMANENT_WORDS)
+
+
+class RetryingReader(io.RawIOBase):
+    """A binary file read through `opener`, where a failed open or read is tried again (the file
+    reopened at the position reached) up to READ_ATTEMPTS times with exponential backoff.
+    Retries are counted in `stats`; the error that ends it is kept there as `failed` and raised."""
+
+    def __init__(self, opener: Callable[[], BinaryIO], stats: ReadStats) -> None:
+        super().__init__()
+        self._opener, self.stats = opener, stats
+        self._f: BinaryIO | None = None
+        self._pos = 0
+        self._call(lambda f: None)  # open now: a missing file fails here, as open() would
+
+    def _call(self, op: Callable[[BinaryIO], Any]) -> Any:
+        for attempt in range(READ_ATTEMPTS):
+            try:
+                if self._f is None:
+                    self._f = self._opener()
+                    if self._pos:
+                        self._f.seek(self._pos)
+                return op(self._f)
+            except OSError as e:
+                if self._f is not None:
+                    try:
+                        self._f.close()
+                    except OSError:
+                        pass  # the stream that failed is dropped either way
+                    self._f = None
+                if not transient(e) or attempt == READ_ATTEMPTS - 1:
+                    self.stats.failed = f"{e.strerror or e}" + (f" (after {attempt + 1} tries)" if attempt else "")
+                    raise
+                self.stats.retries += 1
+                time.sleep(READ_BACKOFF * 2 ** attempt)
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._call(lambda f: f.read(size))
+        self._pos += len(data)
+        return data
+
+    def readinto(self, b: Any) -> int:
+        data = self.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        self._pos = self._call(lambda f: f.seek(offset, whence))
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+        super().close()
 
 
 def is_shard(name: str) -> bool:
@@ -70,18 +163,24 @@ def discover_shards(paths: list[str], base_dir: Path) -> tuple[list[Shard], list
         loc = Path(given).expanduser()
         loc = loc if loc.is_absolute() else base_dir / loc
         if glob.has_magic(given):
-            hits = sorted(p for p in glob.glob(str(loc), recursive=True) if Path(p).is_file() and is_shard(p))
-            if not hits:
+            named = [Path(p) for p in sorted(glob.glob(str(loc), recursive=True)) if is_shard(p)]
+            hits = [p for p in named if p.is_file()]
+            problems += [_dangling(_as_given(given, loc, p), p) for p in named if _is_dangling(p)]
+            if not named:
                 problems.append({"shard": given, "error": "no shard matches this pattern"})
             for h in hits:
-                found.setdefault(_as_given(given, loc, Path(h)), h)
+                found.setdefault(_as_given(given, loc, h), str(h))
         elif loc.is_dir():
-            hits = sorted(p for p in loc.rglob("*") if p.is_file() and is_shard(p.name))
-            if not hits:
+            named = sorted(p for p in loc.rglob("*") if is_shard(p.name))
+            hits = [p for p in named if p.is_file()]
+            problems += [_dangling(_as_given(given, loc, p), p) for p in named if _is_dangling(p)]
+            if not named:
                 problems.append({"shard": given, "error": "folder holds no shards "
                                  f"({', '.join(SHARD_SUFFIXES)})"})
             for h in hits:
                 found.setdefault(_as_given(given, loc, h), str(h))
+        elif _is_dangling(loc):
+            problems.append(_dangling(os.path.normpath(given), loc))
         elif loc.is_file():
             if not is_shard(loc.name):
                 raise InputError(f"input.paths: {given}: not a shard (expected one of {', '.join(SHARD_SUFFIXES)})")
@@ -99,6 +198,17 @@ def discover_shards(paths: list[str], base_dir: Path) -> tuple[list[Shard], list
         raise InputError(f"input.paths: {', '.join(paths)}: no shard found ({'; '.join(p['error'] for p in problems)}): "
                          f"check the paths and patterns (shards end in {', '.join(SHARD_SUFFIXES)})")
     return [Shard(p, unique[p], i) for i, p in enumerate(unique)], problems
+
+
+def _is_dangling(p: Path) -> bool:
+    """A symbolic link whose target does not exist (a shard that was moved or deleted)."""
+    return p.is_symlink() and not p.exists()
+
+
+def _dangling(shown: str, p: Path) -> dict:
+    """The unreadable-input entry of a dangling symbolic link: named, never skipped silently."""
+    return {"shard": shown, "error": f"dangling symbolic link to {os.readlink(p)}: the file it names does not exist "
+            "(restore it or remove the link)"}
 
 
 def _discover_uri(given: str, found: dict[str, str], problems: list[dict]) -> None:
@@ -147,18 +257,21 @@ def _as_given(given: str, loc: Path, hit: Path) -> str:
         return str(hit)
 
 
-def read_shard(shard: Shard, cfg: InputConfig) -> Iterator[pa.Table]:
-    """Yield the records of one shard as RECORD_SCHEMA tables of about cfg.block_bytes of text."""
+def read_shard(shard: Shard, cfg: InputConfig, stats: ReadStats | None = None) -> Iterator[pa.Table]:
+    """Yield the records of one shard as RECORD_SCHEMA tables of about cfg.block_bytes of text.
+    `stats` (given): filled with the reads retried and, when the file could not be read, why."""
+    stats = stats if stats is not None else ReadStats()
     block = RecordBlock(shard.path, shard.index, cfg.block_bytes)
     name = urlsplit(shard.location).path if is_uri(shard.location) else shard.location
     reader = _read_parquet if name.lower().endswith(PARQUET_SUFFIXES) else _read_jsonl
     try:
-        for _ in reader(shard, cfg, block):
+        for _ in reader(shard, cfg, block, stats):
             t = block.take()
             if t is not None:
                 yield t
     except OSError as e:  # the file vanished or cannot be opened: one file-level fault
-        block.fault(f"cannot read shard: {e.strerror or e}")
+        stats.failed = stats.failed or f"{e.strerror or e}"
+        block.fault(f"cannot read shard: {stats.failed}")
     t = block.take()
     if t is not None:
         yield t
@@ -186,24 +299,26 @@ def corpus_sample(shards: list[Shard], cfg: InputConfig, records: int, spread: i
 
 # ---- JSON lines -------------------------------------------------------------------------------
 
-def _open_binary(location: str) -> BinaryIO:
-    """A local path with open(), a URI through its filesystem (audit.io.storage)."""
+def _open_binary(location: str, stats: ReadStats | None = None) -> BinaryIO:
+    """A local path with open(), a URI through its filesystem (audit.io.storage); reads that fail
+    are tried again (RetryingReader), counted in `stats`."""
     if is_uri(location):
-        return storage_location(location).open_input()
-    return open(location, "rb")
+        loc = storage_location(location)
+        return RetryingReader(loc.open_input, stats or ReadStats())  # type: ignore[return-value]
+    return RetryingReader(lambda: open(location, "rb"), stats or ReadStats())  # type: ignore[return-value]
 
 
-def open_stream(location: str) -> Iterator[bytes]:
+def open_stream(location: str, stats: ReadStats | None = None) -> Iterator[bytes]:
     """Decompressed chunks of a JSON-lines file; raises DamagedStream when a compressed stream ends early."""
     low = urlsplit(location).path.lower() if is_uri(location) else location.lower()
     if low.endswith(".gz"):
-        with _open_binary(location) as raw:
+        with _open_binary(location, stats) as raw:
             yield from _gzip_chunks(raw)
     elif low.endswith((".zst", ".zstd")):
-        with _open_binary(location) as raw:
+        with _open_binary(location, stats) as raw:
             yield from _zstd_chunks(raw)
     else:
-        with _open_binary(location) as f:
+        with _open_binary(location, stats) as f:
             while chunk := f.read(_CHUNK):
                 yield chunk
 
@@ -284,12 +399,12 @@ def split_lines(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[int, 
         yield offset, (None if oversize else b"".join(parts)), part_len
 
 
-def _read_jsonl(shard: Shard, cfg: InputConfig, block: RecordBlock) -> Iterator[None]:
+def _read_jsonl(shard: Shard, cfg: InputConfig, block: RecordBlock, stats: ReadStats) -> Iterator[None]:
     """Fill `block` from a JSON-lines shard; yields whenever the block is full."""
     decoder = LineDecoder(RecordFields.of(cfg), cfg.max_record_bytes)
     end = 0  # where the lines read so far end: what follows a damaged stream's last good line
     try:
-        for offset, line, length in split_lines(open_stream(shard.location), cfg.max_record_bytes):
+        for offset, line, length in split_lines(open_stream(shard.location, stats), cfg.max_record_bytes):
             end = offset + length + 1
             decoded = decoder.feed(offset, line, length)
             if decoded is None:
@@ -306,19 +421,18 @@ def _read_jsonl(shard: Shard, cfg: InputConfig, block: RecordBlock) -> Iterator[
 
 # ---- Parquet ----------------------------------------------------------------------------------
 
-def _read_parquet(shard: Shard, cfg: InputConfig, block: RecordBlock) -> Iterator[None]:
+def _read_parquet(shard: Shard, cfg: InputConfig, block: RecordBlock, stats: ReadStats) -> Iterator[None]:
     """Fill `block` from a Parquet shard, a record batch at a time (audit.io.records decodes it)."""
     records = 0
     try:
-        for batch in parquet_batches(_open_binary(shard.location) if is_uri(shard.location) else shard.location,
-                                     RecordFields.of(cfg)):
+        for batch in parquet_batches(_open_binary(shard.location, stats), RecordFields.of(cfg)):
             for i, decoded in enumerate(batch.decoded):
                 block.add(batch.first + i, None, decoded)
                 if block.full():
                     yield None
             records = batch.first + len(batch.decoded)
-    except FileFault as e:
-        block.fault(str(e))
+    except FileFault as e:  # a read that failed is the file's fault only when the file, not its reading, broke
+        block.fault(f"cannot read shard: {stats.failed}" if stats.failed else str(e))
     else:
         if records == 0:
             block.fault("empty shard: no records")
@@ -391,5 +505,5 @@ def iter_jsonl_lines(location: str) -> Iterator[tuple[int, bytes]]:
         yield offset, line
 
 
-__all__ = ["Shard", "InputError", "discover_shards", "read_shard", "read_record_texts", "read_texts_at", "is_shard",
-           "SHARD_SUFFIXES", "iter_jsonl_lines", "open_stream", "split_lines", "DamagedStream"]
+__all__ = ["Shard", "InputError", "ReadStats", "discover_shards", "read_shard", "read_record_texts", "read_texts_at",
+           "is_shard", "SHARD_SUFFIXES", "iter_jsonl_lines", "open_stream", "split_lines", "DamagedStream"]

@@ -5,15 +5,22 @@ write a run's parts. Credentials come from the environment (AWS_ACCESS_KEY_ID, A
 GOOGLE_APPLICATION_CREDENTIALS, ...), never from the URI: a URI is written into lineage and
 run.json, and a secret in it would be too. Writes are atomic: local files are written aside and
 renamed; an object store shows an object only once it is whole.
+
+An object store that cannot be reached (down, hanging, an unknown host) or refuses us is a
+`StorageError`: one line naming the URI and the cause, raised by every Location operation once
+the store's client has retried it (S3: bounded connect and request timeouts, 3 attempts).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import shutil
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
 import pyarrow as pa
@@ -21,6 +28,72 @@ import pyarrow.fs as pafs
 
 from audit.config import ConfigError
 from audit.io.atomic import atomic_output, write_parquet_atomic
+
+F = TypeVar("F", bound=Callable[..., Any])
+# S3 client bounds, in seconds (URI options connect_timeout / request_timeout override them): a
+# hanging endpoint fails after about S3_ATTEMPTS x request timeout, never waits for ever.
+S3_CONNECT_TIMEOUT = 5.0
+S3_REQUEST_TIMEOUT = 10.0
+S3_ATTEMPTS = 3
+_CURL_CAUSES = {"6": "cannot resolve the host name", "7": "connection refused", "28": "timed out (no answer)",
+                "35": "TLS handshake failed", "52": "empty reply from the server", "56": "connection reset"}
+
+
+class StorageError(OSError):
+    """An object store that cannot be reached or refuses a request, after its client's retries."""
+
+
+def storage_error(e: OSError, uri: str | None = None) -> StorageError | None:
+    """The one-line StorageError for an object store's error (pyarrow's "AWS Error ..."), naming
+    `uri` (None: the bucket and key the error names), its endpoint and the cause; None for other
+    errors (a missing key stays itself)."""
+    if isinstance(e, StorageError):
+        return e
+    text = str(e)
+    m = re.search(r"AWS Error ([A-Z_]+)", text)
+    if m is None or m.group(1) in ("NO_SUCH_KEY", "RESOURCE_NOT_FOUND"):
+        return None
+    if uri is None:
+        where = re.search(r"key '([^']*)' in bucket '([^']*)'", text) or re.search(r"bucket '([^']*)'", text)
+        uri = ("s3://" + "/".join(reversed(where.groups()))) if where else "s3://"
+    endpoint = s3_endpoint(uri)
+    uri = urlsplit(uri)._replace(query="").geturl()  # the endpoint is named on its own
+    if m.group(1) == "NETWORK_CONNECTION":
+        curl = re.search(r"curlCode: (\d+), ([^;]*)", text)
+        cause = (_CURL_CAUSES.get(curl.group(1)) or curl.group(2).strip().lower()) if curl else "network error"
+        return StorageError(f"{uri}: cannot reach {'endpoint ' + endpoint if endpoint else 'the AWS endpoint'}: "
+                            f"{cause} (after {S3_ATTEMPTS} "
+                            "tries): check the endpoint (AWS_ENDPOINT_URL or the URI's endpoint_override) and that "
+                            "the store is up, then run again")
+    detail = text.split(m.group(0), 1)[1].split(";", 1)[0].strip(" :")
+    return StorageError(f"{uri}: the object store refused the request ({m.group(1)}{': ' + detail if detail else ''}): "
+                        "check the bucket and the credentials in the environment")
+
+
+def causes(e: BaseException) -> Iterator[BaseException]:
+    """An exception and its causes, outermost first (a Ray task's error keeps its cause in `cause`)."""
+    seen: set[int] = set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        yield cur
+        cur = getattr(cur, "cause", None) or cur.__cause__ or cur.__context__
+
+
+def _named(method: F) -> F:
+    """A Location operation whose object-store errors become one-line StorageErrors."""
+    @functools.wraps(method)
+    def wrapper(self: "Location", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except OSError as e:
+            if self.is_local:
+                raise
+            err = storage_error(e, self.uri)
+            if err is None or err is e:
+                raise
+            raise err from e
+    return wrapper  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -54,6 +127,7 @@ class Location:
             raise ValueError(f"{self}: not on the local filesystem")
         return Path(self.path)
 
+    @_named
     def _info(self) -> pafs.FileInfo:
         return self.fs.get_file_info(self.path)
 
@@ -73,6 +147,7 @@ class Location:
         """Modification time (object stores: the last write), None where the store keeps none."""
         return self._info().mtime_ns
 
+    @_named
     def ls(self) -> list["Location"]:
         """Direct children, sorted by name; [] for a missing folder."""
         if not self.is_dir():
@@ -81,6 +156,7 @@ class Location:
         return sorted((Location(self.fs, i.path, _with_path(self.uri, self.path, i.path)) for i in infos),
                       key=lambda x: x.name)
 
+    @_named
     def walk(self) -> list["Location"]:
         """Every file below this folder, sorted by path."""
         if not self.is_dir():
@@ -94,6 +170,7 @@ class Location:
         if self.is_local:
             self.fs.create_dir(self.path, recursive=True)
 
+    @_named
     def read_bytes(self) -> bytes:
         with self.fs.open_input_stream(self.path, compression=None) as f:
             return f.read()
@@ -104,6 +181,7 @@ class Location:
     def read_json(self) -> Any:
         return json.loads(self.read_bytes())
 
+    @_named
     def write_bytes(self, data: bytes) -> None:
         """Write the whole file atomically."""
         with atomic_output(self) as f:
@@ -115,10 +193,12 @@ class Location:
     def write_json(self, obj: Any) -> None:
         self.write_text(json.dumps(obj, indent=2, ensure_ascii=False))
 
+    @_named
     def open_input(self) -> BinaryIO:
         """A binary reader (seekable where the filesystem allows)."""
         return self.fs.open_input_file(self.path)  # type: ignore[return-value]
 
+    @_named
     def delete(self) -> None:
         """Remove a file, or a folder with everything in it; a missing one is fine."""
         t = self._info().type
@@ -127,6 +207,7 @@ class Location:
         elif t == pafs.FileType.File:
             self.fs.delete_file(self.path)
 
+    @_named
     def move_to(self, dest: "Location") -> None:
         """Rename (local); on an object store, copy then delete, file by file."""
         if self.is_local and dest.is_local:
@@ -143,6 +224,7 @@ class Location:
                 _copy_file(self, dest)
             self.fs.delete_file(self.path)
 
+    @_named
     def download(self, local: Path) -> None:
         """Copy this file or folder to `local` on this machine."""
         if self.is_dir():
@@ -152,6 +234,7 @@ class Location:
         elif self.is_file():
             _copy_file(self, location(local))
 
+    @_named
     def upload(self, local: Path) -> None:
         """Copy a local file or folder here (each file written whole)."""
         if local.is_dir():
@@ -224,19 +307,42 @@ def _s3(parts: Any) -> pafs.S3FileSystem:
     """An S3 filesystem for a URI: options from its query (endpoint_override, scheme, region),
     credentials and endpoint otherwise from the environment, as the AWS tools read them."""
     opts = dict(parse_qsl(parts.query))
-    unknown = set(opts) - {"endpoint_override", "scheme", "region"}
+    known = ("endpoint_override", "scheme", "region", "connect_timeout", "request_timeout")
+    unknown = set(opts) - set(known)
     if unknown:
         raise ConfigError(f"s3://{parts.netloc}{parts.path}: unknown URI option(s) {', '.join(sorted(unknown))} "
-                          "(known: endpoint_override, scheme, region)")
+                          f"(known: {', '.join(known)})")
+    timeouts = {}
+    for key, default in (("connect_timeout", S3_CONNECT_TIMEOUT), ("request_timeout", S3_REQUEST_TIMEOUT)):
+        try:
+            timeouts[key] = float(opts.get(key, default))
+        except ValueError:
+            timeouts[key] = -1.0
+        if not timeouts[key] > 0:
+            raise ConfigError(f"s3://{parts.netloc}{parts.path}: URI option {key}={opts[key]} is not a number of "
+                              "seconds above 0")
     region = opts.get("region") or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
-    endpoint, scheme = opts.get("endpoint_override"), opts.get("scheme")
-    env = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
-    if endpoint is None and env:  # the AWS tools' variable, e.g. http://127.0.0.1:9000
-        e = urlsplit(env if "://" in env else f"https://{env}")
-        endpoint, scheme = e.netloc, scheme or e.scheme
+    endpoint, scheme = _s3_endpoint(opts)
     # allow_delayed_open: a small object is written with one PutObject, not a multipart upload
     return pafs.S3FileSystem(endpoint_override=endpoint, scheme=scheme or "https", region=region,
-                             allow_delayed_open=True)
+                             allow_delayed_open=True, retry_strategy=pafs.AwsStandardS3RetryStrategy(S3_ATTEMPTS),
+                             **timeouts)
+
+
+def _s3_endpoint(opts: dict[str, str]) -> tuple[str | None, str | None]:
+    """(host:port, scheme) from the URI's options, else from the AWS tools' variable
+    (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, e.g. http://127.0.0.1:9000); None: AWS's own."""
+    endpoint, scheme = opts.get("endpoint_override"), opts.get("scheme")
+    env = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    if endpoint is None and env:
+        e = urlsplit(env if "://" in env else f"https://{env}")
+        endpoint, scheme = e.netloc, scheme or e.scheme
+    return endpoint, scheme
+
+
+def s3_endpoint(uri: str) -> str | None:
+    """The endpoint an s3:// URI is read from, as host:port (None: AWS's own)."""
+    return _s3_endpoint(dict(parse_qsl(urlsplit(uri).query)))[0]
 
 
 def write_parquet(table: pa.Table, dest: Location) -> None:

@@ -103,7 +103,8 @@ def decide_part(config: AuditConfig, part: Location, shard: str, index: int, wor
     decider = Decider(config, build_stages(config), _duplicates_of(work.fs, dup_files, shard), blocklist)
     summary = SummaryBuilder(config)
     name = f"part-{index:06d}.parquet"
-    writers = {d: PartWriter(work.child(d, name), run_id=run_id) for d in ("lineage", "quarantine", "contamination", "pii")}
+    writers = {d: PartWriter(work.child(d, name), run_id=run_id)
+               for d in ("lineage", "quarantine", "contamination", "pii")}
     try:
         with part.fs.open_input_file(part.path) as f:
             pf = pq.ParquetFile(f)

@@ -1,6 +1,7 @@
 """Parts of a run's datasets: writing one atomically from a stream of tables, reading them back."""
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
@@ -43,16 +44,21 @@ def stamp_run_id(folder: Location, run_id: str) -> None:
 class PartWriter:
     """Streams tables into one Parquet file that appears whole or not at all (audit.io.atomic:
     local files written aside and renamed, objects existing once closed). Writes nothing when it
-    received no row. `compression`: a Parquet codec (zstd, gzip, none)."""
+    received no row. `compression`: a Parquet codec (zstd, gzip, none). `digest`: once closed, `digest`
+    and `size` are those of the file as it landed."""
 
-    def __init__(self, dest: Location, compression: str = "zstd", run_id: str | None = None) -> None:
+    def __init__(self, dest: Location, compression: str = "zstd", run_id: str | None = None,
+                 digest: bool = False) -> None:
         self.dest = dest
         self.compression = compression
         self.run_id = run_id  # into the file's schema metadata (RUN_ID_KEY)
+        self._digest = digest
         self._file: AtomicFile | None = None
         self._writer: pq.ParquetWriter | None = None
         self.schema: pa.Schema | None = None
         self.rows = 0
+        self.digest: str | None = None
+        self.size: int | None = None
 
     def _open(self, schema: pa.Schema) -> None:
         self.schema = schema = with_run_id(schema, self.run_id)
@@ -77,6 +83,8 @@ class PartWriter:
             self._open(empty)
         self._writer.close()  # type: ignore[union-attr]
         self._file.commit()  # type: ignore[union-attr]
+        if self._digest:  # read back, not hashed on the way out: it vouches for the bytes stored
+            self.digest, self.size = file_digest(self.dest)
 
     def abort(self) -> None:
         if self._writer is not None:
@@ -85,6 +93,38 @@ class PartWriter:
             except Exception:  # noqa: BLE001 - the file is discarded either way
                 pass
             self._file.abort()  # type: ignore[union-attr]
+
+
+def file_digest(loc: Location) -> tuple[str, int]:
+    """SHA-256 (hex) and size of a file's bytes, read as a stream (1.7 GB/s here: a measurement
+    part is a small share of its shard's bytes, so this costs far less than measuring it)."""
+    h = hashlib.sha256()
+    size = 0
+    with loc.fs.open_input_stream(loc.path, compression=None) as f:
+        while chunk := f.read(1 << 22):
+            h.update(chunk)
+            size += len(chunk)
+    return h.hexdigest(), size
+
+
+def check_part(loc: Location, sha256: str | None, size: int | None, rows: int) -> str | None:
+    """Why a measurement part is not the one its completion record names (None: it is): missing,
+    another size, another SHA-256 (a flipped byte, a truncated or foreign file), or rows other
+    than the record's (an edited record)."""
+    if sha256 is None:
+        return "its completion record has no digest (written by an older version)"
+    try:
+        data = loc.read_bytes()
+    except FileNotFoundError:
+        return "the part is missing"
+    if size is not None and len(data) != size:
+        return f"the part is {len(data)} bytes, its completion record says {size}"
+    if hashlib.sha256(data).hexdigest() != sha256:
+        return "the part's SHA-256 differs from its completion record's (damaged or replaced)"
+    have = pq.read_metadata(pa.BufferReader(data)).num_rows
+    if have != rows:
+        return f"the part holds {have} rows, its completion record says {rows}"
+    return None
 
 
 def read_part(path: str, fs: Any, columns: list[str]) -> Iterator[pa.Table]:

@@ -16,6 +16,7 @@ killed run resumes); `audit decide` re-judges a finished run from its measuremen
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import tempfile
 import time
@@ -30,12 +31,12 @@ from audit.blocklist import Blocklist
 from audit.config import AuditConfig, ConfigError
 from audit.io.run_lock import hold_run_folder
 from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
-from audit.io.storage import Location, location
+from audit.io.storage import Location, causes, location
 from audit.job.executor import Executor, LocalExecutor, RayExecutor, make_executor, wants_ray
 from audit.job.parts import new_run_id, stamp_run_id
 from audit.job.ray_session import session_line
-from audit.job.resume import (DONE, ShardState, drop_unused, load_done, measure_fingerprint, measuring_settings,
-                              refused_changes, shard_state)
+from audit.job.resume import (DONE, ShardState, check_done, drop_unused, load_done, measure_fingerprint,
+                              measuring_settings, refused_changes, shard_state)
 from audit.job.run_folder import (DECIDING, JUDGEMENTS, JUDGEMENTS_KEPT, MEASUREMENTS, archive_judgement,
                                   check_output_folder, clean_leftovers, copy_tree, judgement_history, new_work_folder,
                                   prune_judgements, reading_run_folder, replace_run, require_finished, run_config,
@@ -78,6 +79,8 @@ class _Measured:
     ray_seconds: float = 0.0
     scan_seconds: float = 0.0
     corpus_df: dict[str, Any] | None = None  # n-grams the eval index left out as common in the corpus sample
+    damaged: dict[str, str] = field(default_factory=dict)  # parts that failed their check: measured again
+    unread: list[str] = field(default_factory=list)  # shards an earlier run could not read: measured again
 
 
 # The stages whose state the driver builds once and ships (their Tagger entry in `_shared_state`).
@@ -183,8 +186,10 @@ def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], 
     index = shared.get("contamination", {}).get("index")
     fingerprint = measure_fingerprint(config, index.corpus_digest if index is not None else "")
     states = [dataclasses.replace(st, fingerprint=fingerprint) for st in found]
-    results = {st.key: ShardResult.from_record(done[st.key]["result"]) for st in states if st.key in done}
-    measured = _Measured(shards, states, results, reused=len(results))
+    checked = check_done(measurements, done, [st.key for st in states])  # a damaged part is measured again
+    results = {st.key: ShardResult.from_record(checked.done[st.key]["result"]) for st in states
+               if st.key in checked.done}
+    measured = _Measured(shards, states, results, reused=len(results), damaged=checked.damaged, unread=checked.unread)
     if index is not None and config.contamination.corpus_df:
         measured.corpus_df = {"sample_documents": index.corpus_sample_docs, "ngrams_left_out": index.corpus_common_grams}
     canary = config.fail_on_contamination and bool(config.eval_sets)
@@ -212,12 +217,16 @@ def _measure(config: AuditConfig, shards: list[Shard], found: list[ShardState], 
         except CanaryTripped:
             raise
         except Exception as e:  # noqa: BLE001 - a task lost past its retries: name its shard(s)
+            full = next((c for c in causes(e) if isinstance(c, OSError) and c.errno in _FULL), None)
+            if full is not None:  # here, or in a Ray task: one line with what it takes to finish
+                raise InputError(_space_needed(full, measurements, states, results)) from None
             if not (ex.uses_ray and _lost_worker(e)):
                 raise  # an error in our own code: an internal error, not a lost shard
             failure = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:300] if str(e).strip() else ''}"
-            done = load_done(measurements)
-            results.update({st.key: ShardResult.from_record(done[st.key]["result"]) for st in states
-                            if st.key in done})
+            # what the tasks that finished committed (checked as any reused part is)
+            left = check_done(measurements, load_done(measurements),
+                              [st.key for st in states if st.key not in results])
+            results.update({k: ShardResult.from_record(rec["result"]) for k, rec in left.done.items()})
     missing = [st.shard for st in states if st.key not in results]
     if missing:
         raise InputError(f"shard {missing[0]}: not measured ({len(missing)} shard(s) failed after 3 retries"
@@ -250,13 +259,32 @@ def _lost_worker(e: BaseException) -> bool:
 
     lost = (rex.WorkerCrashedError, rex.NodeDiedError, rex.ObjectLostError, rex.OwnerDiedError,
             rex.LocalRayletDiedError, rex.RaySystemError)
-    seen: set[int] = set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        if isinstance(e, lost):
-            return True
-        e = getattr(e, "cause", None) or e.__cause__  # type: ignore[assignment]
-    return False
+    return any(isinstance(c, lost) for c in causes(e))
+
+
+# A full disk, a quota, a file-size limit: the scan stops with the space it still needs.
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+def _space_needed(e: OSError, measurements: Location, states: list[ShardState], results: dict[str, ShardResult]) -> str:
+    """The one line of a full disk during the scan: where, and about how much more space the
+    measurements of the shards left take (their input bytes at the measured-to-input ratio of
+    the parts written so far; 1:1 before any)."""
+    left = [st for st in states if st.key not in results]
+    left_bytes = sum(st.size or 0 for st in left)
+    written = [d for d in load_done(measurements).values() if d.get("part_bytes") and d.get("size")]
+    ratio = sum(d["part_bytes"] for d in written) / max(1, sum(d["size"] for d in written)) if written else 1.0
+    why = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
+           errno.EFBIG: "file too large for a limit in force"}[e.errno]  # type: ignore[index]
+    return (f"{e.filename or measurements}: {why} ({e.strerror or e}) while measuring: about "
+            f"{_mib(left_bytes * ratio)} more is needed for the measurements of the {len(left)} shard(s) left "
+            f"({_mib(left_bytes)} of input at {ratio:.0%}), and room for the outputs after; free space, then run "
+            "again (finished shards are reused)")
+
+
+def _mib(n: float) -> str:
+    """Bytes for a message: MiB, or KiB below one MiB."""
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{max(1, round(n / 1024))} KiB"
 
 
 def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: list[dict], started: datetime,
@@ -277,6 +305,8 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         results = measured.results
         # shard scans started more than once: a task retried after a lost worker, or a killed run
         restarts = sum(max(0, r.attempt - 1) for r in results.values())
+        read_retries = sum(r.read_retries for r in results.values())
+        unread = [st.shard for st in measured.states if results[st.key].read_error]
         for r in results.values():
             for k, v in r.seconds.items():
                 timing[k] = timing.get(k, 0.0) + v
@@ -324,11 +354,17 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
             stages=timing, shards=len(measured.shards), duplicates=dup_stats, started=started, version=__version__,
             run_id=run_id,
             extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused},
-                   "retried_blocks": dict(sorted(retried.items())), "scan_retries": restarts})
+                   "retried_blocks": dict(sorted(retried.items())), "scan_retries": restarts,
+                   # faults met and got past: reads tried again, shards left unread (measured again next
+                   # run), parts that failed their check and shards an earlier run could not read (both
+                   # measured again by this one)
+                   "read_retries": read_retries, "shards_unreadable": len(unread),
+                   "parts_damaged": len(measured.damaged), "shards_unread_before": len(measured.unread)})
         if measured.corpus_df is not None and "contamination" in result:
             result["contamination"]["corpus_df"] = measured.corpus_df
         result["warnings"] += [f"{step} failed on {n} block(s); they were re-measured a record at a time, "
                                "which is slow: check that step's library build" for step, n in sorted(retried.items())]
+        result["warnings"] += _fault_warnings(measured, read_retries, unread)
         if blocklist.passages and not config.lookup.passages:  # said, never skipped silently
             result["warnings"].append(f"{len(blocklist.passages)} blocked passage(s) were not matched: lookup.passages "
                                       "is off, so records carry no passage fingerprints; turn it on")
@@ -351,6 +387,23 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         work.delete()
     drop_unused(measurements, {st.key for st in measured.states})
     return result
+
+
+def _fault_warnings(measured: _Measured, read_retries: int, unread: list[str]) -> list[str]:
+    """What the run met and got past, said once each: nothing degrades without a word."""
+    out = []
+    if read_retries:
+        out.append(f"{read_retries} read(s) of shards failed and were tried again (a storage or network hiccup)")
+    if unread:
+        out.append(f"{len(unread)} shard(s) could not be read (first: {unread[0]}): named in unreadable.jsonl, "
+                   "they are measured again by the next run")
+    if measured.damaged:
+        part, why = next(iter(measured.damaged.items()))
+        out.append(f"{len(measured.damaged)} measurement part(s) failed their integrity check and were measured "
+                   f"again (first: {part}: {why})")
+    if measured.unread:
+        out.append(f"{len(measured.unread)} shard(s) an earlier run could not read were measured again")
+    return out
 
 
 def _load_blocklist(out: Location) -> Blocklist:
@@ -429,6 +482,12 @@ def decide_run(run: Path | str, config: AuditConfig | None = None, address: str 
         if missing:
             raise InputError(f"{src}: the measurements of shard {missing[0]} are missing ({len(missing)} in all): "
                              "run `audit run` to measure them")
+        checked = check_done(src.child(MEASUREMENTS), done, [st.key for st in states], keep_unread=True)
+        if checked.damaged:
+            part, why = next(iter(checked.damaged.items()))
+            raise InputError(f"{src.child(MEASUREMENTS, part)}: {why} ({len(checked.damaged)} damaged part(s) in "
+                             f"all): `audit decide` judges whole measurements only: run `audit run` into {src} "
+                             "again to measure those shards again (`--fresh` measures every shard)")
         if not in_place:
             start_new_run(src, dest)
             measurements = dest.child(MEASUREMENTS)

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from audit import __version__
 from audit.config import AuditConfig, config_roles
 from audit.io.shards import Shard
 from audit.io.storage import Location
+
+if TYPE_CHECKING:
+    from audit.job.parts import PartWriter
 
 DONE = "_done"  # pyarrow datasets skip names starting with "_": the records never read as data
 
@@ -163,13 +167,53 @@ def load_done(measurements: Location) -> dict[str, dict[str, Any]]:
     return done
 
 
-def write_done(measurements: Location, state: ShardState, result: dict[str, Any]) -> None:
-    """Commit a shard's part: its completion record, written after the part itself."""
+def write_done(measurements: Location, state: ShardState, result: dict[str, Any], part: "PartWriter") -> None:
+    """Commit a shard's part: its completion record, written after the part itself, with the
+    part's SHA-256 and size (checked before the part is reused or judged)."""
     measurements.child(DONE).mkdir()
     measurements.child(DONE, f"{state.key}.json").write_json({
         "key": state.key, "part": state.part, "shard": state.shard, "location": state.location,
         "index": state.index, "size": state.size, "mtime_ns": state.mtime_ns, "fingerprint": state.fingerprint,
-        "result": result})
+        "part_sha256": part.digest, "part_bytes": part.size, "result": result})
+
+
+@dataclass
+class Reusable:
+    """Which completion records of a run's shards can stand for their measurements."""
+
+    done: dict[str, dict[str, Any]]  # by key: records whose part is whole and whose shard was read
+    damaged: dict[str, str] = field(default_factory=dict)  # part name -> why it fails its check
+    unread: list[str] = field(default_factory=list)  # shards whose reading failed when measured
+
+
+def check_done(measurements: Location, done: dict[str, dict[str, Any]], keys: list[str],
+               keep_unread: bool = False) -> Reusable:
+    """The completion records of `keys` whose parts pass their integrity check (part_sha256,
+    part_bytes, rows; audit.job.parts.check_part), read a few at a time. A shard whose reading
+    failed is not reusable unless `keep_unread` (`audit decide` judges it as it was measured)."""
+    from audit.job.parts import check_part
+
+    recs = [done[k] for k in keys if k in done]
+    out = Reusable({})
+    wanted = set(keys) - set(done)
+    for rec in measurements.child(DONE).ls():  # a record that load_done could not take stands for a damaged part
+        if rec.name.endswith(".json") and rec.name[:-5] in wanted:
+            out.damaged[f"{DONE}/{rec.name}"] = "its completion record is damaged, or its part is missing"
+    if not keep_unread:
+        out.unread = [r["shard"] for r in recs if r["result"].get("read_error")]
+        recs = [r for r in recs if not r["result"].get("read_error")]
+
+    def check(rec: dict[str, Any]) -> str | None:
+        return check_part(measurements.child(rec["part"]), rec.get("part_sha256"), rec.get("part_bytes"),
+                          int(rec["result"].get("rows", -1)))
+
+    with ThreadPoolExecutor(8, thread_name_prefix="audit-check") as pool:  # I/O bound: parts are read whole
+        for rec, problem in zip(recs, pool.map(check, recs)):
+            if problem is None:
+                out.done[rec["key"]] = rec
+            else:
+                out.damaged[rec["part"]] = problem
+    return out
 
 
 def start_attempt(measurements: Location, state: ShardState) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow.compute as pc
 
 from audit.config import AuditConfig
-from audit.io.shards import Shard, read_shard
+from audit.io.shards import ReadStats, Shard, read_shard
 from audit.io.storage import Location
 from audit.job.executor import Executor, Shared
 from audit.job.parts import PartWriter
@@ -49,6 +49,8 @@ class ShardResult:
     canary: dict[str, Any] | None = None  # the shard's first contamination match (canary mode)
     node: str | None = None
     attempt: int = 1
+    read_retries: int = 0  # reads of the shard tried again after a transient error
+    read_error: str | None = None  # why the shard could not be read: it is measured again next run
 
     @classmethod
     def from_record(cls, result: dict[str, Any]) -> "ShardResult":
@@ -65,11 +67,12 @@ def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: 
     seconds: dict[str, float] = {"read": 0.0}
     rows = records = nbytes = 0
     match = None
-    writer = PartWriter(measurements.child(state.part))
+    writer = PartWriter(measurements.child(state.part), digest=True)
+    read = ReadStats()
     try:
         tagger.take_stats()  # what an earlier shard's failed task left is not this shard's
         t0 = time.perf_counter()
-        for block in read_shard(shard, config.input):
+        for block in read_shard(shard, config.input, read):
             seconds["read"] += time.perf_counter() - t0
             try:
                 block = tagger(block)
@@ -91,8 +94,9 @@ def scan_shard(shard: Shard, state: ShardState, measurements: Location, tagger: 
     for k, v in stats["seconds"].items():
         seconds[k] = seconds.get(k, 0.0) + v
     result = ShardResult(rows=rows, records=records, bytes=nbytes, seconds=seconds,
-                         retried_blocks=stats["retried_blocks"], canary=match, node=_node_id(), attempt=attempt)
-    write_done(measurements, state, asdict(result))
+                         retried_blocks=stats["retried_blocks"], canary=match, node=_node_id(), attempt=attempt,
+                         read_retries=read.retries, read_error=read.failed)
+    write_done(measurements, state, asdict(result), writer)
     return result
 
 
