@@ -84,8 +84,8 @@ def test_a_killed_export_resumes_and_skips_the_finished_shards(judged, tmp_path,
         real(job)
 
     monkeypatch.setattr(exporter, "_check_unchanged", dies_on_the_third_shard)
-    with pytest.raises(KeyboardInterrupt):
-        export_run(run, dest, ExportOptions("kept"))
+    with pytest.raises(KeyboardInterrupt):  # in this process, where the kill is planted (a Ray session may be up)
+        export_run(run, dest, ExportOptions("kept"), executor=LocalExecutor())
     assert not (dest / "manifest.json").exists() and len(list((dest / "_done").iterdir())) == 2
     first_two = {p.name: p.stat().st_ino for p in dest.iterdir() if p.name in ("a.jsonl", "b.jsonl.gz")}
     assert len(first_two) == 2
