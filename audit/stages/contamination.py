@@ -52,7 +52,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.config import ConfigError
-from audit.evalsets import load_eval_sets
+from audit.evalsets import EvalSet, load_eval_sets
 from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
                              tokenize_hashed)
 from audit.stages import Finding, Stage, filter_list
@@ -76,6 +76,8 @@ MATCH_TYPE = pa.struct([
     ("score", pa.float64()),
     ("longest_span", pa.list_(pa.int64())),
     ("evidence", pa.list_(pa.string())),
+    ("unit", pa.string()),
+    ("item_spans", pa.list_(pa.list_(pa.int64()))),
 ])
 COLUMN_TYPE = pa.list_(MATCH_TYPE)
 
@@ -167,17 +169,20 @@ class GramIndex:
 
     @classmethod
     def build(cls, n: int, grams: np.ndarray, item: np.ndarray, pos: np.ndarray,
-              max_items: int = 1000, exclude: np.ndarray | None = None) -> "GramIndex":
+              max_items: int = 1000, exclude: np.ndarray | None = None,
+              parent: np.ndarray | None = None) -> "GramIndex":
         """Sort the postings by hash, leaving out n-grams of more than `max_items` items (templates)
-        and those in `exclude` (common in the corpus, see corpus_common)."""
+        and those in `exclude` (common in the corpus, see corpus_common). `parent`: the eval item
+        of each indexed unit (units of one item share n-grams: they count as one item)."""
         if exclude is not None and len(exclude):
             keep = ~np.isin(grams, exclude)
             grams, item, pos = grams[keep], item[keep], pos[keep]
-        order = np.lexsort((item, grams))
-        grams, item, pos = grams[order], item[order], pos[order]
+        owner = item if parent is None else parent[item]
+        order = np.lexsort((item, owner, grams))
+        grams, item, pos, owner = grams[order], item[order], pos[order], owner[order]
         if len(grams):
             pair_new = np.ones(len(grams), dtype=bool)
-            pair_new[1:] = (grams[1:] != grams[:-1]) | (item[1:] != item[:-1])
+            pair_new[1:] = (grams[1:] != grams[:-1]) | (owner[1:] != owner[:-1])
             gram_new = np.ones(len(grams), dtype=bool)
             gram_new[1:] = grams[1:] != grams[:-1]
             gram_id = np.cumsum(gram_new) - 1
@@ -199,6 +204,23 @@ class GramIndex:
         probe_idx = np.repeat(cand, count)
         offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
         return probe_idx, np.repeat(lo, count) + offset
+
+
+# The unit name of a whole eval item (its other units are named by their field).
+WHOLE = "item"
+
+
+def _with_units(s: EvalSet) -> tuple[str, list[str], list[str], list[str]]:
+    """An eval set as (name, ids, texts, units) of the index: every whole item, then each unit
+    field's text of each item where it is not empty and not the whole item's text again."""
+    ids, texts, units = list(s.ids), list(s.texts), [WHOLE] * len(s.ids)
+    for name, unit_texts in s.units.items():
+        for item_id, text, whole in zip(s.ids, unit_texts, s.texts):
+            if text.strip() and text.strip() != whole.strip():
+                ids.append(item_id)
+                texts.append(text)
+                units.append(name)
+    return s.name, ids, texts, units
 
 
 def _kind_tokens(kind: str, texts: Sequence[str | None]) -> Tokens:
@@ -245,14 +267,17 @@ class FuzzyIndex:
     pieces: list[np.ndarray]  # per item, piece bounds in its own word indices
 
     @classmethod
-    def build(cls, n: int, tokens: Tokens, texts: list[str], indexed: np.ndarray) -> "FuzzyIndex":
-        """Index the items `indexed` (bool per item) of `tokens` for the fuzzy tier."""
+    def build(cls, n: int, tokens: Tokens, texts: list[str], indexed: np.ndarray,
+              parent: np.ndarray | None = None) -> "FuzzyIndex":
+        """Index the items `indexed` (bool per item) of `tokens` for the fuzzy tier (`parent`:
+        the eval item of each unit, as in GramIndex.build)."""
         n_items = len(texts)
         g, first = ngram_hashes(tokens, n)
         item = tokens.text_of[first]
         mine = indexed[item]
+        items = int(indexed.sum()) if parent is None else len(np.unique(parent[indexed]))
         grams = GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
-                                _max_df(int(indexed.sum())))
+                                _max_df(items), parent=parent)
         rare = np.bincount(grams.item, minlength=n_items).astype(np.int32)  # postings are distinct per (item, pos)
         weights = _held_words(grams, tokens.bounds).astype(np.float32)
         cut = piece_starts(texts, tokens)
@@ -399,6 +424,10 @@ class ContaminationIndex:
     corpus_common_grams: int = 0  # n-grams left out as common in the corpus sample (corpus_common)
     corpus_sample_docs: int = 0   # documents in that sample
     corpus_digest: str = ""       # of the n-grams left out: part of what shard measurements depend on
+    item_units: list[str] = field(default_factory=list)  # per indexed item, its unit (WHOLE: the whole item)
+    item_starts: np.ndarray | None = None  # int32, character start of each item token in its unit's text
+    item_ends: np.ndarray | None = None    # int32, its end (exclusive)
+    item_bounds: np.ndarray | None = None  # int64, item i's tokens are [item_bounds[i], item_bounds[i+1])
 
     @classmethod
     def build(cls, config: "AuditConfig", sample: list[str] | None = None) -> "ContaminationIndex | None":
@@ -407,7 +436,7 @@ class ContaminationIndex:
         if not config.eval_sets:
             return None
         c = config.contamination
-        sets = [(s.name, s.ids, s.texts) for s in load_eval_sets(config)]
+        sets = [_with_units(s) for s in load_eval_sets(config)]
         index = cls.from_items(sets, c)
         if sample and c.corpus_df:
             common = index.corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio)
@@ -458,18 +487,26 @@ class ContaminationIndex:
         "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams)."""
         char_tables_ready()
         sub_index = kind != "words"
+        # (name, ids, texts[, units]): an item without units is its whole self
+        sets = [(s[0], s[1], s[2], s[3] if len(s) > 3 else [WHOLE] * len(s[1])) for s in sets]
         if sub_index:
             def kept(texts: list[str]) -> list[bool]:
                 return [bool(_DIGIT.search(t)) for t in texts] if kind == "skeleton" else looks_like_code(texts).tolist()
-            sets = [(name, [i for i, k in zip(ids, flags) if k], [t for t, k in zip(texts, flags) if k])
-                    for name, ids, texts, flags in ((n, i, t, kept(t)) for n, i, t in sets)]
+            sets = [(name, [i for i, k in zip(ids, flags) if k], [t for t, k in zip(texts, flags) if k],
+                     [u for u, k in zip(units, flags) if k])
+                    for name, ids, texts, units, flags in ((n, i, t, u, kept(t)) for n, i, t, u in sets)]
             sets = [s for s in sets if s[1]]
         if kind == "code":  # a function shorter than code_ngram tokens: all of it, in _CODE_MIN_NGRAM-grams
             c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": min(c.code_ngram, _CODE_MIN_NGRAM)})
-        names = [name for name, _, _ in sets]
-        ids = [i for _, set_ids, _ in sets for i in set_ids]
-        texts = [t for _, _, set_texts in sets for t in set_texts]
-        item_set = np.concatenate([np.full(len(set_ids), k, dtype=np.int32) for k, (_, set_ids, _) in enumerate(sets)])
+        names = [s[0] for s in sets]
+        ids = [i for s in sets for i in s[1]]
+        texts = [t for s in sets for t in s[2]]
+        units = [u for s in sets for u in s[3]]
+        item_set = np.concatenate([np.full(len(s[1]), k, dtype=np.int32) for k, s in enumerate(sets)])
+        owners: dict[tuple[int, str], int] = {}
+        parent = np.array([owners.setdefault((k, i), len(owners)) for k, i in zip(item_set.tolist(), ids)],
+                          dtype=np.int64)
+        whole = np.array([u == WHOLE for u in units], dtype=bool)
         tokens = _kind_tokens(kind, texts)
         numbers: dict[int, str] = {}
         if kind == "skeleton":
@@ -480,7 +517,7 @@ class ContaminationIndex:
                 numbers[(t << 32) | w] = texts[t][a:b]
         words = tokens.counts.astype(np.int32)
         size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
-        too_short = {name: int(((item_set == k) & (size == 0)).sum()) for k, name in enumerate(names)}
+        too_short = {name: int(((item_set == k) & (size == 0) & whole).sum()) for k, name in enumerate(names)}
         for k, name in enumerate(names):
             if not sub_index and not (size[item_set == k] > 0).any():  # a set nothing could ever match
                 raise ConfigError(f"eval set '{name}': none of its {int((item_set == k).sum())} items has "
@@ -498,8 +535,8 @@ class ContaminationIndex:
                 upto = np.concatenate([[0], np.cumsum(tokens.hashes == np.uint64(_NUMBER))])
                 mine &= (upto[first + n] - upto[first]) <= n // 4
             grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
-                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _max_df(int((size > 0).sum())),
-                                         exclude))
+                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else
+                                         _max_df(len(np.unique(parent[size > 0]))), exclude, parent))
         held = np.zeros(len(tokens.hashes), dtype=bool)
         for gi in grams:
             held |= _held_words(gi, tokens.bounds)
@@ -507,8 +544,8 @@ class ContaminationIndex:
         coverable = np.where(words > 0, coverable, 0).astype(np.int32)
         fuzzy = None
         if (c.minhash or c.semantic) and not sub_index:
-            fuzzy = FuzzyIndex.build(c.fuzzy_ngram, tokens, texts, size > 0)
-        per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
+            fuzzy = FuzzyIndex.build(c.fuzzy_ngram, tokens, texts, size > 0, parent)
+        per_set = {name: int(((item_set == k) & whole).sum()) for k, name in enumerate(names)}
         sub = code = None
         if c.skeleton and not sub_index and any(_DIGIT.search(t) for t in texts):
             sub = cls.from_items(sets, c, "skeleton", exclude)
@@ -516,7 +553,8 @@ class ContaminationIndex:
             code = cls.from_items(sets, c, "code", exclude)
         semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
-                   semantic=semantic)
+                   semantic=semantic, item_units=units, item_starts=tokens.starts.astype(np.int32),
+                   item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
               column: pa.Array | pa.ChunkedArray | None = None) -> list[list[dict[str, Any]] | None]:
@@ -562,15 +600,15 @@ class ContaminationIndex:
                 continue
             win = first[probe]
             pair = text_of[win] * n_items + gi.item[post]
-            for p, overlap, coverage, spans, evidence in self._ngram_matches(pair, gi.pos[post], win, gi.n,
-                                                                             tokens, texts):
+            for p, overlap, coverage, spans, evidence, runs in self._ngram_matches(pair, gi.pos[post], win, gi.n,
+                                                                                   tokens, texts):
                 if coverage >= 1.0:
                     strong.add(p)
-                self._add(found, p, overlap, coverage, spans, method, evidence=evidence)
+                self._add(found, p, overlap, coverage, spans, method, evidence=evidence, item_words=runs)
         if self.fuzzy is not None and self.settings.minhash:
-            for p, coverage, spans, longest in self._fuzzy_matches(tokens, text_of, strong):
+            for p, coverage, spans, longest, runs in self._fuzzy_matches(tokens, text_of, strong):
                 if coverage >= self.settings.minhash_floor:
-                    self._add(found, p, coverage, coverage, spans, "fuzzy", longest)
+                    self._add(found, p, coverage, coverage, spans, "fuzzy", longest, item_words=runs)
         return found
 
     def _semantic_matches(self, texts: Sequence[str | None], tokens: Tokens, found: dict[int, list[dict[str, Any]]]) -> None:
@@ -592,17 +630,31 @@ class ContaminationIndex:
             cols = np.arange(max(a - pad, int(tokens.bounds[text])), min(b + pad, int(tokens.bounds[text + 1])))
             got = self._aligned(it, cols, tokens, _SEMANTIC_PIECE_MIN_SHARE)
             if got is not None and got[0] >= c.semantic_floor:
-                coverage, spans, longest = got
-                self._add(found, p, coverage, coverage, spans, "semantic", longest, [f"cosine {cosine:.3f}"])
+                coverage, spans, longest, runs = got
+                self._add(found, p, coverage, coverage, spans, "semantic", longest, [f"cosine {cosine:.3f}"], runs)
 
     def _add(self, found: dict, pair: int, overlap: float, coverage: float, spans: list[list[int]],
-             method: str, longest: list[int] | None = None, evidence: list[str] | None = None) -> None:
+             method: str, longest: list[int] | None = None, evidence: list[str] | None = None,
+             item_words: list[tuple[int, int]] | None = None) -> None:
+        """Record a match of pair (text x item); `item_words`: the [start, end) word ranges of the
+        item matched, reported as character spans of the unit's text (`item_spans`)."""
         text, item = divmod(pair, len(self.item_ids))
         found.setdefault(text, []).append({
             "eval_set": self.set_names[self.item_set[item]], "eval_id": self.item_ids[item],
             "overlap": round(min(1.0, overlap), 4), "coverage": round(min(1.0, coverage), 4), "spans": spans,
             "method": method, "score": round(min(1.0, coverage), 4),
-            "longest_span": longest or max(spans, key=lambda s: (s[1] - s[0], -s[0])), "evidence": evidence or []})
+            "longest_span": longest or max(spans, key=lambda s: (s[1] - s[0], -s[0])), "evidence": evidence or [],
+            "unit": self.item_units[item] if self.item_units else WHOLE,
+            "item_spans": self._item_spans(item, item_words or [])})
+
+    def _item_spans(self, item: int, words: list[tuple[int, int]]) -> list[list[int]]:
+        """Character spans, in the text of unit `item`, of its word ranges `words` (merged)."""
+        if self.item_bounds is None or self.item_starts is None or self.item_ends is None:
+            return []
+        base, top = int(self.item_bounds[item]), int(self.item_bounds[item + 1])
+        spans = [[int(self.item_starts[base + a]), int(self.item_ends[min(base + b, top) - 1])]
+                 for a, b in words if b > a and base + a < top]
+        return _merge_spans(spans)
 
     def _ngram_matches(self, pair: np.ndarray, pos: np.ndarray, win: np.ndarray, n: int, tokens: Tokens,
                        texts: list[str | None] | None = None) -> Iterable[tuple[int, float, float, list[list[int]], list[str]]]:
@@ -635,6 +687,15 @@ class ContaminationIndex:
         if not good.any():
             return
         wanted = pairs[good]
+        # The item side: merged runs of matched n-gram positions [q, q + n) of each wanted pair.
+        brk = np.ones(len(ps), dtype=bool)
+        brk[1:] = (ps[1:] != ps[:-1]) | (qs[1:] > qs[:-1] + n)
+        run_at = np.flatnonzero(brk)
+        run_end = np.maximum.reduceat(qs, run_at) + n if len(run_at) else run_at
+        item_runs: dict[int, list[tuple[int, int]]] = {}
+        chosen = np.isin(ps[run_at], wanted)
+        for p, a, b in zip(ps[run_at][chosen].tolist(), qs[run_at][chosen].tolist(), run_end[chosen].tolist()):
+            item_runs.setdefault(p, []).append((a, b))
         # Spans: merged runs of matching windows [win, win + n) in the record.
         sel = np.isin(pair, wanted)
         order = np.lexsort((win[sel], pair[sel]))
@@ -650,7 +711,7 @@ class ContaminationIndex:
             spans_by_pair.setdefault(p, []).append([a, b])
         evidence = self._number_evidence(wp, ww, wq, n, tokens, texts) if self.numbers and texts else {}
         for p, ov, cov in zip(wanted.tolist(), overlap[good].tolist(), coverage[good].tolist()):
-            yield p, ov, cov, spans_by_pair[p], evidence.get(p, [])
+            yield p, ov, cov, spans_by_pair[p], evidence.get(p, []), item_runs.get(p, [])
 
     def _number_evidence(self, pair: np.ndarray, win: np.ndarray, pos: np.ndarray, n: int, tokens: Tokens,
                          texts: list[str | None]) -> dict[int, list[str]]:
@@ -676,8 +737,8 @@ class ContaminationIndex:
         return out
 
     def _fuzzy_matches(self, tokens: Tokens, text_of: np.ndarray,
-                       skip: set[int]) -> Iterable[tuple[int, float, list[list[int]], list[int]]]:
-        """(text x item, coverage, spans, longest span) of the pairs holding enough of the item's
+                       skip: set[int]) -> Iterable[tuple[int, float, list[list[int]], list[int], list[tuple[int, int]]]]:
+        """(text x item, coverage, spans, longest span, item word ranges aligned) of the pairs holding enough of the item's
         rare n-grams, confirmed by aligning the item's pieces against the record around those hits.
         Coverage: the weight of the item words aligned (matches only) over the item's weight."""
         f = self.fuzzy
@@ -712,9 +773,10 @@ class ContaminationIndex:
                 yield p, *got
 
     def _aligned(self, it: int, cols: np.ndarray, tokens: Tokens,
-                 min_share: float = _FUZZY_PIECE_MIN_SHARE) -> tuple[float, list[list[int]], list[int]] | None:
+                 min_share: float = _FUZZY_PIECE_MIN_SHARE
+                 ) -> tuple[float, list[list[int]], list[int], list[tuple[int, int]]] | None:
         """Item `it` aligned piece by piece against the record words `cols` (-1: a separator):
-        (coverage, spans, longest span), or None when under the measure floor or too few words
+        (coverage, spans, longest span, the item word ranges of the pieces counted), or None when under the measure floor or too few words
         (the confirmation of the fuzzy and semantic tiers). A piece counts with `min_share` of its
         words aligned (and _FUZZY_PIECE_MIN_WORDS)."""
         f = self.fuzzy
@@ -739,11 +801,13 @@ class ContaminationIndex:
             return None
         covered = 0.0
         words = 0
-        spans, longest, longest_words = [], None, 0
+        spans, longest, longest_words, runs = [], None, 0, []
         piece_words = np.diff(f.pieces[it])
-        for hit, size in zip(align_pieces(f.words[lo:hi], f.weights[lo:hi], f.pieces[it], doc), piece_words):
+        for k, (hit, size) in enumerate(zip(align_pieces(f.words[lo:hi], f.weights[lo:hi], f.pieces[it], doc),
+                                            piece_words)):
             if hit.words < max(_FUZZY_PIECE_MIN_WORDS, min_share * size):
                 continue
+            runs.append((int(f.pieces[it][k]), int(f.pieces[it][k + 1])))
             covered += hit.weight
             words += hit.words
             span = [int(tokens.starts[cols[hit.start]]), int(tokens.ends[cols[hit.end - 1]])]
@@ -753,7 +817,7 @@ class ContaminationIndex:
         coverage = covered / total
         if coverage < floor or longest is None or words < need_words:
             return None
-        return coverage, _merge_spans(spans), longest
+        return coverage, _merge_spans(spans), longest, runs
 
     @staticmethod
     def _fuzzy_region(hits: np.ndarray, tokens: Tokens, text: int, item_words: int, n: int) -> np.ndarray:
