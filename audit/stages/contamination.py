@@ -113,6 +113,9 @@ _FUZZY_PIECE_MIN_SHARE = 0.5
 # A fuzzy match aligns at least `ngram` item words, or this share of a shorter item (and at least
 # `min_ngram`): an edited short question still matches, a few of its common words do not.
 _FUZZY_SHORT_SHARE = 0.8
+# A short item is found with this share (in tenths) of its words copied verbatim: an item of fewer
+# than ngram / 0.6 words is indexed in min_ngram-grams, and a match covers 60% of it.
+_SHORT_SHARE_TENTHS = 6
 # The hash every number-holding word takes in the skeleton tier (any fixed value off the word hashes).
 _NUMBER = 0x4E554D4245520001
 # Skeleton evidence: at most this many differing numbers per match, each at most this long.
@@ -424,6 +427,7 @@ class ContaminationIndex:
     corpus_common_grams: int = 0  # n-grams left out as common in the corpus sample (corpus_common)
     corpus_sample_docs: int = 0   # documents in that sample
     corpus_digest: str = ""       # of the n-grams left out: part of what shard measurements depend on
+    need: np.ndarray | None = None  # int32, item words an n-gram match must cover (see from_items)
     item_units: list[str] = field(default_factory=list)  # per indexed item, its unit (WHOLE: the whole item)
     item_starts: np.ndarray | None = None  # int32, character start of each item token in its unit's text
     item_ends: np.ndarray | None = None    # int32, its end (exclusive)
@@ -516,7 +520,17 @@ class ContaminationIndex:
                                   tokens.ends[at].tolist()):
                 numbers[(t << 32) | w] = texts[t][a:b]
         words = tokens.counts.astype(np.int32)
-        size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
+        if kind == "words":
+            # A short item (under ngram / _SHORT_SHARE words) in min_ngram-grams, so that the
+            # _SHORT_SHARE of it copied verbatim still holds whole n-grams (a 13-gram never fits in
+            # 9 words of a 15-word question).
+            long_item = words * _SHORT_SHARE_TENTHS >= c.ngram * 10
+        else:
+            long_item = words >= c.ngram
+        size = np.where(long_item, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
+        # Words a match must cover: `ngram`, or _SHORT_SHARE of a short item (at least min_ngram).
+        need = np.where(long_item | (kind != "words"), c.ngram,
+                        np.maximum(c.min_ngram, (words * _SHORT_SHARE_TENTHS + 9) // 10)).astype(np.int32)
         too_short = {name: int(((item_set == k) & (size == 0) & whole).sum()) for k, name in enumerate(names)}
         for k, name in enumerate(names):
             if not sub_index and not (size[item_set == k] > 0).any():  # a set nothing could ever match
@@ -553,7 +567,7 @@ class ContaminationIndex:
             code = cls.from_items(sets, c, "code", exclude)
         semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
-                   semantic=semantic, item_units=units, item_starts=tokens.starts.astype(np.int32),
+                   semantic=semantic, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
@@ -683,7 +697,8 @@ class ContaminationIndex:
         overlap = found_grams / np.maximum(1, words - n + 1)
         # A match also covers at least `ngram` words (all of a shorter item): one common 5-word
         # phrase must not make a 9-word question a leak.
-        good = (coverage >= self.settings.floor) & (covered >= np.minimum(coverable, self.settings.ngram))
+        need = self.settings.ngram if self.need is None else self.need[pairs % n_items]
+        good = (coverage >= self.settings.floor) & (covered >= np.minimum(coverable, need))
         if not good.any():
             return
         wanted = pairs[good]
