@@ -340,6 +340,13 @@ class ContaminationConfig(Section):
     # (bench/bench_dedup_contamination.py).
     code: bool = measure(True)
     code_ngram: int = measure(20, gt=0)
+    # Code key, for code ported to another language (method "code_key"): the item's identifier
+    # pieces (snake_case and camelCase split), literals and docstring example values, weighted by
+    # rarity among the items, found in one window of a code-like record in any order
+    # (audit/stages/contamination_codekey.py); a match covers >= code_key_threshold of the item's
+    # key weight.
+    code_key: bool = measure(True)
+    code_key_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
     # Semantic tier, for paraphrases whose words and n-grams mostly changed (method "semantic"):
     # windows of each record (sized to the items) are embedded with WordLlama's 256-dimension
     # model, which ships inside the wordllama wheel (no download), and compared with every item's
@@ -364,8 +371,8 @@ class ContaminationConfig(Section):
     corpus_df_min_docs: int = measure(5, gt=0)
     corpus_df_ratio: float = measure(10.0, gt=1)
     # The methods whose counted matches stop a canary run.
-    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic"]] = judge([
-        "exact_ngram", "skeleton", "code", "fuzzy", "semantic"])
+    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic", "code_key"]] = judge([
+        "exact_ngram", "skeleton", "code", "fuzzy", "semantic", "code_key"])
 
     @property
     def floor(self) -> float:
@@ -378,13 +385,19 @@ class ContaminationConfig(Section):
         return self.floor_of("minhash_threshold")
 
     @property
+    def code_key_floor(self) -> float:
+        """The key coverage down to which code_key matches are measured."""
+        return self.floor_of("code_key_threshold")
+
+    @property
     def semantic_floor(self) -> float:
         """The aligned coverage down to which semantic matches are measured."""
         return self.floor_of("semantic_threshold")
 
     def limit(self, method: str) -> float:
         """The coverage at which a match found by `method` counts."""
-        return {"fuzzy": self.minhash_threshold, "semantic": self.semantic_threshold}.get(method, self.threshold)
+        return {"fuzzy": self.minhash_threshold, "semantic": self.semantic_threshold,
+                "code_key": self.code_key_threshold}.get(method, self.threshold)
 
     @model_validator(mode="after")
     def _min_below_ngram(self) -> "ContaminationConfig":

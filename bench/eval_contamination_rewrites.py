@@ -19,7 +19,8 @@ question (a GSM8K question without its worked answer, verbatim), question_paraph
 question_words20 (that question paraphrased / a fifth of its words edited), prompt (a HumanEval
 prompt, signature and docstring, without its solution). Ports written by people
 (rewrites/humaneval_x_*.jsonl.gz): port_cpp, port_go, port_java, port_rust, the item's prompt
-and solution in that language.
+and solution in that language; port_cpp_code ... port_rust_code, the port's declaration and
+solution only (no docstring: no English word of the item left, only names, literals and calls).
 Prints item recall per kind and per method (among counted matches), false contaminated
 hosts, and the stage's MB/s on this set (one process).
 """
@@ -148,7 +149,11 @@ def _load(data: Path) -> tuple[list[dict], list[dict]]:
             for x in f:
                 if x.strip():
                     r = json.loads(x)
-                    ports.setdefault(r["task_id"].split("/")[-1], {})[lang] = r["prompt"] + r["canonical_solution"]
+                    port = ports.setdefault(r["task_id"].split("/")[-1], {})
+                    # the Rust prompts hold only the docstring: the declaration follows it there
+                    decl = "" if r["declaration"].strip() in r["prompt"] else r["declaration"]
+                    port[lang] = r["prompt"] + decl + r["canonical_solution"]
+                    port[lang + "_code"] = r["declaration"] + r["canonical_solution"]
     gsm_items = [{"id": f"gsm{i}", "text": r["question"] + "\n" + r["answer"], "code": False,
                   "fields": {"question": r["question"], "answer": r["answer"]}} for i, r in enumerate(gsm)]
     he_items = [{"id": r["task_id"], "text": r["prompt"] + r["canonical_solution"], "code": True,
@@ -218,7 +223,8 @@ def main() -> None:
     test_gsm = [(("gsm8k", it["id"]), it) for it in gsm[1::2]]
     test_he = [(("humaneval", it["id"]), it) for it in he[1::2]]
     plan: list[tuple[str, tuple[str, str], str]] = []
-    kinds = list(KINDS) + ["split", "code_renamed"] + list(PART_KINDS) + [f"port_{p}" for p in PORTS]
+    kinds = (list(KINDS) + ["split", "code_renamed"] + list(PART_KINDS) + [f"port_{p}" for p in PORTS]
+             + [f"port_{p}_code" for p in PORTS])
     per_kind = max(1, args.leaks // len(kinds))
     for kind in kinds:
         pool = test_he if kind in ("code_renamed", "prompt") or kind.startswith("port_") else (

@@ -58,6 +58,7 @@ from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_text
 from audit.stages import Finding, Stage, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
+from audit.stages.contamination_codekey import CodeKeyIndex, looks_like_any_code
 from audit.stages.semantic import WordVectors
 
 if TYPE_CHECKING:
@@ -427,6 +428,7 @@ class ContaminationIndex:
     corpus_common_grams: int = 0  # n-grams left out as common in the corpus sample (corpus_common)
     corpus_sample_docs: int = 0   # documents in that sample
     corpus_digest: str = ""       # of the n-grams left out: part of what shard measurements depend on
+    code_key: CodeKeyIndex | None = None  # language-neutral code keys of the code items (the code_key tier)
     need: np.ndarray | None = None  # int32, item words an n-gram match must cover (see from_items)
     item_units: list[str] = field(default_factory=list)  # per indexed item, its unit (WHOLE: the whole item)
     item_starts: np.ndarray | None = None  # int32, character start of each item token in its unit's text
@@ -566,8 +568,9 @@ class ContaminationIndex:
         if c.code and not sub_index and looks_like_code(texts).any():
             code = cls.from_items(sets, c, "code", exclude)
         semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
+        code_key = CodeKeyIndex.build(texts, looks_like_any_code(texts)) if c.code_key and not sub_index else None
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
-                   semantic=semantic, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
+                   semantic=semantic, code_key=code_key, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
@@ -586,6 +589,7 @@ class ContaminationIndex:
             code = looks_like_code(column if column is not None else texts)
             self.code_records += int(code.sum())
             tiers.append((self.code, code_tokens(texts, code), "code"))
+        keyed = looks_like_any_code(column if column is not None else texts) if self.code_key is not None else None
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
             for sub, sub_tokens, method in tiers:
@@ -593,6 +597,8 @@ class ContaminationIndex:
                     found.setdefault(k, []).extend(extra)
             if self.semantic is not None:
                 self._semantic_matches(texts[a:b], tokens.slice(a, b), found)
+            if keyed is not None:
+                self._code_key_matches(texts, a, b, keyed, found)
             for k, matches in found.items():
                 out[a + k] = _best_per_method(matches)
         return out
@@ -647,11 +653,23 @@ class ContaminationIndex:
                 coverage, spans, longest, runs = got
                 self._add(found, p, coverage, coverage, spans, "semantic", longest, [f"cosine {cosine:.3f}"], runs)
 
+    def _code_key_matches(self, texts: Sequence[str | None], a: int, b: int, keyed: np.ndarray,
+                          found: dict[int, list[dict[str, Any]]]) -> None:
+        """Add to `found` (keyed by text - a) the code_key matches of the code-like texts[a:b]."""
+        assert self.code_key is not None
+        n_items = len(self.item_ids)
+        for t in np.flatnonzero(keyed[a:b]).tolist():
+            for it, coverage, spans, item_chars, evidence in self.code_key.matches(texts[a + t] or "",
+                                                                                  self.settings.code_key_floor):
+                self._add(found, t * n_items + it, coverage, coverage, spans, "code_key", evidence=evidence,
+                          item_chars=item_chars)
+
     def _add(self, found: dict, pair: int, overlap: float, coverage: float, spans: list[list[int]],
              method: str, longest: list[int] | None = None, evidence: list[str] | None = None,
-             item_words: list[tuple[int, int]] | None = None) -> None:
+             item_words: list[tuple[int, int]] | None = None, item_chars: list[list[int]] | None = None) -> None:
         """Record a match of pair (text x item); `item_words`: the [start, end) word ranges of the
-        item matched, reported as character spans of the unit's text (`item_spans`)."""
+        item matched, reported as character spans of the unit's text (`item_spans`), or
+        `item_chars`: those spans already."""
         text, item = divmod(pair, len(self.item_ids))
         found.setdefault(text, []).append({
             "eval_set": self.set_names[self.item_set[item]], "eval_id": self.item_ids[item],
@@ -659,7 +677,7 @@ class ContaminationIndex:
             "method": method, "score": round(min(1.0, coverage), 4),
             "longest_span": longest or max(spans, key=lambda s: (s[1] - s[0], -s[0])), "evidence": evidence or [],
             "unit": self.item_units[item] if self.item_units else WHOLE,
-            "item_spans": self._item_spans(item, item_words or [])})
+            "item_spans": _merge_spans(item_chars) if item_chars else self._item_spans(item, item_words or [])})
 
     def _item_spans(self, item: int, words: list[tuple[int, int]]) -> list[list[int]]:
         """Character spans, in the text of unit `item`, of its word ranges `words` (merged)."""
@@ -864,7 +882,7 @@ class ContaminationIndex:
 
 
 # Methods in the order their tiers run: a tie in coverage goes to the earlier (the simpler evidence).
-METHODS = ("exact_ngram", "fuzzy", "skeleton", "code", "semantic")
+METHODS = ("exact_ngram", "fuzzy", "skeleton", "code", "semantic", "code_key")
 _METHOD_RANK = {m: k for k, m in enumerate(METHODS)}
 
 
