@@ -358,6 +358,14 @@ class ContaminationConfig(Section):
     semantic: bool = measure(False)
     semantic_similarity: float = measure(0.6, gt=0, le=1)
     semantic_threshold: float = judge(0.3, floor="measure_floor", ge=0, le=1)
+    # Rewrite tier, for an item or one unit of it restated in other words and order (method
+    # "rewrite", audit/stages/contamination_rewrite.py): the unit's rare word stems, numbers and
+    # names, weighted by rarity among the units, found in one window of a record in any order
+    # and inflection cover >= rewrite_threshold of the unit's stem weight, and that window's
+    # WordLlama embedding is at cosine >= rewrite_similarity with the unit's.
+    rewrite: bool = measure(True)
+    rewrite_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
+    rewrite_similarity: float = measure(0.6, gt=0, le=1)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the
@@ -371,8 +379,8 @@ class ContaminationConfig(Section):
     corpus_df_min_docs: int = measure(5, gt=0)
     corpus_df_ratio: float = measure(10.0, gt=1)
     # The methods whose counted matches stop a canary run.
-    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic", "code_key"]] = judge([
-        "exact_ngram", "skeleton", "code", "fuzzy", "semantic", "code_key"])
+    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic", "code_key", "rewrite"]] = judge([
+        "exact_ngram", "skeleton", "code", "fuzzy", "semantic", "code_key", "rewrite"])
 
     @property
     def floor(self) -> float:
@@ -383,6 +391,11 @@ class ContaminationConfig(Section):
     def minhash_floor(self) -> float:
         """The aligned coverage down to which fuzzy matches are measured."""
         return self.floor_of("minhash_threshold")
+
+    @property
+    def rewrite_floor(self) -> float:
+        """The stem coverage down to which rewrite matches are measured."""
+        return self.floor_of("rewrite_threshold")
 
     @property
     def code_key_floor(self) -> float:
@@ -397,7 +410,7 @@ class ContaminationConfig(Section):
     def limit(self, method: str) -> float:
         """The coverage at which a match found by `method` counts."""
         return {"fuzzy": self.minhash_threshold, "semantic": self.semantic_threshold,
-                "code_key": self.code_key_threshold}.get(method, self.threshold)
+                "code_key": self.code_key_threshold, "rewrite": self.rewrite_threshold}.get(method, self.threshold)
 
     @model_validator(mode="after")
     def _min_below_ngram(self) -> "ContaminationConfig":

@@ -166,9 +166,9 @@ def test_judge_reasons_per_eval_set_and_thresholds(stage, config):
     details = findings[1][2]
     assert details["eval_id"] == "long" and details["overlap"] == 1.0 and details["method"] == "exact_ngram"
     json.dumps(details)
-    # every method's threshold: the 60% prefix is also a fuzzy match, judged by minhash_threshold
+    # every method's threshold: the 60% prefix is also a fuzzy and a rewrite match, judged by theirs
     strict = config.model_copy(update={"contamination": config.contamination.model_copy(
-        update={"threshold": 0.9, "minhash_threshold": 0.9})})
+        update={"threshold": 0.9, "minhash_threshold": 0.9, "rewrite_threshold": 0.9})})
     assert [r for r, _, _ in ContaminationStage.judge(out, strict)] == [1, 1]
 
 
@@ -254,6 +254,9 @@ def test_matches_below_the_threshold_are_kept_for_rejudging_but_do_not_count(sta
 
     words = ITEMS["long"].split()
     partial = _filler(30, 21) + " " + " ".join(words[:int(len(words) * 0.4)])  # ~40% of the item
+    # (the rewrite tier weighs the rare words of that 40%, most of the item's: judged by its own threshold)
+    config = config.model_copy(update={"contamination": config.contamination.model_copy(update={"rewrite": False})})
+    stage = ContaminationStage(config)
     out = stage(pa.table({"doc_id": ["p"], "shard": ["s"], "record": [0], "text": [partial]}))
     kept = out.column("contamination").to_pylist()[0]
     assert kept and 0.3 <= max(m["coverage"] for m in kept) < 0.5

@@ -59,6 +59,7 @@ from audit.stages import Finding, Stage, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.contamination_codekey import CodeKeyIndex, looks_like_any_code
+from audit.stages.contamination_rewrite import RewriteIndex
 from audit.stages.semantic import WordVectors
 
 if TYPE_CHECKING:
@@ -429,6 +430,7 @@ class ContaminationIndex:
     corpus_sample_docs: int = 0   # documents in that sample
     corpus_digest: str = ""       # of the n-grams left out: part of what shard measurements depend on
     code_key: CodeKeyIndex | None = None  # language-neutral code keys of the code items (the code_key tier)
+    rewrite: RewriteIndex | None = None  # rare word stems and embeddings of the units (the rewrite tier)
     need: np.ndarray | None = None  # int32, item words an n-gram match must cover (see from_items)
     item_units: list[str] = field(default_factory=list)  # per indexed item, its unit (WHOLE: the whole item)
     item_starts: np.ndarray | None = None  # int32, character start of each item token in its unit's text
@@ -569,8 +571,9 @@ class ContaminationIndex:
             code = cls.from_items(sets, c, "code", exclude)
         semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
         code_key = CodeKeyIndex.build(texts, looks_like_any_code(texts)) if c.code_key and not sub_index else None
+        rewrite = RewriteIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.rewrite and not sub_index else None
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
-                   semantic=semantic, code_key=code_key, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
+                   semantic=semantic, code_key=code_key, rewrite=rewrite, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
@@ -599,6 +602,8 @@ class ContaminationIndex:
                 self._semantic_matches(texts[a:b], tokens.slice(a, b), found)
             if keyed is not None:
                 self._code_key_matches(texts, a, b, keyed, found)
+            if self.rewrite is not None:
+                self._rewrite_matches(tokens.slice(a, b), found)
             for k, matches in found.items():
                 out[a + k] = _best_per_method(matches)
         return out
@@ -652,6 +657,26 @@ class ContaminationIndex:
             if got is not None and got[0] >= c.semantic_floor:
                 coverage, spans, longest, runs = got
                 self._add(found, p, coverage, coverage, spans, "semantic", longest, [f"cosine {cosine:.3f}"], runs)
+
+    def _rewrite_matches(self, tokens: Tokens, found: dict[int, list[dict[str, Any]]]) -> None:
+        """Add to `found` the rewrite matches of the chunk's records (pairs another tier found
+        whole are skipped: a fixed bar, as for the semantic tier)."""
+        rw = self.rewrite
+        assert rw is not None
+        c = self.settings
+        n_items = len(self.item_ids)
+        done = {(text, m["eval_set"], m["eval_id"]) for text, ms in found.items() for m in ms if m["coverage"] >= 1.0}
+        for t, u, coverage, w0, w1, cosine, stems in rw.matches(tokens, c.rewrite_floor, c.rewrite_similarity):
+            if (t, self.set_names[self.item_set[u]], self.item_ids[u]) in done:
+                continue
+            base, top = int(rw.unit_bounds[u]), int(rw.unit_bounds[u + 1])
+            held = np.isin(rw.word_stem[base:top], stems)
+            edge = np.diff(np.concatenate([[0], held.astype(np.int8), [0]]))
+            runs = list(zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist()))
+            span = [int(tokens.starts[w0]), int(tokens.ends[w1 - 1])]
+            rare = sorted(stems, key=lambda s: -float(rw.weight[s]))[:10]
+            self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span,
+                      [f"cosine {cosine:.3f}", "stems " + " ".join(rw.names[s] for s in rare)], runs)
 
     def _code_key_matches(self, texts: Sequence[str | None], a: int, b: int, keyed: np.ndarray,
                           found: dict[int, list[dict[str, Any]]]) -> None:
@@ -882,8 +907,11 @@ class ContaminationIndex:
 
 
 # Methods in the order their tiers run: a tie in coverage goes to the earlier (the simpler evidence).
-METHODS = ("exact_ngram", "fuzzy", "skeleton", "code", "semantic", "code_key")
+METHODS = ("exact_ngram", "fuzzy", "skeleton", "code", "semantic", "code_key", "rewrite")
 _METHOD_RANK = {m: k for k, m in enumerate(METHODS)}
+# Tiers whose coverage is not a share of the item's words in order (an embedding's proposal, a
+# bag of code keys or word stems): a match of the other tiers that counts is preferred to theirs.
+_LOOSE = frozenset({"semantic", "code_key", "rewrite"})
 
 
 def _best_per_method(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -896,8 +924,8 @@ def _best_per_method(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
         key = (m["eval_set"], m["eval_id"], m["method"])
         if key not in best or m["coverage"] > best[key]["coverage"]:
             best[key] = m
-    ranked = sorted(best.values(),
-                    key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"], _METHOD_RANK[m["method"]]))
+    ranked = sorted(best.values(), key=lambda m: (m["method"] in _LOOSE, -m["coverage"], m["eval_set"], m["eval_id"],
+                                                  _METHOD_RANK[m["method"]]))
     whole = set()
     out = []
     for m in ranked:
