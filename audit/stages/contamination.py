@@ -213,15 +213,20 @@ class GramIndex:
 
 # The unit name of a whole eval item (its other units are named by their field).
 WHOLE = "item"
+# A unit that looks like code is matched on its own only with this many words (whitespace-separated).
+_MIN_CODE_UNIT_WORDS = 40
 
 
 def _with_units(s: EvalSet) -> tuple[str, list[str], list[str], list[str]]:
     """An eval set as (name, ids, texts, units) of the index: every whole item, then each unit
-    field's text of each item where it is not empty and not the whole item's text again."""
+    field's text of each item where it is not empty, not the whole item's text again, and not a
+    short piece of code."""
     ids, texts, units = list(s.ids), list(s.texts), [WHOLE] * len(s.ids)
     for name, unit_texts in s.units.items():
-        for item_id, text, whole in zip(s.ids, unit_texts, s.texts):
-            if text.strip() and text.strip() != whole.strip():
+        code = looks_like_code(unit_texts)
+        for item_id, text, whole, is_code in zip(s.ids, unit_texts, s.texts, code.tolist()):
+            # a short piece of code (a three-line body) is an idiom of many programs, not a unit
+            if text.strip() and text.strip() != whole.strip() and not (is_code and len(text.split()) < _MIN_CODE_UNIT_WORDS):
                 ids.append(item_id)
                 texts.append(text)
                 units.append(name)
@@ -445,11 +450,11 @@ class ContaminationIndex:
             return None
         c = config.contamination
         sets = [_with_units(s) for s in load_eval_sets(config)]
-        index = cls.from_items(sets, c)
         if sample and c.corpus_df:
-            common = index.corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio)
-            if len(common):
-                index = cls.from_items(sets, c, exclude=common)
+            # the n-gram tiers alone tell what is common in the sample (the embedding and key tiers are not needed)
+            lean = c.model_copy(update={"semantic": False, "rewrite": False, "code_key": False})
+            common = cls.from_items(sets, lean).corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio)
+            index = cls.from_items(sets, c, exclude=common if len(common) else None)
             index.corpus_common_grams, index.corpus_sample_docs = int(len(common)), len(sample)
             index.corpus_digest = hashlib.sha256(np.sort(common).tobytes()).hexdigest()[:16]
         return index

@@ -53,9 +53,10 @@ _MAX_DF_SHARE = 0.03
 _MIN_DF = 3
 # The prefilter: a (record, unit) pair is looked at when one window of the record holds this many
 # distinct stems of the unit held by at most _RARE_SHARE of the units (a rare stem's postings are short).
-_MIN_RARE = 3
-_RARE_SHARE = 0.005
-# A pair needs this many distinct stems of the unit in one window ...
+_MIN_RARE = 2
+_RARE_SHARE = 0.01
+# A pair needs this many distinct stems of the unit in one window (or 60% of a unit's stems when it
+# has fewer than that, at least _MIN_RARE + 1) ...
 _MIN_STEMS = 5
 # ... in windows of this many times the unit's words (at least _MIN_WINDOW words).
 _WINDOW = 2.0
@@ -108,6 +109,7 @@ class RewriteIndex:
     unit_bounds: np.ndarray  # int64, unit u's words are word_stem[unit_bounds[u]:unit_bounds[u+1]]
     rare: np.ndarray         # bool, per stem: held by few units (the prefilter's postings)
     unit_stem_keys: np.ndarray  # int64, sorted: unit * (stems + 1) + stem of every posting
+    unit_need: np.ndarray    # int32, per unit: distinct stems a window must hold (see _MIN_STEMS)
 
     @classmethod
     def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, dim: int) -> "RewriteIndex":
@@ -157,7 +159,9 @@ class RewriteIndex:
                    np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
                    (df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common,
-                   np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)))
+                   np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
+                   np.array([min(_MIN_STEMS, max(_MIN_RARE + 1, -(-len([s for s in m if not common[s]]) * 6 // 10)))
+                             for m in unit_stems], dtype=np.int32))
 
     def _postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(word, stem, unit) for every posting of each word's stem."""
@@ -223,7 +227,7 @@ class RewriteIndex:
         got = np.add.reduceat(self.weight[kst], first) if len(first) else np.zeros(0)
         w_pair = wins >> 20
         w_unit = w_pair % n_units
-        ok = (count >= _MIN_STEMS) & (got >= floor * self.unit_total[w_unit]) & (self.unit_total[w_unit] > 0)
+        ok = (count >= self.unit_need[w_unit]) & (got >= floor * self.unit_total[w_unit]) & (self.unit_total[w_unit] > 0)
         if not ok.any():
             return
         # The best window of each pair (the earliest on a tie).
