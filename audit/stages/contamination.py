@@ -454,7 +454,7 @@ class ContaminationIndex:
             # the n-gram tiers alone tell what is common in the sample (the embedding and key tiers are not needed)
             lean = c.model_copy(update={"semantic": False, "rewrite": False, "code_key": False})
             common = cls.from_items(sets, lean).corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio)
-            index = cls.from_items(sets, c, exclude=common if len(common) else None)
+            index = cls.from_items(sets, c, exclude=common if len(common) else None, sample=sample)
             index.corpus_common_grams, index.corpus_sample_docs = int(len(common)), len(sample)
             index.corpus_digest = hashlib.sha256(np.sort(common).tobytes()).hexdigest()[:16]
         return index
@@ -494,10 +494,12 @@ class ContaminationIndex:
 
     @classmethod
     def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig",
-                   kind: str = "words", exclude: np.ndarray | None = None) -> "ContaminationIndex":
+                   kind: str = "words", exclude: np.ndarray | None = None,
+                   sample: list[str] | None = None) -> "ContaminationIndex":
         """Index eval sets given as (name, item ids, item texts). `kind` "skeleton": the
         number-skeleton sub-index (items holding numbers, numbers as one placeholder word);
-        "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams)."""
+        "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams). `sample`:
+        corpus documents the rewrite tier reads the rarity of stems in."""
         char_tables_ready()
         sub_index = kind != "words"
         # (name, ids, texts[, units]): an item without units is its whole self
@@ -576,7 +578,12 @@ class ContaminationIndex:
             code = cls.from_items(sets, c, "code", exclude)
         semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
         code_key = CodeKeyIndex.build(texts, looks_like_any_code(texts)) if c.code_key and not sub_index else None
-        rewrite = RewriteIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.rewrite and not sub_index else None
+        rewrite = None
+        if c.rewrite and not sub_index:
+            # code items (every unit of an item any of whose units looks like code) are the code tiers'
+            code_parent = np.zeros(len(owners), dtype=bool)
+            code_parent[parent[looks_like_code(texts)]] = True
+            rewrite = RewriteIndex.build(texts, tokens, (size > 0) & ~code_parent[parent], c.semantic_dim, sample)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
                    semantic=semantic, code_key=code_key, rewrite=rewrite, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())

@@ -31,8 +31,7 @@ import numpy as np
 import pyarrow as pa
 from scipy.sparse import coo_matrix
 
-from audit.normalize import Tokens, _hash_words, normalize_array
-from audit.stages.code_canon import looks_like_code
+from audit.normalize import Tokens, _hash_words, normalize_array, tokenize_hashed
 from audit.stages.semantic import WordVectors
 
 # Suffixes the stemmer strips (longest first) and the forms it generates from a stem.
@@ -55,6 +54,8 @@ _MIN_DF = 3
 # distinct stems of the unit held by at most _RARE_SHARE of the units (a rare stem's postings are short).
 _MIN_RARE = 2
 _RARE_SHARE = 0.01
+# ... and in at most this share of the corpus sample's documents (when the job has one).
+_CORPUS_SHARE = 0.01
 # A pair needs this many distinct stems of the unit in one window (or 60% of a unit's stems when it
 # has fewer than that, at least _MIN_RARE + 1) ...
 _MIN_STEMS = 5
@@ -112,10 +113,12 @@ class RewriteIndex:
     unit_need: np.ndarray    # int32, per unit: distinct stems a window must hold (see _MIN_STEMS)
 
     @classmethod
-    def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, dim: int) -> "RewriteIndex":
-        """Index the units `indexed` (bool per unit) of `texts` (`tokens`: their words); code
-        units are left to the code tiers (their words are syntax and names)."""
-        indexed = indexed & ~looks_like_code(list(texts))
+    def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, dim: int,
+              sample: Sequence[str] | None = None) -> "RewriteIndex":
+        """Index the units `indexed` (bool per unit) of `texts` (`tokens`: their words); the
+        caller leaves code out (its words are syntax and names: the code tiers' evidence).
+        `sample`: corpus documents; a stem in more than _CORPUS_SHARE of them is no prefilter key
+        (its postings would be read for most records of this corpus)."""
         raw = [texts[int(t)][int(a):int(b)] for t, a, b in zip(tokens.text_of.tolist(), tokens.starts.tolist(),
                                                                    tokens.ends.tolist())]
         words = [w or "" for w in normalize_array(pa.array(raw, pa.string())).to_pylist()]
@@ -143,6 +146,15 @@ class RewriteIndex:
                     form_stem.append(s)
         hashes = _hash_words(forms)
         order = np.argsort(hashes, kind="stable")
+        form_hash, form_stem_of = hashes[order], np.array(form_stem, dtype=np.int32)[order]
+        corpus_common = np.zeros(len(stems), dtype=bool)
+        if sample:
+            st = tokenize_hashed(list(sample))
+            at = np.minimum(np.searchsorted(form_hash, st.hashes), max(len(form_hash) - 1, 0))
+            found = np.flatnonzero(form_hash[at] == st.hashes) if len(form_hash) else np.zeros(0, np.int64)
+            doc_stem = np.unique(st.text_of[found] * len(stems) + form_stem_of[at[found]])
+            docs = np.bincount(doc_stem % len(stems), minlength=len(stems))
+            corpus_common = docs > max(_MIN_DF, _CORPUS_SHARE * len(sample))
         pairs = sorted((s, u) for u, mine in enumerate(unit_stems) for s in mine if not common[s])
         post_of = np.array([s for s, _ in pairs], dtype=np.int64)
         post_start = np.searchsorted(post_of, np.arange(len(stems) + 1))
@@ -155,10 +167,10 @@ class RewriteIndex:
                             shape=(len(texts), len(vectors.vecs))).tocsr()
         sums = np.asarray(counts @ vectors.vecs, dtype=np.float32)
         unit_vec = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-9)
-        return cls(hashes[order], np.array(form_stem, dtype=np.int32)[order], weight, post_start,
+        return cls(form_hash, form_stem_of, weight, post_start,
                    np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
-                   (df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common,
+                   (df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common & ~corpus_common,
                    np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
                    np.array([min(_MIN_STEMS, max(_MIN_RARE + 1, -(-len([s for s in m if not common[s]]) * 6 // 10)))
                              for m in unit_stems], dtype=np.int32))
@@ -199,18 +211,23 @@ class RewriteIndex:
         both = np.concatenate([block, np.maximum(block - 1, 0)])
         key = np.unique((np.concatenate([pr, pr]) * (1 << 20) + both) * n_stems + np.concatenate([st, st])) // n_stems
         wins, n_rare = np.unique(key, return_counts=True)
-        cand = np.unique(wins[n_rare >= _MIN_RARE] >> 20)
+        cand = wins[n_rare >= _MIN_RARE]
         if len(cand) == 0:
             return
-        # Every stem hit of each candidate pair: the text's hits whose stem its unit holds.
-        c_text, c_unit = cand // n_units, cand % n_units
-        t_lo = np.searchsorted(hit_text, c_text, side="left")
-        t_hi = np.searchsorted(hit_text, c_text, side="right")
+        # Every stem hit in those windows (and the blocks either side) whose stem the unit holds.
+        c_pair, c_block = cand >> 20, cand & ((1 << 20) - 1)
+        c_text, c_unit = c_pair // n_units, c_pair % n_units
+        c_half = np.maximum(_MIN_WINDOW // 2, (self.unit_words[c_unit] * _WINDOW / 2).astype(np.int64))
+        lo_word = tokens.bounds[c_text] + np.maximum(c_block - 1, 0) * c_half
+        hi_word = np.minimum(tokens.bounds[c_text] + (c_block + 3) * c_half, tokens.bounds[c_text + 1])
+        t_lo, t_hi = np.searchsorted(hit, lo_word), np.searchsorted(hit, hi_word)
         count = t_hi - t_lo
         at_hit = np.repeat(t_lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
         unit = np.repeat(c_unit, count)
         st = stem[at_hit]
-        held = np.isin(unit * n_stems + st, self.unit_stem_keys)
+        probe = unit * n_stems + st
+        at_key = np.minimum(np.searchsorted(self.unit_stem_keys, probe), len(self.unit_stem_keys) - 1)
+        held = self.unit_stem_keys[at_key] == probe
         word, st, unit = hit[at_hit][held], st[held], unit[held]
         text = tokens.text_of[word]
         pair = text * n_units + unit
@@ -240,10 +257,12 @@ class RewriteIndex:
             h = max(_MIN_WINDOW // 2, int(self.unit_words[u] * _WINDOW / 2))
             lo_w = int(tokens.bounds[t]) + blk * h
             hi_w = min(lo_w + 2 * h, int(tokens.bounds[t + 1]))
-            vec = self.vectors.vecs[self.vectors.rows(tokens.hashes[lo_w:hi_w])].sum(axis=0)
+            # the span: the first to the last word of the window holding one of the unit's stems; its
+            # embedding (not the whole window's, half of which may be the host's text) confirms
+            inside = word[(pair == p) & (word >= lo_w) & (word < hi_w)]
+            a_w, b_w = int(inside.min()), int(inside.max()) + 1
+            vec = self.vectors.vecs[self.vectors.rows(tokens.hashes[a_w:b_w])].sum(axis=0)
             cos = float(vec @ self.unit_vec[u]) / max(float(np.linalg.norm(vec)), 1e-9)
             if cos >= similarity:
-                # the span: the first to the last word of the window holding one of the unit's stems
-                inside = word[(pair == p) & (word >= lo_w) & (word < hi_w)]
-                yield (t, u, float(got[k]) / float(self.unit_total[u]), int(inside.min()), int(inside.max()) + 1,
+                yield (t, u, float(got[k]) / float(self.unit_total[u]), a_w, b_w,
                        cos, kst[first[k]:first[k] + count[k]].tolist())
