@@ -365,7 +365,7 @@ class ContaminationConfig(Section):
     # WordLlama embedding is at cosine >= rewrite_similarity with the unit's.
     rewrite: bool = measure(True)
     rewrite_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
-    rewrite_similarity: float = measure(0.6, gt=0, le=1)
+    rewrite_similarity: float = measure(0.7, gt=0, le=1)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the

@@ -457,6 +457,8 @@ class ContaminationIndex:
             index = cls.from_items(sets, c, exclude=common if len(common) else None, sample=sample)
             index.corpus_common_grams, index.corpus_sample_docs = int(len(common)), len(sample)
             index.corpus_digest = hashlib.sha256(np.sort(common).tobytes()).hexdigest()[:16]
+        else:
+            index = cls.from_items(sets, c)
         return index
 
     def corpus_common(self, texts: list[str], min_docs: int, ratio: float) -> np.ndarray:
