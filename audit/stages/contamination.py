@@ -606,7 +606,10 @@ class ContaminationIndex:
             code = looks_like_code(column if column is not None else texts)
             self.code_records += int(code.sum())
             tiers.append((self.code, code_tokens(texts, code), "code"))
-        keyed = looks_like_any_code(column if column is not None else texts) if self.code_key is not None else None
+        keyed = None
+        if self.code_key is not None:
+            arr = column if column is not None else pa.array(list(texts), pa.string())
+            keyed = looks_like_any_code(arr) & self.code_key.maybe(arr)
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
             for sub, sub_tokens, method in tiers:

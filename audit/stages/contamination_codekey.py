@@ -144,17 +144,21 @@ class CodeKeyIndex:
     entry_size: np.ndarray    # int32, per entry: its key tokens (the window is sized to it)
     entry_keys: list[dict[int, tuple[int, int]]]  # per entry: key id -> its first [start, end) in the item
     anchors: dict[str, list[int]]  # each defined name (underscores dropped, lower-cased) -> its entries
+    anchor_regex: str = ""  # RE2: any defined name in any naming convention (the records' prefilter)
 
     @classmethod
     def build(cls, texts: Sequence[str], code: np.ndarray) -> "CodeKeyIndex | None":
         """Key the items `code` (bool per item) of `texts` that define a named function (every name
         an item defines is its anchor); None when none has enough keys."""
         vocab: dict[str, int] = {}
+        spelled: set[str] = set()
         entries: list[tuple[int, set[str], int, dict[int, tuple[int, int]]]] = []
         for i, t in enumerate(texts):
-            names = {_anchor(n) for n in _DEFINED.findall(t)} if code[i] else set()
+            defined = set(_DEFINED.findall(t)) if code[i] else set()
+            names = {_anchor(n) for n in defined}
             if not names:
                 continue
+            spelled.update(defined)
             seen: set[frozenset[int]] = set()
             for examples in (True, False):
                 toks = key_tokens(t, examples)
@@ -178,7 +182,16 @@ class CodeKeyIndex:
         strong = np.array([not (k[0] == "#" and len(k) == 2) for k in vocab], dtype=bool)
         return cls(vocab, list(vocab), weight, strong, np.array([e[0] for e in entries], dtype=np.int32),
                    np.array([float(weight[list(e[3])].sum()) for e in entries]),
-                   np.array([e[2] for e in entries], dtype=np.int32), [e[3] for e in entries], anchors)
+                   np.array([e[2] for e in entries], dtype=np.int32), [e[3] for e in entries], anchors,
+                   "(?i)" + "|".join(sorted({"_*".join(p.group().lower() for p in _PIECE.finditer(n))
+                                             for n in spelled})))
+
+    def maybe(self, texts: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """Per text, whether it may hold a defined name of an item in any naming convention (one
+        RE2 pass over the Arrow array; False: surely no match)."""
+        if len(texts) == 0:
+            return np.zeros(0, dtype=bool)
+        return pc.fill_null(pc.match_substring_regex(texts, self.anchor_regex), False).to_numpy(zero_copy_only=False)
 
     def matches(self, text: str, floor: float) -> Iterable[tuple[int, float, list[list[int]], list[list[int]], list[str]]]:
         """(item, coverage, record spans, item spans (unmerged), evidence) of each entry whose
@@ -186,8 +199,12 @@ class CodeKeyIndex:
         its weight in one window of `text`."""
         # A one-word name (`fib`, `median`) anchors only where the record defines it; a longer one
         # (`has_close_elements`) wherever it stands as one identifier.
-        named = {_anchor(m) for m in _IDENT.findall(text) if _PIECE_BREAK.search(m)}
-        named |= {n for n in (_anchor(a or b) for a, b in _RECORD_DEFINED.findall(text)) if len(n) >= _MIN_NAME}
+        # each distinct identifier once (a page of code repeats its names many times); the costly
+        # search for definitions only where a one-word name of an item stands at all
+        idents = set(_IDENT.findall(text))
+        named = {_anchor(m) for m in idents if _PIECE_BREAK.search(m)}
+        if {m.lower() for m in idents} & self.anchors.keys():
+            named |= {n for n in (_anchor(a or b) for a, b in set(_RECORD_DEFINED.findall(text))) if len(n) >= _MIN_NAME}
         cand = sorted({e for name in named & self.anchors.keys() for e in self.anchors[name]})
         if not cand:
             return
