@@ -183,8 +183,7 @@ class CodeKeyIndex:
         return cls(vocab, list(vocab), weight, strong, np.array([e[0] for e in entries], dtype=np.int32),
                    np.array([float(weight[list(e[3])].sum()) for e in entries]),
                    np.array([e[2] for e in entries], dtype=np.int32), [e[3] for e in entries], anchors,
-                   "(?i)" + "|".join(sorted({"_*".join(p.group().lower() for p in _PIECE.finditer(n))
-                                             for n in spelled})))
+                   _anchor_regex(spelled))
 
     def maybe(self, texts: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """Per text, whether it may hold a defined name of an item in any naming convention (one
@@ -241,6 +240,25 @@ class CodeKeyIndex:
         evidence = ["keys " + " ".join(self.words[k] for k in rare) + f" ({len(keys)} of {len(mine)})"]
         return (best / float(self.entry_total[e]), [[toks[int(hits[0])][1], toks[int(hits[-1])][2]]],
                 [list(mine[int(k)]) for k in keys.tolist()], evidence)
+
+
+def _anchor_regex(names: set[str]) -> str:
+    """RE2 for the records that may hold one of `names` as an anchor: a name of two or more pieces
+    in any naming convention, a one-word name where a function of that name is defined."""
+    loose, defined = set(), set()
+    for n in names:
+        pieces = [p.group().lower() for p in _PIECE.finditer(n)]
+        if len(pieces) > 1:
+            loose.add("_*".join(pieces))
+        elif len(_anchor(n)) >= _MIN_NAME:
+            defined.add(_anchor(n))
+    alt = []
+    if loose:
+        alt.append("|".join(sorted(loose)))
+    if defined:
+        words = "|".join(sorted(defined))
+        alt.append(rf"\b(?:def|function|func|fn)\s+(?:{words})\b|\b(?:{words})\s*\([^()\n]*\)[^{{;\n]*\{{")
+    return "(?i)" + "|".join(alt) if alt else r"[^\s\S]"  # no name: matches nothing
 
 
 def _anchor(name: str) -> str:
