@@ -30,11 +30,19 @@ holding numbers, every number-holding word one placeholder, n-grams mostly numbe
 embedded with WordLlama (audit/stages/semantic.py), propose the items at cosine >=
 `semantic_similarity`; the item's pieces aligned around the window confirm (coverage >=
 `semantic_threshold`, a piece counting with a quarter of its words aligned).
+"code_key" (`contamination.code_key`, audit/stages/contamination_codekey.py): a code item's
+language-neutral key (identifier pieces, literals, docstring examples) in one window of a
+code-like record naming its function, for ports to other languages. "rewrite"
+(`contamination.rewrite`, audit/stages/contamination_rewrite.py): a unit's rare word stems,
+numbers and names in one record window in any order, confirmed by the window's embedding, for
+restatements. Units: every item is indexed whole and, per `eval_sets[].units`, each text field
+on its own (an index "item" is a unit; `item_units` names it), so a leak of the question alone
+counts; a match names its `unit` and `item_spans` (the unit's matched character spans).
 Measurements keep each tier's best match of each (record, item) down to the measure floor,
 whatever the thresholds; `counted` keeps, per (record, item), the best of those at or over their
 method's threshold (what the outputs and reasons report), so a threshold changed by `audit
 decide` finds every tier's evidence measured. No tier's measuring reads a threshold.
-Methods: exact_ngram, skeleton, code, fuzzy (alignment), semantic. Every match carries `score` (its
+Methods: exact_ngram, skeleton, code, fuzzy (alignment), semantic, code_key, rewrite. Every match carries `score` (its
 coverage), `longest_span`, and `evidence` (skeleton: the numbers that differ, "item number ->
 record number"; semantic: "cosine 0.862").
 """

@@ -107,7 +107,7 @@ def key_tokens(text: str, examples: bool = True) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     at = 0
     for m in _REGION.finditer(text):
-        _code_keys(_NUMBER_SUFFIX_FREE(text[at:m.start()]), at, out)
+        _code_keys(_without_number_suffixes(text[at:m.start()]), at, out)
         region = m.group()
         if region[0] in "\"'" and not region.startswith(('"""', "'''")):
             body = region[1:-1].strip().lower()
@@ -121,11 +121,11 @@ def key_tokens(text: str, examples: bool = True) -> list[tuple[str, int, int]]:
                 after_prompt = ">>>" in line
                 pos += len(line) + 1
         at = m.end()
-    _code_keys(_NUMBER_SUFFIX_FREE(text[at:]), at, out)
+    _code_keys(_without_number_suffixes(text[at:]), at, out)
     return out
 
 
-def _NUMBER_SUFFIX_FREE(code: str) -> str:  # noqa: N802 - reads as what it returns
+def _without_number_suffixes(code: str) -> str:
     """`code` with the type suffixes of number literals (1.0f, 10L, 3u) blanked, offsets kept."""
     return re.sub(r"(?<=\d)[fFlLuU]+\b", lambda m: " " * len(m.group()), code)
 
