@@ -103,6 +103,24 @@ class EvalSetConfig(Section):
     path: str = measure()
     text_fields: list[str] = measure(default_factory=lambda: ["text"], min_length=1)
     id_field: str | None = measure(None)
+    # Units: the text fields also matched each on its own (a leak often restates one part, e.g. a
+    # question without its worked answer or its choices); the whole item is always a unit. None:
+    # every text field when there are two or more; []: the whole item only.
+    units: list[str] | None = measure(None)
+
+    @model_validator(mode="after")
+    def _units_are_text_fields(self) -> "EvalSetConfig":
+        extra = [u for u in self.units or [] if u not in self.text_fields]
+        if extra:
+            raise ValueError(f"units {extra} are not among text_fields {self.text_fields}: name text fields")
+        return self
+
+    @property
+    def unit_fields(self) -> list[str]:
+        """The text fields matched on their own as well as the whole item."""
+        if self.units is not None:
+            return list(self.units)
+        return list(self.text_fields) if len(self.text_fields) > 1 else []
 
 
 class LanguagesConfig(Section):
@@ -323,6 +341,14 @@ class ContaminationConfig(Section):
     # (bench/bench_dedup_contamination.py).
     code: bool = measure(True)
     code_ngram: int = measure(20, gt=0)
+    # Code key, for code ported to another language (method "code_key"): the item's identifier
+    # pieces (snake_case and camelCase split), literals and docstring example values, weighted by
+    # rarity among the items, found in one window of a code-like record in any order
+    # (audit/stages/contamination_codekey.py); a match covers >= code_key_threshold of the item's
+    # key weight. Human ports without docstrings: 0.44-0.62 found, no false document in 2,300
+    # (bench/eval_contamination_wild.py); about 3% of the stage's time (an RE2 prefilter by name).
+    code_key: bool = measure(True)
+    code_key_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
     # Semantic tier, for paraphrases whose words and n-grams mostly changed (method "semantic"):
     # windows of each record (sized to the items) are embedded with WordLlama's 256-dimension
     # model, which ships inside the wordllama wheel (no download), and compared with every item's
@@ -334,6 +360,17 @@ class ContaminationConfig(Section):
     semantic: bool = measure(False)
     semantic_similarity: float = measure(0.6, gt=0, le=1)
     semantic_threshold: float = judge(0.3, floor="measure_floor", ge=0, le=1)
+    # Rewrite tier, for an item or one unit of it restated in other words and order (method
+    # "rewrite", audit/stages/contamination_rewrite.py): the unit's rare word stems, numbers and
+    # names, weighted by rarity among the units, found in one window of a record in any order
+    # and inflection cover >= rewrite_threshold of the unit's stem weight, and that window's
+    # WordLlama embedding is at cosine >= rewrite_similarity with the unit's. It costs about 4% of
+    # the stage's time on clean text (a prefilter by stems rare among the units and in the corpus
+    # sample) and finds 0.88 of hand-restated questions at 1 false document in 2,300
+    # (bench/eval_contamination_wild.py).
+    rewrite: bool = measure(True)
+    rewrite_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
+    rewrite_similarity: float = measure(0.7, gt=0, le=1)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the
@@ -347,8 +384,8 @@ class ContaminationConfig(Section):
     corpus_df_min_docs: int = measure(5, gt=0)
     corpus_df_ratio: float = measure(10.0, gt=1)
     # The methods whose counted matches stop a canary run.
-    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic"]] = judge([
-        "exact_ngram", "skeleton", "code", "fuzzy", "semantic"])
+    canary_methods: list[Literal["exact_ngram", "skeleton", "code", "fuzzy", "semantic", "code_key", "rewrite"]] = judge([
+        "exact_ngram", "skeleton", "code", "fuzzy", "semantic", "code_key", "rewrite"])
 
     @property
     def floor(self) -> float:
@@ -361,13 +398,24 @@ class ContaminationConfig(Section):
         return self.floor_of("minhash_threshold")
 
     @property
+    def rewrite_floor(self) -> float:
+        """The stem coverage down to which rewrite matches are measured."""
+        return self.floor_of("rewrite_threshold")
+
+    @property
+    def code_key_floor(self) -> float:
+        """The key coverage down to which code_key matches are measured."""
+        return self.floor_of("code_key_threshold")
+
+    @property
     def semantic_floor(self) -> float:
         """The aligned coverage down to which semantic matches are measured."""
         return self.floor_of("semantic_threshold")
 
     def limit(self, method: str) -> float:
         """The coverage at which a match found by `method` counts."""
-        return {"fuzzy": self.minhash_threshold, "semantic": self.semantic_threshold}.get(method, self.threshold)
+        return {"fuzzy": self.minhash_threshold, "semantic": self.semantic_threshold,
+                "code_key": self.code_key_threshold, "rewrite": self.rewrite_threshold}.get(method, self.threshold)
 
     @model_validator(mode="after")
     def _min_below_ngram(self) -> "ContaminationConfig":

@@ -2,6 +2,9 @@
 
 An item's text is its `text_fields` joined by a newline (so words of two fields never run
 together); its id is `id_field` when given, else its 0-based index in the file as a string.
+A field holding a list (multiple-choice `choices`) reads as its elements, one a line. Each of
+the eval set's unit fields (`EvalSetConfig.unit_fields`) is also kept on its own (`units`): the
+contamination index matches it as well as the whole item, so a leak of the question alone counts.
 Formats: .jsonl, .jsonl.gz, .jsonl.zst, .parquet, .csv (UTF-8, a byte-order mark allowed).
 Anything that would leave an eval set silently useless or crash the run (missing, truncated or
 damaged file, no items, a missing text field) is a ConfigError of one line naming the eval set,
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +35,21 @@ class EvalSet:
     path: Path
     ids: list[str]
     texts: list[str]
+    # unit field -> per item its text ("" when the item has none), for each unit field
+    units: dict[str, list[str]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+
+def field_text(value: Any) -> str:
+    """A field's text: a list or tuple as its elements one a line (nested ones flattened), not
+    Python's rendering of a list; None as ""; anything else as str()."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return "\n".join(t for t in map(field_text, value) if t)
+    return str(value)
 
 
 def _fail(cfg: EvalSetConfig, path: Path, problem: str, fix: str) -> ConfigError:
@@ -92,12 +107,15 @@ def load_eval_set(cfg: EvalSetConfig, config: AuditConfig) -> EvalSet:
                         "set text_fields / id_field to the item's fields")
     ids: list[str] = []
     texts: list[str] = []
+    units: dict[str, list[str]] = {u: [] for u in cfg.unit_fields}
     for i, row in enumerate(rows):
         parts = [row.get(f) for f in cfg.text_fields]
         if all(p is None for p in parts):
             raise _fail(cfg, path, f"item {i} has none of the text fields {cfg.text_fields}",
                         "fill them or remove the item")
-        texts.append("\n".join(str(p) for p in parts if p is not None))
+        texts.append("\n".join(field_text(p) for p in parts if p is not None))
+        for u, out in units.items():
+            out.append(field_text(row.get(u)))
         if cfg.id_field:
             item_id = row.get(cfg.id_field)
             if item_id is None:
@@ -109,7 +127,7 @@ def load_eval_set(cfg: EvalSetConfig, config: AuditConfig) -> EvalSet:
     if not any(t.strip() for t in texts):
         raise _fail(cfg, path, f"every item's {cfg.text_fields} is empty", "set text_fields to the fields "
                                                                           "holding the item's text")
-    return EvalSet(cfg.name, path, ids, texts)
+    return EvalSet(cfg.name, path, ids, texts, units)
 
 
 def load_eval_sets(config: AuditConfig) -> list[EvalSet]:

@@ -55,7 +55,8 @@ WHERE_COLUMNS = [("doc_id", pa.string()), ("source_id", pa.string()), ("shard", 
 CONTAMINATION_SCHEMA = pa.schema(WHERE_COLUMNS + [
     ("eval_set", pa.string()), ("eval_id", pa.string()), ("overlap", pa.float64()), ("coverage", pa.float64()),
     ("spans", pa.list_(pa.list_(pa.int64()))), ("method", pa.string()),
-    ("score", pa.float64()), ("longest_span", pa.list_(pa.int64())), ("evidence", pa.list_(pa.string()))])
+    ("score", pa.float64()), ("longest_span", pa.list_(pa.int64())), ("evidence", pa.list_(pa.string())),
+    ("unit", pa.string()), ("item_spans", pa.list_(pa.list_(pa.int64())))])
 PII_SCHEMA = pa.schema(WHERE_COLUMNS + [
     ("entity_type", pa.string()), ("start", pa.int64()), ("end", pa.int64()), ("score", pa.float32())])
 # duplicates/: one row per duplicate record (sorted by shard in each file: the decide pass reads

@@ -1,9 +1,10 @@
 """Contamination recall on rewritten leaks: eval items edited the ways leaks reach crawls.
 
     python bench/eval_contamination_rewrites.py --data ../shared/data [--hosts 3000 --leaks 1000] [--no-code]
-        [--semantic] [--set KEY=VALUE] [--json]
+        [--semantic] [--no-units] [--set KEY=VALUE] [--json]
 
-Eval sets: GSM8K test (question + answer) and HumanEval (prompt + solution), all items indexed;
+Eval sets: GSM8K test (fields question, answer) and HumanEval (prompt, canonical_solution), all
+items indexed, each field also a unit of its own (`--no-units`: the whole item only);
 leaks are drawn only from the odd-numbered items (the even half is left for tuning). Hosts are
 real prose (ABC news paragraphs and Python docs pages, full of code); a leak is planted into a host, the other hosts stay clean.
 Rewrite kinds: verbatim, recased (case/punctuation), words20 (a fifth of the words replaced,
@@ -13,7 +14,13 @@ line), code_renamed (identifiers renamed, comments dropped, re-indented), and tw
 our own: words10_reordered (both at once) and prefix60 (the first 60% of the item), and
 paraphrase (GSM8K items with words and phrases swapped from a synonym table and opening clauses
 moved to the end: a stand-in for a model's rewording that breaks most n-grams), and words33
-(every third word replaced: no word 3-gram of the item left).
+(every third word replaced: no word 3-gram of the item left). Leaks of one part of an item:
+question (a GSM8K question without its worked answer, verbatim), question_paraphrase and
+question_words20 (that question paraphrased / a fifth of its words edited), prompt (a HumanEval
+prompt, signature and docstring, without its solution). Ports written by people
+(rewrites/humaneval_x_*.jsonl.gz): port_cpp, port_go, port_java, port_rust, the item's prompt
+and solution in that language; port_cpp_code ... port_rust_code, the port's declaration and
+solution only (no docstring: no English word of the item left, only names, literals and calls).
 Prints item recall per kind and per method (among counted matches), false contaminated
 hosts, and the stage's MB/s on this set (one process).
 """
@@ -136,9 +143,26 @@ def _load(data: Path) -> tuple[list[dict], list[dict]]:
         gsm = [json.loads(x) for x in f if x.strip()]
     with gzip.open(data / "evals/HumanEval.jsonl.gz", "rt", encoding="utf-8") as f:
         he = [json.loads(x) for x in f if x.strip()]
-    gsm_items = [{"id": f"gsm{i}", "text": r["question"] + "\n" + r["answer"], "code": False} for i, r in enumerate(gsm)]
-    he_items = [{"id": r["task_id"], "text": r["prompt"] + r["canonical_solution"], "code": True} for r in he]
+    ports: dict[str, dict[str, str]] = {}
+    for lang in PORTS:
+        with gzip.open(data / f"rewrites/humaneval_x_{lang}.jsonl.gz", "rt", encoding="utf-8") as f:
+            for x in f:
+                if x.strip():
+                    r = json.loads(x)
+                    port = ports.setdefault(r["task_id"].split("/")[-1], {})
+                    # the Rust prompts hold only the docstring: the declaration follows it there
+                    decl = "" if r["declaration"].strip() in r["prompt"] else r["declaration"]
+                    port[lang] = r["prompt"] + decl + r["canonical_solution"]
+                    port[lang + "_code"] = r["declaration"] + r["canonical_solution"]
+    gsm_items = [{"id": f"gsm{i}", "text": r["question"] + "\n" + r["answer"], "code": False,
+                  "fields": {"question": r["question"], "answer": r["answer"]}} for i, r in enumerate(gsm)]
+    he_items = [{"id": r["task_id"], "text": r["prompt"] + r["canonical_solution"], "code": True,
+                 "fields": {"prompt": r["prompt"], "canonical_solution": r["canonical_solution"]},
+                 "ports": ports.get(r["task_id"].split("/")[-1], {})} for r in he]
     return gsm_items, he_items
+
+
+PORTS = ("cpp", "go", "java", "rust")
 
 
 KINDS = {
@@ -155,6 +179,13 @@ KINDS = {
     # shared n-grams (semantic) can propose the item
     "words33": lambda t, r: " ".join(r.choice(_VOCAB) if k % 3 == 2 else w for k, w in enumerate(t.split(" "))),
 }
+# Leaks of one field of the item (the rewrite applied to that field alone).
+PART_KINDS = {
+    "question": ("question", lambda t, r: t),
+    "question_paraphrase": ("question", _paraphrase),
+    "question_words20": ("question", _words20),
+    "prompt": ("prompt", lambda t, r: t),
+}
 
 
 def main() -> None:
@@ -166,6 +197,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-code", action="store_true", help="switch the code tier off")
     ap.add_argument("--semantic", action="store_true", help="switch the semantic tier on (off by default)")
+    ap.add_argument("--no-units", action="store_true", help="match whole items only (no field on its own)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="another contamination setting, e.g. --set semantic_similarity=0.8")
     args = ap.parse_args()
@@ -181,22 +213,31 @@ def main() -> None:
     for name, items in (("gsm8k", gsm), ("humaneval", he)):
         with open(tmp / f"{name}.jsonl", "w", encoding="utf-8") as f:
             for it in items:
-                f.write(json.dumps({"id": it["id"], "text": it["text"]}) + "\n")
+                f.write(json.dumps({"id": it["id"], **it["fields"]}) + "\n")
+    fields = {"gsm8k": ["question", "answer"], "humaneval": ["prompt", "canonical_solution"]}
     config = parse_config({"input": {"paths": ["x/"]}, "contamination": {"code": not args.no_code, "semantic": args.semantic,
                                                             **{k: json.loads(v) for k, v in (x.split("=", 1) for x in args.set)}}, "eval_sets": [
-        {"name": n, "path": f"{n}.jsonl", "text_fields": ["text"], "id_field": "id"} for n in ("gsm8k", "humaneval")]},
+        {"name": n, "path": f"{n}.jsonl", "text_fields": fields[n], "id_field": "id",
+         **({"units": []} if args.no_units else {})} for n in ("gsm8k", "humaneval")]},
         base_dir=tmp)
     test_gsm = [(("gsm8k", it["id"]), it) for it in gsm[1::2]]
     test_he = [(("humaneval", it["id"]), it) for it in he[1::2]]
     plan: list[tuple[str, tuple[str, str], str]] = []
-    kinds = list(KINDS) + ["split", "code_renamed"]
+    kinds = (list(KINDS) + ["split", "code_renamed"] + list(PART_KINDS) + [f"port_{p}" for p in PORTS]
+             + [f"port_{p}_code" for p in PORTS])
     per_kind = max(1, args.leaks // len(kinds))
     for kind in kinds:
-        pool = test_he if kind == "code_renamed" else (test_gsm if kind in ("numbers", "paraphrase", "words33")
-                                                       else test_gsm + test_he)
+        pool = test_he if kind in ("code_renamed", "prompt") or kind.startswith("port_") else (
+            test_gsm if kind in ("numbers", "paraphrase", "words33") or kind.startswith("question") else test_gsm + test_he)
         for _ in range(per_kind):
             key, it = rng.choice(pool)
-            plan.append((kind, key, it["text"]))
+            if kind.startswith("port_"):
+                text = it["ports"][kind[5:]]
+            elif kind in PART_KINDS:
+                text = it["fields"][PART_KINDS[kind][0]]
+            else:
+                text = it["text"]
+            plan.append((kind, key, text))
     texts, truth = [], []
     for h, host in enumerate(hosts):
         if h < len(plan):
@@ -208,7 +249,8 @@ def main() -> None:
                 mid = max(1, len(paras) // 2)
                 doc = "\n".join(paras[:1] + [item[:cut]] + paras[1:mid] + ["", "", *paras[mid:], item[cut:]])
             else:
-                leak = _code_renamed(item, rng) if kind == "code_renamed" else KINDS[kind](item, rng)
+                leak = (_code_renamed(item, rng) if kind == "code_renamed" else PART_KINDS[kind][1](item, rng)
+                        if kind in PART_KINDS else item if kind.startswith("port_") else KINDS[kind](item, rng))
                 at = rng.randint(0, len(paras))
                 doc = "\n".join(paras[:at] + [leak] + paras[at:])
             texts.append(doc)

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from audit.demo_corpus import DemoCorpus, build_demo_corpus
-from tests.fixtures_contamination import EVERY_THIRD, HOST, STORY
+from tests.fixtures_contamination import EVERY_THIRD, HOST, JS_PORT, PY_FUNC, STORY
 
 # Every `judge` setting of audit/config.py, with a stricter and a more lenient value than the base
 # config below (a test fails when a judge setting has none here). Each value is chosen to act on
@@ -48,7 +48,10 @@ JUDGE_CHANGES: dict[str, tuple[Any, Any]] = {
     "contamination.threshold": (0.9, 0.3),
     "contamination.minhash_threshold": (0.9, 0.3),
     "contamination.semantic_threshold": (0.9, 0.3),
-    "contamination.canary_methods": (["semantic"], ["exact_ngram", "skeleton", "code", "fuzzy", "semantic"]),
+    "contamination.code_key_threshold": (0.99, 0.3),
+    "contamination.rewrite_threshold": (0.99, 0.3),
+    "contamination.canary_methods": (["semantic"], ["exact_ngram", "skeleton", "code", "fuzzy", "semantic",
+                                                    "code_key", "rewrite"]),
     "pii.min_score": (0.9, 0.3),
     "pii.quarantine_types": (["EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IP_ADDRESS", "IBAN_CODE", "US_SSN"],
                              []),
@@ -96,13 +99,15 @@ def set_path(data: dict[str, Any], path: str, value: Any) -> None:
 
 
 def judge_corpus(root: Path, docs: int = 240, seed: int = 11) -> tuple[DemoCorpus, dict[str, Any]]:
-    """The demo corpus plus a shard of planted rewrites of an eval item of a second eval set, and
-    its base config (as a YAML mapping, paths relative to `root`)."""
+    """The demo corpus plus a shard of planted rewrites of an eval item of a second eval set (and
+    a JavaScript port of its Python function), and its base config (as a YAML mapping, paths
+    relative to `root`)."""
     corpus = build_demo_corpus(root, docs=docs, seed=seed)
-    (root / "evals" / "stories.jsonl").write_text(json.dumps({"id": "s1", "text": STORY}) + "\n", encoding="utf-8")
+    (root / "evals" / "stories.jsonl").write_text(json.dumps({"id": "s1", "text": STORY}) + "\n" +
+                                                  json.dumps({"id": "f1", "text": PY_FUNC}) + "\n", encoding="utf-8")
     rows = [{"id": f"story-{k}", "text": t, "url": f"https://example.org/{k}", "source": "stories"} for k, t in
             enumerate([HOST + "\n" + EVERY_THIRD + "\n" + HOST, HOST + "\n" + PREFIX + "\n" + HOST,
-                       HOST + "\n" + STORY + "\n" + HOST, HOST + "\n" + SHORT_PREFIX + "\n" + HOST])]
+                       HOST + "\n" + STORY + "\n" + HOST, HOST + "\n" + SHORT_PREFIX + "\n" + HOST, JS_PORT])]
     (root / "shards" / "stories.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     data = yaml.safe_load(corpus.config_path.read_text())
     data["eval_sets"] = list(data.get("eval_sets") or []) + [

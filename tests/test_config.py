@@ -169,7 +169,7 @@ def test_measuring_settings_are_the_measure_marks():
     measure = {f.path for f in roles if f.role == "measure" and not f.path.startswith(("eval_sets", "stages"))}
     floored = {f.path for f in roles if f.floor}
     assert set(flat) == measure | floored | {"eval_sets.0.name", "eval_sets.0.path", "eval_sets.0.text_fields",
-                                             "eval_sets.0.id_field", "eval_sets.0.path@file"}
+                                             "eval_sets.0.id_field", "eval_sets.0.units", "eval_sets.0.path@file"}
     assert flat["contamination.threshold"] == 0.3  # min(measure_floor 0.3, threshold 0.5)
     raised = parse_config({"input": {"paths": ["x"]}, "eval_sets": [{"name": "e", "path": "e.jsonl"}],
                            "contamination": {"threshold": 0.9}, "pii": {"max_findings": 1},

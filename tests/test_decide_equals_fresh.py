@@ -107,8 +107,8 @@ def test_the_semantic_tier_measures_what_another_tier_matched(corpus, measured, 
     from audit.job.plan import decide_run
 
     root, base = corpus
-    config = _config(root, changed(base, {"contamination.threshold": 0.9, "contamination.minhash_threshold": 0.9}),
-                     "raised")
+    config = _config(root, changed(base, {"contamination.threshold": 0.9, "contamination.minhash_threshold": 0.9,
+                                          "contamination.rewrite_threshold": 0.99}), "raised")
     decided = tmp_path / "decided"
     shutil.copytree(measured, decided)
     decide_run(decided, config)

@@ -30,7 +30,7 @@ def _run(config, texts):
 
 def test_every_third_word_replaced_is_found_by_the_semantic_tier_only():
     texts = [HOST + "\n" + EVERY_THIRD + "\n" + HOST, HOST + "\n" + OTHER + "\n" + HOST, HOST]
-    config = _config(semantic=True)
+    config = _config(semantic=True, rewrite=False)  # the rewrite tier finds it too (test_stage_contamination_units)
     out, (leak, other, clean) = _run(config, texts)
     assert [(m["eval_id"], m["method"]) for m in leak] == [("s1", "semantic")]
     m = leak[0]
@@ -39,11 +39,12 @@ def test_every_third_word_replaced_is_found_by_the_semantic_tier_only():
     assert all(at <= a < b <= at + len(EVERY_THIRD) for a, b in m["spans"]) and m["longest_span"] in m["spans"]
     assert other == [] and clean == []
     assert first_match(out, config)["method"] == "semantic"
-    assert first_match(out, _config(semantic=True, canary_methods=["exact_ngram"])) is None
+    assert first_match(out, _config(semantic=True, rewrite=False, canary_methods=["exact_ngram"])) is None
     # The semantic threshold judges it: raised over its coverage, it no longer counts.
-    assert counted(out.column("contamination"), _config(semantic=True, semantic_threshold=0.9)).to_pylist()[0] == []
-    # Off (the default), nothing finds it.
-    assert _run(_config(), texts)[1] == [[], [], []]
+    assert counted(out.column("contamination"),
+                   _config(semantic=True, rewrite=False, semantic_threshold=0.9)).to_pylist()[0] == []
+    # Off (the default), nothing else finds it.
+    assert _run(_config(rewrite=False), texts)[1] == [[], [], []]
 
 
 def test_model_loads_from_the_wheel_with_no_network(monkeypatch):

@@ -30,11 +30,19 @@ holding numbers, every number-holding word one placeholder, n-grams mostly numbe
 embedded with WordLlama (audit/stages/semantic.py), propose the items at cosine >=
 `semantic_similarity`; the item's pieces aligned around the window confirm (coverage >=
 `semantic_threshold`, a piece counting with a quarter of its words aligned).
+"code_key" (`contamination.code_key`, audit/stages/contamination_codekey.py): a code item's
+language-neutral key (identifier pieces, literals, docstring examples) in one window of a
+code-like record naming its function, for ports to other languages. "rewrite"
+(`contamination.rewrite`, audit/stages/contamination_rewrite.py): a unit's rare word stems,
+numbers and names in one record window in any order, confirmed by the window's embedding, for
+restatements. Units: every item is indexed whole and, per `eval_sets[].units`, each text field
+on its own (an index "item" is a unit; `item_units` names it), so a leak of the question alone
+counts; a match names its `unit` and `item_spans` (the unit's matched character spans).
 Measurements keep each tier's best match of each (record, item) down to the measure floor,
 whatever the thresholds; `counted` keeps, per (record, item), the best of those at or over their
 method's threshold (what the outputs and reasons report), so a threshold changed by `audit
 decide` finds every tier's evidence measured. No tier's measuring reads a threshold.
-Methods: exact_ngram, skeleton, code, fuzzy (alignment), semantic. Every match carries `score` (its
+Methods: exact_ngram, skeleton, code, fuzzy (alignment), semantic, code_key, rewrite. Every match carries `score` (its
 coverage), `longest_span`, and `evidence` (skeleton: the numbers that differ, "item number ->
 record number"; semantic: "cosine 0.862").
 """
@@ -52,12 +60,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.config import ConfigError
-from audit.evalsets import load_eval_sets
+from audit.evalsets import EvalSet, load_eval_sets
 from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
                              tokenize_hashed)
 from audit.stages import ConfigStage, Finding, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
+from audit.stages.contamination_codekey import CodeKeyIndex, looks_like_any_code
+from audit.stages.contamination_rewrite import RewriteIndex
 from audit.stages.semantic import WordVectors
 
 if TYPE_CHECKING:
@@ -76,6 +86,8 @@ MATCH_TYPE = pa.struct([
     ("score", pa.float64()),
     ("longest_span", pa.list_(pa.int64())),
     ("evidence", pa.list_(pa.string())),
+    ("unit", pa.string()),
+    ("item_spans", pa.list_(pa.list_(pa.int64()))),
 ])
 COLUMN_TYPE = pa.list_(MATCH_TYPE)
 
@@ -111,6 +123,9 @@ _FUZZY_PIECE_MIN_SHARE = 0.5
 # A fuzzy match aligns at least `ngram` item words, or this share of a shorter item (and at least
 # `min_ngram`): an edited short question still matches, a few of its common words do not.
 _FUZZY_SHORT_SHARE = 0.8
+# A short item is found with this share (in tenths) of its words copied verbatim: an item of fewer
+# than ngram / 0.6 words is indexed in min_ngram-grams, and a match covers 60% of it.
+_SHORT_SHARE_TENTHS = 6
 # The hash every number-holding word takes in the skeleton tier (any fixed value off the word hashes).
 _NUMBER = 0x4E554D4245520001
 # Skeleton evidence: at most this many differing numbers per match, each at most this long.
@@ -167,17 +182,20 @@ class GramIndex:
 
     @classmethod
     def build(cls, n: int, grams: np.ndarray, item: np.ndarray, pos: np.ndarray,
-              max_items: int = 1000, exclude: np.ndarray | None = None) -> "GramIndex":
+              max_items: int = 1000, exclude: np.ndarray | None = None,
+              parent: np.ndarray | None = None) -> "GramIndex":
         """Sort the postings by hash, leaving out n-grams of more than `max_items` items (templates)
-        and those in `exclude` (common in the corpus, see corpus_common)."""
+        and those in `exclude` (common in the corpus, see corpus_common). `parent`: the eval item
+        of each indexed unit (units of one item share n-grams: they count as one item)."""
         if exclude is not None and len(exclude):
             keep = ~np.isin(grams, exclude)
             grams, item, pos = grams[keep], item[keep], pos[keep]
-        order = np.lexsort((item, grams))
-        grams, item, pos = grams[order], item[order], pos[order]
+        owner = item if parent is None else parent[item]
+        order = np.lexsort((item, owner, grams))
+        grams, item, pos, owner = grams[order], item[order], pos[order], owner[order]
         if len(grams):
             pair_new = np.ones(len(grams), dtype=bool)
-            pair_new[1:] = (grams[1:] != grams[:-1]) | (item[1:] != item[:-1])
+            pair_new[1:] = (grams[1:] != grams[:-1]) | (owner[1:] != owner[:-1])
             gram_new = np.ones(len(grams), dtype=bool)
             gram_new[1:] = grams[1:] != grams[:-1]
             gram_id = np.cumsum(gram_new) - 1
@@ -199,6 +217,28 @@ class GramIndex:
         probe_idx = np.repeat(cand, count)
         offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
         return probe_idx, np.repeat(lo, count) + offset
+
+
+# The unit name of a whole eval item (its other units are named by their field).
+WHOLE = "item"
+# A unit that looks like code is matched on its own only with this many words (whitespace-separated).
+_MIN_CODE_UNIT_WORDS = 40
+
+
+def _with_units(s: EvalSet) -> tuple[str, list[str], list[str], list[str]]:
+    """An eval set as (name, ids, texts, units) of the index: every whole item, then each unit
+    field's text of each item where it is not empty, not the whole item's text again, and not a
+    short piece of code."""
+    ids, texts, units = list(s.ids), list(s.texts), [WHOLE] * len(s.ids)
+    for name, unit_texts in s.units.items():
+        code = looks_like_code(unit_texts)
+        for item_id, text, whole, is_code in zip(s.ids, unit_texts, s.texts, code.tolist()):
+            # a short piece of code (a three-line body) is an idiom of many programs, not a unit
+            if text.strip() and text.strip() != whole.strip() and not (is_code and len(text.split()) < _MIN_CODE_UNIT_WORDS):
+                ids.append(item_id)
+                texts.append(text)
+                units.append(name)
+    return s.name, ids, texts, units
 
 
 def _kind_tokens(kind: str, texts: Sequence[str | None]) -> Tokens:
@@ -245,14 +285,17 @@ class FuzzyIndex:
     pieces: list[np.ndarray]  # per item, piece bounds in its own word indices
 
     @classmethod
-    def build(cls, n: int, tokens: Tokens, texts: list[str], indexed: np.ndarray) -> "FuzzyIndex":
-        """Index the items `indexed` (bool per item) of `tokens` for the fuzzy tier."""
+    def build(cls, n: int, tokens: Tokens, texts: list[str], indexed: np.ndarray,
+              parent: np.ndarray | None = None) -> "FuzzyIndex":
+        """Index the items `indexed` (bool per item) of `tokens` for the fuzzy tier (`parent`:
+        the eval item of each unit, as in GramIndex.build)."""
         n_items = len(texts)
         g, first = ngram_hashes(tokens, n)
         item = tokens.text_of[first]
         mine = indexed[item]
+        items = int(indexed.sum()) if parent is None else len(np.unique(parent[indexed]))
         grams = GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
-                                _max_df(int(indexed.sum())))
+                                _max_df(items), parent=parent)
         rare = np.bincount(grams.item, minlength=n_items).astype(np.int32)  # postings are distinct per (item, pos)
         weights = _held_words(grams, tokens.bounds).astype(np.float32)
         cut = piece_starts(texts, tokens)
@@ -399,6 +442,13 @@ class ContaminationIndex:
     corpus_common_grams: int = 0  # n-grams left out as common in the corpus sample (corpus_common)
     corpus_sample_docs: int = 0   # documents in that sample
     corpus_digest: str = ""       # of the n-grams left out: part of what shard measurements depend on
+    code_key: CodeKeyIndex | None = None  # language-neutral code keys of the code items (the code_key tier)
+    rewrite: RewriteIndex | None = None  # rare word stems and embeddings of the units (the rewrite tier)
+    need: np.ndarray | None = None  # int32, item words an n-gram match must cover (see from_items)
+    item_units: list[str] = field(default_factory=list)  # per indexed item, its unit (WHOLE: the whole item)
+    item_starts: np.ndarray | None = None  # int32, character start of each item token in its unit's text
+    item_ends: np.ndarray | None = None    # int32, its end (exclusive)
+    item_bounds: np.ndarray | None = None  # int64, item i's tokens are [item_bounds[i], item_bounds[i+1])
 
     @classmethod
     def build(cls, config: "AuditConfig", sample: list[str] | None = None) -> "ContaminationIndex | None":
@@ -407,14 +457,16 @@ class ContaminationIndex:
         if not config.eval_sets:
             return None
         c = config.contamination
-        sets = [(s.name, s.ids, s.texts) for s in load_eval_sets(config)]
-        index = cls.from_items(sets, c)
+        sets = [_with_units(s) for s in load_eval_sets(config)]
         if sample and c.corpus_df:
-            common = index.corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio)
-            if len(common):
-                index = cls.from_items(sets, c, exclude=common)
+            # the n-gram tiers alone tell what is common in the sample (the embedding and key tiers are not needed)
+            lean = c.model_copy(update={"semantic": False, "rewrite": False, "code_key": False})
+            common = cls.from_items(sets, lean).corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio)
+            index = cls.from_items(sets, c, exclude=common if len(common) else None, sample=sample)
             index.corpus_common_grams, index.corpus_sample_docs = int(len(common)), len(sample)
             index.corpus_digest = hashlib.sha256(np.sort(common).tobytes()).hexdigest()[:16]
+        else:
+            index = cls.from_items(sets, c)
         return index
 
     def corpus_common(self, texts: list[str], min_docs: int, ratio: float) -> np.ndarray:
@@ -452,24 +504,34 @@ class ContaminationIndex:
 
     @classmethod
     def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig",
-                   kind: str = "words", exclude: np.ndarray | None = None) -> "ContaminationIndex":
+                   kind: str = "words", exclude: np.ndarray | None = None,
+                   sample: list[str] | None = None) -> "ContaminationIndex":
         """Index eval sets given as (name, item ids, item texts). `kind` "skeleton": the
         number-skeleton sub-index (items holding numbers, numbers as one placeholder word);
-        "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams)."""
+        "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams). `sample`:
+        corpus documents the rewrite tier reads the rarity of stems in."""
         char_tables_ready()
         sub_index = kind != "words"
+        # (name, ids, texts[, units]): an item without units is its whole self
+        sets = [(s[0], s[1], s[2], s[3] if len(s) > 3 else [WHOLE] * len(s[1])) for s in sets]
         if sub_index:
             def kept(texts: list[str]) -> list[bool]:
                 return [bool(_DIGIT.search(t)) for t in texts] if kind == "skeleton" else looks_like_code(texts).tolist()
-            sets = [(name, [i for i, k in zip(ids, flags) if k], [t for t, k in zip(texts, flags) if k])
-                    for name, ids, texts, flags in ((n, i, t, kept(t)) for n, i, t in sets)]
+            sets = [(name, [i for i, k in zip(ids, flags) if k], [t for t, k in zip(texts, flags) if k],
+                     [u for u, k in zip(units, flags) if k])
+                    for name, ids, texts, units, flags in ((n, i, t, u, kept(t)) for n, i, t, u in sets)]
             sets = [s for s in sets if s[1]]
         if kind == "code":  # a function shorter than code_ngram tokens: all of it, in _CODE_MIN_NGRAM-grams
             c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": min(c.code_ngram, _CODE_MIN_NGRAM)})
-        names = [name for name, _, _ in sets]
-        ids = [i for _, set_ids, _ in sets for i in set_ids]
-        texts = [t for _, _, set_texts in sets for t in set_texts]
-        item_set = np.concatenate([np.full(len(set_ids), k, dtype=np.int32) for k, (_, set_ids, _) in enumerate(sets)])
+        names = [s[0] for s in sets]
+        ids = [i for s in sets for i in s[1]]
+        texts = [t for s in sets for t in s[2]]
+        units = [u for s in sets for u in s[3]]
+        item_set = np.concatenate([np.full(len(s[1]), k, dtype=np.int32) for k, s in enumerate(sets)])
+        owners: dict[tuple[int, str], int] = {}
+        parent = np.array([owners.setdefault((k, i), len(owners)) for k, i in zip(item_set.tolist(), ids)],
+                          dtype=np.int64)
+        whole = np.array([u == WHOLE for u in units], dtype=bool)
         tokens = _kind_tokens(kind, texts)
         numbers: dict[int, str] = {}
         if kind == "skeleton":
@@ -479,8 +541,18 @@ class ContaminationIndex:
                                   tokens.ends[at].tolist()):
                 numbers[(t << 32) | w] = texts[t][a:b]
         words = tokens.counts.astype(np.int32)
-        size = np.where(words >= c.ngram, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
-        too_short = {name: int(((item_set == k) & (size == 0)).sum()) for k, name in enumerate(names)}
+        if kind == "words":
+            # A short item (under ngram / _SHORT_SHARE words) in min_ngram-grams, so that the
+            # _SHORT_SHARE of it copied verbatim still holds whole n-grams (a 13-gram never fits in
+            # 9 words of a 15-word question).
+            long_item = words * _SHORT_SHARE_TENTHS >= c.ngram * 10
+        else:
+            long_item = words >= c.ngram
+        size = np.where(long_item, c.ngram, np.where(words >= c.min_ngram, c.min_ngram, 0))
+        # Words a match must cover: `ngram`, or _SHORT_SHARE of a short item (at least min_ngram).
+        need = np.where(long_item | (kind != "words"), c.ngram,
+                        np.maximum(c.min_ngram, (words * _SHORT_SHARE_TENTHS + 9) // 10)).astype(np.int32)
+        too_short = {name: int(((item_set == k) & (size == 0) & whole).sum()) for k, name in enumerate(names)}
         for k, name in enumerate(names):
             if not sub_index and not (size[item_set == k] > 0).any():  # a set nothing could ever match
                 raise ConfigError(f"eval set '{name}': none of its {int((item_set == k).sum())} items has "
@@ -498,8 +570,8 @@ class ContaminationIndex:
                 upto = np.concatenate([[0], np.cumsum(tokens.hashes == np.uint64(_NUMBER))])
                 mine &= (upto[first + n] - upto[first]) <= n // 4
             grams.append(GramIndex.build(n, g[mine], item[mine], first[mine] - tokens.bounds[item[mine]],
-                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else _max_df(int((size > 0).sum())),
-                                         exclude))
+                                         _MAX_ITEMS_PER_CODE_GRAM if kind == "code" else
+                                         _max_df(len(np.unique(parent[size > 0]))), exclude, parent))
         held = np.zeros(len(tokens.hashes), dtype=bool)
         for gi in grams:
             held |= _held_words(gi, tokens.bounds)
@@ -507,16 +579,24 @@ class ContaminationIndex:
         coverable = np.where(words > 0, coverable, 0).astype(np.int32)
         fuzzy = None
         if (c.minhash or c.semantic) and not sub_index:
-            fuzzy = FuzzyIndex.build(c.fuzzy_ngram, tokens, texts, size > 0)
-        per_set = {name: int((item_set == k).sum()) for k, name in enumerate(names)}
+            fuzzy = FuzzyIndex.build(c.fuzzy_ngram, tokens, texts, size > 0, parent)
+        per_set = {name: int(((item_set == k) & whole).sum()) for k, name in enumerate(names)}
         sub = code = None
         if c.skeleton and not sub_index and any(_DIGIT.search(t) for t in texts):
             sub = cls.from_items(sets, c, "skeleton", exclude)
         if c.code and not sub_index and looks_like_code(texts).any():
             code = cls.from_items(sets, c, "code", exclude)
         semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
+        code_key = CodeKeyIndex.build(texts, looks_like_any_code(texts)) if c.code_key and not sub_index else None
+        rewrite = None
+        if c.rewrite and not sub_index:
+            # code items (every unit of an item any of whose units looks like code) are the code tiers'
+            code_parent = np.zeros(len(owners), dtype=bool)
+            code_parent[parent[looks_like_code(texts)]] = True
+            rewrite = RewriteIndex.build(texts, tokens, (size > 0) & ~code_parent[parent], c.semantic_dim, sample)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
-                   semantic=semantic)
+                   semantic=semantic, code_key=code_key, rewrite=rewrite, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
+                   item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
               column: pa.Array | pa.ChunkedArray | None = None) -> list[list[dict[str, Any]] | None]:
@@ -534,6 +614,10 @@ class ContaminationIndex:
             code = looks_like_code(column if column is not None else texts)
             self.code_records += int(code.sum())
             tiers.append((self.code, code_tokens(texts, code), "code"))
+        keyed = None
+        if self.code_key is not None:
+            arr = column if column is not None else pa.array(list(texts), pa.string())
+            keyed = looks_like_any_code(arr) & self.code_key.maybe(arr)
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
             for sub, sub_tokens, method in tiers:
@@ -541,6 +625,10 @@ class ContaminationIndex:
                     found.setdefault(k, []).extend(extra)
             if self.semantic is not None:
                 self._semantic_matches(texts[a:b], tokens.slice(a, b), found)
+            if keyed is not None:
+                self._code_key_matches(texts, a, b, keyed, found)
+            if self.rewrite is not None:
+                self._rewrite_matches(tokens.slice(a, b), found)
             for k, matches in found.items():
                 out[a + k] = _best_per_method(matches)
         return out
@@ -562,15 +650,15 @@ class ContaminationIndex:
                 continue
             win = first[probe]
             pair = text_of[win] * n_items + gi.item[post]
-            for p, overlap, coverage, spans, evidence in self._ngram_matches(pair, gi.pos[post], win, gi.n,
-                                                                             tokens, texts):
+            for p, overlap, coverage, spans, evidence, runs in self._ngram_matches(pair, gi.pos[post], win, gi.n,
+                                                                                   tokens, texts):
                 if coverage >= 1.0:
                     strong.add(p)
-                self._add(found, p, overlap, coverage, spans, method, evidence=evidence)
+                self._add(found, p, overlap, coverage, spans, method, evidence=evidence, item_words=runs)
         if self.fuzzy is not None and self.settings.minhash:
-            for p, coverage, spans, longest in self._fuzzy_matches(tokens, text_of, strong):
+            for p, coverage, spans, longest, runs in self._fuzzy_matches(tokens, text_of, strong):
                 if coverage >= self.settings.minhash_floor:
-                    self._add(found, p, coverage, coverage, spans, "fuzzy", longest)
+                    self._add(found, p, coverage, coverage, spans, "fuzzy", longest, item_words=runs)
         return found
 
     def _semantic_matches(self, texts: Sequence[str | None], tokens: Tokens, found: dict[int, list[dict[str, Any]]]) -> None:
@@ -592,17 +680,63 @@ class ContaminationIndex:
             cols = np.arange(max(a - pad, int(tokens.bounds[text])), min(b + pad, int(tokens.bounds[text + 1])))
             got = self._aligned(it, cols, tokens, _SEMANTIC_PIECE_MIN_SHARE)
             if got is not None and got[0] >= c.semantic_floor:
-                coverage, spans, longest = got
-                self._add(found, p, coverage, coverage, spans, "semantic", longest, [f"cosine {cosine:.3f}"])
+                coverage, spans, longest, runs = got
+                self._add(found, p, coverage, coverage, spans, "semantic", longest, [f"cosine {cosine:.3f}"], runs)
+
+    def _rewrite_matches(self, tokens: Tokens, found: dict[int, list[dict[str, Any]]]) -> None:
+        """Add to `found` the rewrite matches of the chunk's records (pairs another tier found
+        whole are skipped: a fixed bar, as for the semantic tier)."""
+        rw = self.rewrite
+        assert rw is not None
+        c = self.settings
+        n_items = len(self.item_ids)
+        done = {(text, m["eval_set"], m["eval_id"]) for text, ms in found.items() for m in ms if m["coverage"] >= 1.0}
+        for t, u, coverage, w0, w1, cosine, stems in rw.matches(tokens, c.rewrite_floor, c.rewrite_similarity):
+            if (t, self.set_names[self.item_set[u]], self.item_ids[u]) in done:
+                continue
+            base, top = int(rw.unit_bounds[u]), int(rw.unit_bounds[u + 1])
+            held = np.isin(rw.word_stem[base:top], stems)
+            edge = np.diff(np.concatenate([[0], held.astype(np.int8), [0]]))
+            runs = list(zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist()))
+            span = [int(tokens.starts[w0]), int(tokens.ends[w1 - 1])]
+            rare = sorted(stems, key=lambda s: -float(rw.weight[s]))[:10]
+            self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span,
+                      [f"cosine {cosine:.3f}", "stems " + " ".join(rw.names[s] for s in rare)], runs)
+
+    def _code_key_matches(self, texts: Sequence[str | None], a: int, b: int, keyed: np.ndarray,
+                          found: dict[int, list[dict[str, Any]]]) -> None:
+        """Add to `found` (keyed by text - a) the code_key matches of the code-like texts[a:b]."""
+        assert self.code_key is not None
+        n_items = len(self.item_ids)
+        for t in np.flatnonzero(keyed[a:b]).tolist():
+            for it, coverage, spans, item_chars, evidence in self.code_key.matches(texts[a + t] or "",
+                                                                                  self.settings.code_key_floor):
+                self._add(found, t * n_items + it, coverage, coverage, spans, "code_key", evidence=evidence,
+                          item_chars=item_chars)
 
     def _add(self, found: dict, pair: int, overlap: float, coverage: float, spans: list[list[int]],
-             method: str, longest: list[int] | None = None, evidence: list[str] | None = None) -> None:
+             method: str, longest: list[int] | None = None, evidence: list[str] | None = None,
+             item_words: list[tuple[int, int]] | None = None, item_chars: list[list[int]] | None = None) -> None:
+        """Record a match of pair (text x item); `item_words`: the [start, end) word ranges of the
+        item matched, reported as character spans of the unit's text (`item_spans`), or
+        `item_chars`: those spans already."""
         text, item = divmod(pair, len(self.item_ids))
         found.setdefault(text, []).append({
             "eval_set": self.set_names[self.item_set[item]], "eval_id": self.item_ids[item],
             "overlap": round(min(1.0, overlap), 4), "coverage": round(min(1.0, coverage), 4), "spans": spans,
             "method": method, "score": round(min(1.0, coverage), 4),
-            "longest_span": longest or max(spans, key=lambda s: (s[1] - s[0], -s[0])), "evidence": evidence or []})
+            "longest_span": longest or max(spans, key=lambda s: (s[1] - s[0], -s[0])), "evidence": evidence or [],
+            "unit": self.item_units[item] if self.item_units else WHOLE,
+            "item_spans": _merge_spans(item_chars) if item_chars else self._item_spans(item, item_words or [])})
+
+    def _item_spans(self, item: int, words: list[tuple[int, int]]) -> list[list[int]]:
+        """Character spans, in the text of unit `item`, of its word ranges `words` (merged)."""
+        if self.item_bounds is None or self.item_starts is None or self.item_ends is None:
+            return []
+        base, top = int(self.item_bounds[item]), int(self.item_bounds[item + 1])
+        spans = [[int(self.item_starts[base + a]), int(self.item_ends[min(base + b, top) - 1])]
+                 for a, b in words if b > a and base + a < top]
+        return _merge_spans(spans)
 
     def _ngram_matches(self, pair: np.ndarray, pos: np.ndarray, win: np.ndarray, n: int, tokens: Tokens,
                        texts: list[str | None] | None = None) -> Iterable[tuple[int, float, float, list[list[int]], list[str]]]:
@@ -631,10 +765,20 @@ class ContaminationIndex:
         overlap = found_grams / np.maximum(1, words - n + 1)
         # A match also covers at least `ngram` words (all of a shorter item): one common 5-word
         # phrase must not make a 9-word question a leak.
-        good = (coverage >= self.settings.floor) & (covered >= np.minimum(coverable, self.settings.ngram))
+        need = self.settings.ngram if self.need is None else self.need[pairs % n_items]
+        good = (coverage >= self.settings.floor) & (covered >= np.minimum(coverable, need))
         if not good.any():
             return
         wanted = pairs[good]
+        # The item side: merged runs of matched n-gram positions [q, q + n) of each wanted pair.
+        brk = np.ones(len(ps), dtype=bool)
+        brk[1:] = (ps[1:] != ps[:-1]) | (qs[1:] > qs[:-1] + n)
+        run_at = np.flatnonzero(brk)
+        run_end = np.maximum.reduceat(qs, run_at) + n if len(run_at) else run_at
+        item_runs: dict[int, list[tuple[int, int]]] = {}
+        chosen = np.isin(ps[run_at], wanted)
+        for p, a, b in zip(ps[run_at][chosen].tolist(), qs[run_at][chosen].tolist(), run_end[chosen].tolist()):
+            item_runs.setdefault(p, []).append((a, b))
         # Spans: merged runs of matching windows [win, win + n) in the record.
         sel = np.isin(pair, wanted)
         order = np.lexsort((win[sel], pair[sel]))
@@ -650,7 +794,7 @@ class ContaminationIndex:
             spans_by_pair.setdefault(p, []).append([a, b])
         evidence = self._number_evidence(wp, ww, wq, n, tokens, texts) if self.numbers and texts else {}
         for p, ov, cov in zip(wanted.tolist(), overlap[good].tolist(), coverage[good].tolist()):
-            yield p, ov, cov, spans_by_pair[p], evidence.get(p, [])
+            yield p, ov, cov, spans_by_pair[p], evidence.get(p, []), item_runs.get(p, [])
 
     def _number_evidence(self, pair: np.ndarray, win: np.ndarray, pos: np.ndarray, n: int, tokens: Tokens,
                          texts: list[str | None]) -> dict[int, list[str]]:
@@ -676,8 +820,8 @@ class ContaminationIndex:
         return out
 
     def _fuzzy_matches(self, tokens: Tokens, text_of: np.ndarray,
-                       skip: set[int]) -> Iterable[tuple[int, float, list[list[int]], list[int]]]:
-        """(text x item, coverage, spans, longest span) of the pairs holding enough of the item's
+                       skip: set[int]) -> Iterable[tuple[int, float, list[list[int]], list[int], list[tuple[int, int]]]]:
+        """(text x item, coverage, spans, longest span, item word ranges aligned) of the pairs holding enough of the item's
         rare n-grams, confirmed by aligning the item's pieces against the record around those hits.
         Coverage: the weight of the item words aligned (matches only) over the item's weight."""
         f = self.fuzzy
@@ -712,9 +856,10 @@ class ContaminationIndex:
                 yield p, *got
 
     def _aligned(self, it: int, cols: np.ndarray, tokens: Tokens,
-                 min_share: float = _FUZZY_PIECE_MIN_SHARE) -> tuple[float, list[list[int]], list[int]] | None:
+                 min_share: float = _FUZZY_PIECE_MIN_SHARE
+                 ) -> tuple[float, list[list[int]], list[int], list[tuple[int, int]]] | None:
         """Item `it` aligned piece by piece against the record words `cols` (-1: a separator):
-        (coverage, spans, longest span), or None when under the measure floor or too few words
+        (coverage, spans, longest span, the item word ranges of the pieces counted), or None when under the measure floor or too few words
         (the confirmation of the fuzzy and semantic tiers). A piece counts with `min_share` of its
         words aligned (and _FUZZY_PIECE_MIN_WORDS)."""
         f = self.fuzzy
@@ -739,11 +884,13 @@ class ContaminationIndex:
             return None
         covered = 0.0
         words = 0
-        spans, longest, longest_words = [], None, 0
+        spans, longest, longest_words, runs = [], None, 0, []
         piece_words = np.diff(f.pieces[it])
-        for hit, size in zip(align_pieces(f.words[lo:hi], f.weights[lo:hi], f.pieces[it], doc), piece_words):
+        for k, (hit, size) in enumerate(zip(align_pieces(f.words[lo:hi], f.weights[lo:hi], f.pieces[it], doc),
+                                            piece_words)):
             if hit.words < max(_FUZZY_PIECE_MIN_WORDS, min_share * size):
                 continue
+            runs.append((int(f.pieces[it][k]), int(f.pieces[it][k + 1])))
             covered += hit.weight
             words += hit.words
             span = [int(tokens.starts[cols[hit.start]]), int(tokens.ends[cols[hit.end - 1]])]
@@ -753,7 +900,7 @@ class ContaminationIndex:
         coverage = covered / total
         if coverage < floor or longest is None or words < need_words:
             return None
-        return coverage, _merge_spans(spans), longest
+        return coverage, _merge_spans(spans), longest, runs
 
     @staticmethod
     def _fuzzy_region(hits: np.ndarray, tokens: Tokens, text: int, item_words: int, n: int) -> np.ndarray:
@@ -785,8 +932,11 @@ class ContaminationIndex:
 
 
 # Methods in the order their tiers run: a tie in coverage goes to the earlier (the simpler evidence).
-METHODS = ("exact_ngram", "fuzzy", "skeleton", "code", "semantic")
+METHODS = ("exact_ngram", "fuzzy", "skeleton", "code", "semantic", "code_key", "rewrite")
 _METHOD_RANK = {m: k for k, m in enumerate(METHODS)}
+# Tiers whose coverage is not a share of the item's words in order (an embedding's proposal, a
+# bag of code keys or word stems): a match of the other tiers that counts is preferred to theirs.
+_LOOSE = frozenset({"semantic", "code_key", "rewrite"})
 
 
 def _best_per_method(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -799,8 +949,8 @@ def _best_per_method(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
         key = (m["eval_set"], m["eval_id"], m["method"])
         if key not in best or m["coverage"] > best[key]["coverage"]:
             best[key] = m
-    ranked = sorted(best.values(),
-                    key=lambda m: (-m["coverage"], m["eval_set"], m["eval_id"], _METHOD_RANK[m["method"]]))
+    ranked = sorted(best.values(), key=lambda m: (m["method"] in _LOOSE, -m["coverage"], m["eval_set"], m["eval_id"],
+                                                  _METHOD_RANK[m["method"]]))
     whole = set()
     out = []
     for m in ranked:

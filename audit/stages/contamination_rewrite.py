@@ -1,0 +1,268 @@
+"""The rewrite tier of the contamination stage (method "rewrite"): an eval item, or one unit of it,
+restated in other words and another order (a tutorial that retells a word problem, a model's
+rephrasing).
+
+A rewrite keeps what the item is about: its rare words (in some inflection), its numbers and its
+names, and loses the word order and the common words that n-grams and alignment need. So:
+
+1. Keys. Each unit's words are reduced to stems by suffix rules (`_stem`: walks, walked, walking
+   -> walk); every inflected form of a stem the rules produce is hashed like a record word
+   (audit.normalize), so a record's already hashed words map to stems by one sorted lookup, with
+   no per-word Python. Stems are weighted by rarity among the units (inverse document
+   frequency); stems of more than _MAX_DF_SHARE of the units (how, many, total) are no evidence.
+   Numbers are stems of their own: a restated problem keeps them.
+2. Candidates. The record's stems are looked up in the units' postings; per (record, unit) the
+   windows of the record (_WINDOW times the unit's words, starting every half window) holding
+   _MIN_STEMS distinct stems of the unit and the measure floor of its stem weight; coverage is
+   the stem weight of the unit in the best window over the unit's stem weight.
+3. Confirmation. The best window is embedded with WordLlama (audit/stages/semantic.py, the model
+   inside its wheel) and compared with the unit: a cosine under `rewrite_similarity` drops the
+   pair (a news story sharing a question's names and numbers is about something else).
+
+The embedding runs only on the few candidate windows, so the tier costs the stem lookup (a few
+array passes per block) and a handful of window embeddings per contaminated record.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+from scipy.sparse import coo_matrix
+
+from audit.normalize import Tokens, _hash_words, normalize_array, tokenize_hashed
+from audit.stages.semantic import WordVectors
+
+# Suffixes the stemmer strips (longest first) and the forms it generates from a stem.
+_SUFFIXES = ("ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "ers", "er", "est", "e")
+_FORMS = ("", "s", "es", "ed", "d", "ing", "e", "er", "ers", "ly", "est", "ies", "ied", "y")
+# Function words and the commonest verbs: no evidence whatever the eval set (a small set of
+# items has no document frequency to tell them).
+_STOP = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have
+having he her here hers herself him himself his how i if in into is it its itself just me more most my
+myself no nor not now of off on once only or other our ours out over own same she should so some such
+than that the their theirs them then there these they this those through to too under until up very
+was we were what when where which while who whom why will with would you your yours yourself get got
+make made take took go went one two three first many much how total each every per""".split())
+# A stem held by more than this share of the units (and _MIN_DF of them) is common, not evidence.
+_MAX_DF_SHARE = 0.03
+_MIN_DF = 3
+# The prefilter: a (record, unit) pair is looked at when one window of the record holds this many
+# distinct stems of the unit held by at most _RARE_SHARE of the units (a rare stem's postings are short).
+_MIN_RARE = 2
+_RARE_SHARE = 0.01
+# ... and in at most this share of the corpus sample's documents (when the job has one).
+_CORPUS_SHARE = 0.01
+# A pair needs this many distinct stems of the unit in one window (or 60% of a unit's stems when it
+# has fewer than that, at least _MIN_RARE + 1) ...
+_MIN_STEMS = 5
+# ... in windows of this many times the unit's words (at least _MIN_WINDOW words).
+_WINDOW = 2.0
+_MIN_WINDOW = 24
+
+
+def _stem(word: str) -> str:
+    """A crude English stem: the longest listed suffix stripped when at least 3 letters remain
+    (a final doubled consonant undone: running -> run); digits and short words as they are."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for suf in _SUFFIXES:
+        if word.endswith(suf) and len(word) - len(suf) >= 3:
+            stem = word[: -len(suf)]
+            if suf in ("ies", "ied"):
+                stem += "y"
+            if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                stem = stem[:-1]
+            return stem
+    return word
+
+
+def _forms(stem: str) -> list[str]:
+    """The words that `_stem` maps to `stem`, as far as the listed suffixes go."""
+    if not stem.isalpha():
+        return [stem]
+    out = [stem + f for f in _FORMS]
+    if stem.endswith("y"):
+        out += [stem[:-1] + "ies", stem[:-1] + "ied"]
+    if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
+        out += [stem + stem[-1] + f for f in ("ing", "ed", "er", "ers")]
+    return [w for w in out if _stem(w) == stem]
+
+
+@dataclass
+class RewriteIndex:
+    """Per unit its rare stems with weights; word-form hashes -> stem; postings stem -> units."""
+
+    form_hash: np.ndarray   # uint64, sorted: hashes of every form of every stem
+    form_stem: np.ndarray   # int32, parallel: its stem
+    weight: np.ndarray      # float32, per stem (0: common, not evidence)
+    post_start: np.ndarray  # int64, postings of stem s: post_unit[post_start[s]:post_start[s+1]]
+    post_unit: np.ndarray   # int32
+    unit_total: np.ndarray  # float64, per unit: its distinct rare stems' weight
+    unit_words: np.ndarray  # int32, per unit: its words
+    unit_vec: np.ndarray    # float32, per unit: unit-length embedding
+    vectors: WordVectors
+    names: list[str]        # per stem, its text (evidence)
+    word_stem: np.ndarray   # int32, per unit word (units after units), its stem
+    unit_bounds: np.ndarray  # int64, unit u's words are word_stem[unit_bounds[u]:unit_bounds[u+1]]
+    rare: np.ndarray         # bool, per stem: held by few units (the prefilter's postings)
+    unit_stem_keys: np.ndarray  # int64, sorted: unit * (stems + 1) + stem of every posting
+    unit_need: np.ndarray    # int32, per unit: distinct stems a window must hold (see _MIN_STEMS)
+
+    @classmethod
+    def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, dim: int,
+              sample: Sequence[str] | None = None) -> "RewriteIndex":
+        """Index the units `indexed` (bool per unit) of `texts` (`tokens`: their words); the
+        caller leaves code out (its words are syntax and names: the code tiers' evidence).
+        `sample`: corpus documents; a stem in more than _CORPUS_SHARE of them is no prefilter key
+        (its postings would be read for most records of this corpus)."""
+        raw = [texts[int(t)][int(a):int(b)] for t, a, b in zip(tokens.text_of.tolist(), tokens.starts.tolist(),
+                                                                   tokens.ends.tolist())]
+        words = [w or "" for w in normalize_array(pa.array(raw, pa.string())).to_pylist()]
+        stems: dict[str, int] = {}
+        distinct: dict[str, int] = {}
+        inverse = np.fromiter((distinct.setdefault(w, len(distinct)) for w in words), dtype=np.int64, count=len(words))
+        word_stem = np.array([stems.setdefault(_stem(w), len(stems)) for w in distinct] or [0],
+                             dtype=np.int32)[inverse]
+        names = list(stems)
+        # no evidence: function words, one- and two-letter words that are not numbers
+        stop = np.array([n in _STOP or (len(n) <= 2 and not n.isdigit()) for n in names], dtype=bool)
+        unit_stems = [set(word_stem[int(tokens.bounds[u]):int(tokens.bounds[u + 1])].tolist()) if indexed[u] else set()
+                      for u in range(len(texts))]
+        n_units = int(indexed.sum())
+        df = np.zeros(len(stems), dtype=np.int64)
+        for mine in unit_stems:
+            df[list(mine)] += 1
+        common = (df > max(_MIN_DF, _MAX_DF_SHARE * n_units)) | stop
+        weight = np.where(common, 0.0, np.log((n_units + 1) / (df + 1))).astype(np.float32)
+        forms, form_stem = [], []
+        for s, name in enumerate(names):
+            if not common[s]:
+                for f in _forms(name):
+                    forms.append(f)
+                    form_stem.append(s)
+        hashes = _hash_words(forms)
+        order = np.argsort(hashes, kind="stable")
+        form_hash, form_stem_of = hashes[order], np.array(form_stem, dtype=np.int32)[order]
+        corpus_common = np.zeros(len(stems), dtype=bool)
+        if sample:
+            st = tokenize_hashed(list(sample))
+            at = np.minimum(np.searchsorted(form_hash, st.hashes), max(len(form_hash) - 1, 0))
+            found = np.flatnonzero(form_hash[at] == st.hashes) if len(form_hash) else np.zeros(0, np.int64)
+            doc_stem = np.unique(st.text_of[found] * len(stems) + form_stem_of[at[found]])
+            docs = np.bincount(doc_stem % len(stems), minlength=len(stems))
+            corpus_common = docs > max(_MIN_DF, _CORPUS_SHARE * len(sample))
+        pairs = sorted((s, u) for u, mine in enumerate(unit_stems) for s in mine if not common[s])
+        post_of = np.array([s for s, _ in pairs], dtype=np.int64)
+        post_start = np.searchsorted(post_of, np.arange(len(stems) + 1))
+        total = np.array([float(weight[list(m)].sum()) if m else 0.0 for m in unit_stems])
+        vectors = WordVectors(dim)
+        vectors.add_words(texts, tokens)
+        # per unit the sum of its words' vectors: a sparse (units x vocabulary) count matrix times
+        # the vectors, never a (words x dim) array
+        counts = coo_matrix((np.ones(len(tokens.hashes), np.float32), (tokens.text_of, vectors.rows(tokens.hashes))),
+                            shape=(len(texts), len(vectors.vecs))).tocsr()
+        sums = np.asarray(counts @ vectors.vecs, dtype=np.float32)
+        unit_vec = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-9)
+        return cls(form_hash, form_stem_of, weight, post_start,
+                   np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
+                   unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
+                   (df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common & ~corpus_common,
+                   np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
+                   np.array([min(_MIN_STEMS, max(_MIN_RARE + 1, -(-len([s for s in m if not common[s]]) * 6 // 10)))
+                             for m in unit_stems], dtype=np.int32))
+
+    def _postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(word, stem, unit) for every posting of each word's stem."""
+        lo, hi = self.post_start[stems], self.post_start[stems + 1]
+        count = hi - lo
+        total = int(count.sum())
+        unit = self.post_unit[np.repeat(lo, count) + np.arange(total) - np.repeat(np.cumsum(count) - count, count)]
+        return np.repeat(words, count), np.repeat(stems, count), unit.astype(np.int64)
+
+    def matches(self, tokens: Tokens, floor: float, similarity: float
+                ) -> Iterable[tuple[int, int, float, int, int, float, list[int]]]:
+        """(text, unit, coverage, first word, end word, cosine, unit stems found) of each pair whose
+        best window covers at least `floor` of the unit's stem weight at cosine >= `similarity`
+        (one vectorised pass over the record's stems; the embedding only for those windows)."""
+        if len(tokens.hashes) == 0 or len(self.form_hash) == 0:
+            return
+        at = np.minimum(np.searchsorted(self.form_hash, tokens.hashes), len(self.form_hash) - 1)
+        hit = np.flatnonzero(self.form_hash[at] == tokens.hashes)
+        if len(hit) == 0:
+            return
+        stem = self.form_stem[at[hit]].astype(np.int64)
+        n_units = len(self.unit_total)
+        n_stems = len(self.weight) + 1
+        hit_text = tokens.text_of[hit]
+        # Prefilter: pairs holding _MIN_RARE distinct rare stems (short postings: a small fan-out).
+        rare = self.rare[stem]
+        word, st, unit = self._postings(hit[rare], stem[rare])
+        if len(word) == 0:
+            return
+        # ... within one window (blocks as below): distinct rare stems per (pair, window)
+        wtext = tokens.text_of[word]
+        half = np.maximum(_MIN_WINDOW // 2, (self.unit_words[unit] * _WINDOW / 2).astype(np.int64))
+        block = (word - tokens.bounds[wtext]) // half
+        pr = wtext * n_units + unit
+        both = np.concatenate([block, np.maximum(block - 1, 0)])
+        key = np.unique((np.concatenate([pr, pr]) * (1 << 20) + both) * n_stems + np.concatenate([st, st])) // n_stems
+        wins, n_rare = np.unique(key, return_counts=True)
+        cand = wins[n_rare >= _MIN_RARE]
+        if len(cand) == 0:
+            return
+        # Every stem hit in those windows (and the blocks either side) whose stem the unit holds.
+        c_pair, c_block = cand >> 20, cand & ((1 << 20) - 1)
+        c_text, c_unit = c_pair // n_units, c_pair % n_units
+        c_half = np.maximum(_MIN_WINDOW // 2, (self.unit_words[c_unit] * _WINDOW / 2).astype(np.int64))
+        lo_word = tokens.bounds[c_text] + np.maximum(c_block - 1, 0) * c_half
+        hi_word = np.minimum(tokens.bounds[c_text] + (c_block + 3) * c_half, tokens.bounds[c_text + 1])
+        t_lo, t_hi = np.searchsorted(hit, lo_word), np.searchsorted(hit, hi_word)
+        count = t_hi - t_lo
+        at_hit = np.repeat(t_lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        unit = np.repeat(c_unit, count)
+        st = stem[at_hit]
+        probe = unit * n_stems + st
+        at_key = np.minimum(np.searchsorted(self.unit_stem_keys, probe), len(self.unit_stem_keys) - 1)
+        held = self.unit_stem_keys[at_key] == probe
+        word, st, unit = hit[at_hit][held], st[held], unit[held]
+        text = tokens.text_of[word]
+        pair = text * n_units + unit
+        # Windows: a unit's record words in blocks of half a window (_WINDOW / 2 times the unit's
+        # words, at least _MIN_WINDOW / 2); a window is two consecutive blocks, so each hit counts
+        # in the windows starting at its block and at the block before. Distinct stems per
+        # (pair, window).
+        half = np.maximum(_MIN_WINDOW // 2, (self.unit_words[unit] * _WINDOW / 2).astype(np.int64))
+        block = (word - tokens.bounds[text]) // half
+        both = np.concatenate([block, np.maximum(block - 1, 0)])
+        key = np.unique((np.concatenate([pair, pair]) * (1 << 20) + both) * n_stems + np.concatenate([st, st]))
+        win, kst = key // n_stems, key % n_stems
+        wins, first, count = np.unique(win, return_index=True, return_counts=True)
+        got = np.add.reduceat(self.weight[kst], first) if len(first) else np.zeros(0)
+        w_pair = wins >> 20
+        w_unit = w_pair % n_units
+        ok = (count >= self.unit_need[w_unit]) & (got >= floor * self.unit_total[w_unit]) & (self.unit_total[w_unit] > 0)
+        if not ok.any():
+            return
+        # The best window of each pair (the earliest on a tie).
+        w_pair, wins, first, count, got = w_pair[ok], wins[ok], first[ok], count[ok], got[ok]
+        order = np.lexsort((wins, -got, w_pair))
+        keep = order[np.concatenate([[True], w_pair[order][1:] != w_pair[order][:-1]])]
+        for k in keep.tolist():
+            p, blk = int(w_pair[k]), int(wins[k] & ((1 << 20) - 1))
+            t, u = divmod(p, n_units)
+            h = max(_MIN_WINDOW // 2, int(self.unit_words[u] * _WINDOW / 2))
+            lo_w = int(tokens.bounds[t]) + blk * h
+            hi_w = min(lo_w + 2 * h, int(tokens.bounds[t + 1]))
+            # the span: the first to the last word of the window holding one of the unit's stems; its
+            # embedding (not the whole window's, half of which may be the host's text) confirms
+            inside = word[(pair == p) & (word >= lo_w) & (word < hi_w)]
+            a_w, b_w = int(inside.min()), int(inside.max()) + 1
+            vec = self.vectors.vecs[self.vectors.rows(tokens.hashes[a_w:b_w])].sum(axis=0)
+            cos = float(vec @ self.unit_vec[u]) / max(float(np.linalg.norm(vec)), 1e-9)
+            if cos >= similarity:
+                yield (t, u, float(got[k]) / float(self.unit_total[u]), a_w, b_w,
+                       cos, kst[first[k]:first[k] + count[k]].tolist())
