@@ -3,6 +3,7 @@ that break the protocol in one way each (named in configs as "tests.fixtures_use
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,30 @@ def stage_config(root: Path, use: str, params: dict[str, Any] | None = None, **s
     """A config mapping with one user stage and no model-loading built-in stage."""
     return {"input": {"paths": ["shards/"]}, "languages": {"identify": False}, "pii": {"enabled": False},
             "stages": [{"use": use, "params": params or {}}], **settings}
+
+
+class OnEveryNode(Stage):
+    """Holds its first worker in `setup` until a worker on each of `nodes` Ray nodes has started one:
+    a busy node's CPU sends the next shard to another node, so tiny shards cannot all land on one
+    (Ray reuses a worker lease for short tasks). Adds a column, judges nothing."""
+
+    name = "on_every_node"
+    writes = ("on_every_node",)
+
+    def __init__(self, folder: str, nodes: int = 2) -> None:
+        self.folder, self.nodes = Path(folder), nodes
+
+    def setup(self) -> None:
+        import ray
+
+        (self.folder / ray.get_runtime_context().get_node_id()).touch()
+        deadline = time.monotonic() + 120
+        # another node's worker announces itself by a file: nothing to wait on across nodes but the folder
+        while len(list(self.folder.iterdir())) < self.nodes and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        return batch.append_column("on_every_node", pa.array([True] * batch.num_rows, pa.bool_()))
 
 
 class FailsOnMarked(Stage):

@@ -28,6 +28,13 @@ def _shouting(run: Path) -> set[str]:
     return {r["source_id"] for r in rows if "shouting" in r["reasons"]}
 
 
+def _on_every_node(config: Path, folder: Path) -> None:
+    """Add fixtures_user_stages.OnEveryNode to a job: every node of the cluster measures a shard."""
+    job = yaml.safe_load(config.read_text())
+    job["stages"].append({"use": f"{HERE}:OnEveryNode", "params": {"folder": str(folder)}})
+    config.write_text(yaml.safe_dump(job, sort_keys=False))
+
+
 def _sample_ids(source_ids: set[str]) -> set[str]:
     """The example shard's ids behind copies' ids ("<shard>-<copy>-shout-0" -> "shout-0")."""
     return {"-".join(s.split("-")[-2:]) for s in source_ids}
@@ -38,6 +45,8 @@ def test_a_user_stage_on_two_nodes_reaches_lineage_and_decide_only_judges(tmp_pa
     import ray
 
     config = example_job(tmp_path, {"threshold": 0.5}, shards=4, copies=50, **LIGHT)
+    (tmp_path / "nodes").mkdir()
+    _on_every_node(config, tmp_path / "nodes")
     run = tmp_path / "run"
     summary = run_audit(load_config(config), out=run, address=two_node_cluster, progress=False).summary
     assert len([n for n in ray.nodes() if n["Alive"]]) == 2
@@ -60,6 +69,7 @@ def test_a_user_stage_on_two_nodes_reaches_lineage_and_decide_only_judges(tmp_pa
     monkeypatch.setattr(cls, "__call__", never)
     monkeypatch.setattr(cls, "setup", never)
     lenient = example_job(tmp_path, {"threshold": 0.15}, shards=4, copies=50, ray={"executor": "local"}, **LIGHT)
+    _on_every_node(lenient, tmp_path / "nodes")
     assert audit("decide", str(run), "--config", str(lenient)) == 0
     rejudged = _shouting(run)
     assert flagged < rejudged and _sample_ids(rejudged) == {"shout-0", "shout-1", "mixed-0"}
