@@ -495,13 +495,30 @@ class PiiStage(ConfigStage):
         self.entities = list(cfg.entities)
         self.min_score = cfg.floor  # findings down to the floor are kept; judge counts those >= min_score
         self.prefilter = cfg.prefilter if prefilter is None else prefilter
-        kinds = candidate_kinds(self.entities)
-        self.kinds_re2 = {k: r2 for k, (r2, _) in kinds.items()}
-        self.kinds_re = {k: re.compile(py) for k, (_, py) in kinds.items()}
-        self.kind_entities: dict[str | None, list[str]] = {
-            k: [e for e in self.entities if CANDIDATES[e] == k] for k in kinds}
-        self.kind_entities[None] = self.entities
         self.analyzer = None
+
+    # The candidate patterns come from Presidio's recognisers (1.7 s to import): built when first
+    # measured, never for `audit decide`, which builds the stage to judge only.
+    @functools.cached_property
+    def _kinds(self) -> dict[str, tuple[str, str]]:
+        return candidate_kinds(self.entities)
+
+    @functools.cached_property
+    def kinds_re2(self) -> dict[str, str]:
+        """RE2 candidate pattern per kind."""
+        return {k: r2 for k, (r2, _) in self._kinds.items()}
+
+    @functools.cached_property
+    def kinds_re(self) -> dict[str, re.Pattern[str]]:
+        """Python candidate pattern per kind."""
+        return {k: re.compile(py) for k, (_, py) in self._kinds.items()}
+
+    @functools.cached_property
+    def kind_entities(self) -> dict[str | None, list[str]]:
+        """The entities each candidate kind stands for (None: every entity)."""
+        out: dict[str | None, list[str]] = {k: [e for e in self.entities if CANDIDATES[e] == k] for k in self._kinds}
+        out[None] = self.entities
+        return out
 
     def setup(self) -> None:
         self.analyzer = build_analyzer(self.entities) if self.enabled and self.entities else None
