@@ -371,6 +371,10 @@ class ContaminationConfig(Section):
     rewrite: bool = measure(True)
     rewrite_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
     rewrite_similarity: float = measure(0.7, gt=0, le=1)
+    # ... and across languages (audit/stages/contamination_keys.py): a unit's numbers (normalised:
+    # 5,000 = 5.000 = 5 000; 1,2 = 1.2) and Latin-script names, three or more of them of rare
+    # combined weight in one window of a record, whatever its language (a translated question).
+    rewrite_keys: bool = measure(True)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the

@@ -1,0 +1,248 @@
+"""Keys that survive translation, for the rewrite tier (method "rewrite", evidence "keys ..."): an
+eval unit translated into another language (a quiz site's German or Chinese copy of a math word
+problem) loses every word the other tiers read, and keeps its numbers and, in Latin script, its
+names.
+
+1. Keys. A unit's numbers, normalised so that the ways languages write one number meet
+   ("5,000", "5.000", "5 000" and "5000" -> 5000; "1.2" and "1,2" -> 1.2; full-width and other
+   Unicode digits as ASCII), and its names: capitalised Latin-script words (Eliza, Toula,
+   Windows) whose lower-case form is no word of any unit nor of the corpus sample (so "What" or
+   "Monday's" lower-case twin "monday" tells a common word from a name). Each key is weighted by
+   its rarity: the lower of its inverse frequency among the units and among the corpus sample's
+   documents (a "2" or a "10" is in most documents with numbers: nearly no evidence).
+2. Candidates. A record's keys (one regular expression pass) are looked up; a unit is a
+   candidate when the record holds _MIN_RARE of its rare keys (in few units and few sample
+   documents: short postings) and _MIN_KEYS of its keys.
+3. Match. The best window of the record (_WINDOW times the unit's characters, at least
+   _MIN_WINDOW) holds _MIN_KEYS distinct keys of the unit and _KEYS_SHARE of them (a unit with
+   fewer is not indexed), _MIN_NUMBERS of them numbers, most of the numbers there (no list of
+   figures, no line of code or table),
+   their weight is at least _MIN_WEIGHT (a rare combination: by chance about once in
+   e^_MIN_WEIGHT windows of the corpus sample) and covers the measure floor of the unit's key
+   weight (judged, like every rewrite match, by `rewrite_threshold`).
+
+Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
+numbers and no name, a multiple-choice question in words), numbers written as words, and names
+in another script (transliteration).
+"""
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+# A number in ASCII or full-width digits (digit groups joined by one separator each; not part of
+# a time, date, range, version or identifier: 07:21:23, 28/01, 9-14, MiG-19, task1) ...
+_NUMBER = re.compile(r"(?<![A-Za-z0-9０-９_:/\-–.,])[0-9０-９]+(?:[.,\u00a0\u202f\u2009' ][0-9０-９]+)*"
+                     r"(?![A-Za-z0-9０-９_]|[:/\-–][0-9０-９])")
+# ... or a capitalised Latin-script word.
+_CAPITAL = re.compile(r"(?<![\w])[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{2,}(?![\w])")
+# Lower-case words (a capitalised word whose lower-case form is one is no name) and the
+# separators of digit groups.
+_LOWER = re.compile(r"(?<![\w])[a-zà-öø-ÿ]{3,}(?![\w])")
+_SEPARATORS = re.compile(r"[.,\u00a0\u202f\u2009' ]")
+# What stands between two numbers of a list (no word, no currency sign).
+_LIST_GAP = re.compile(r"[\s,;.()%]*")
+# Code, markup and tables (doctest output, a reST table): no word problem's window holds these,
+# and a number on such a line (or an indented one) is no key.
+_CODE = re.compile(r">>>|::|[\[\]{}=|<>_\\]")
+_INDENT = re.compile(r"[ \t]{3,}")
+
+
+def _code_line(text: str, at: int) -> bool:
+    """Whether the line of `text` holding `at` is code, markup or a table row (or indented)."""
+    a = text.rfind("\n", 0, at) + 1
+    b = text.find("\n", at)
+    b = len(text) if b < 0 else b
+    return bool(_INDENT.match(text, a) or _CODE.search(text, a, b))
+
+
+# A candidate holds this many distinct rare keys of the unit ...
+_MIN_RARE = 1
+# ... rare: held by at most this share of the units and of the sample's documents.
+_RARE_SHARE = 0.05
+# The unit's numbers are at least this share of the numbers between its first and last key found,
+# and at most this share of those numbers follow the one before with no word between.
+_KEY_SHARE = 0.75
+_BARE_SHARE = 0.25
+_MIN_DF = 3
+# A match: this many distinct keys of the unit in one window (a unit with fewer is not indexed:
+# two numbers are any news story's), this many of them numbers (names alone: weekdays, a cast) ...
+_MIN_KEYS = 3
+# ... and at least this share of the unit's keys (three numbers of a long problem are a coincidence)
+_KEYS_SHARE = 0.5
+_MIN_NUMBERS = 2
+# ... whose rarity weights sum to this much (natural log units) ...
+_MIN_WEIGHT = 12.0
+# ... in a window of this many times the unit's characters (at least _MIN_WINDOW).
+_WINDOW = 2.5
+_MIN_WINDOW = 300
+
+
+def number_keys(digits: str) -> list[str]:
+    """The numbers a run of digit groups reads as, language-neutral: groups after the first all of
+    three digits are thousands (5,000 = 5.000 = 5 000 = 5000); two groups otherwise a decimal
+    (1,2 = 1.2, trailing zeros dropped); a run of dotted groups (a version, an address) none; any
+    other run (1,2,3: a list) its groups."""
+    groups = _SEPARATORS.split(digits)
+    if len(groups) == 1:
+        return [str(int(groups[0]))]
+    if all(len(g) == 3 for g in groups[1:]):
+        return [str(int("".join(groups)))]
+    if len(groups) == 2:
+        whole, frac = str(int(groups[0])), str(int(groups[1][::-1]))[::-1].rstrip("0")
+        return [f"{whole}.{frac}" if frac else whole]
+    if "." in digits:  # a version or an address (3.11.2, 192.0.2.1): no quantity
+        return []
+    return [str(int(g)) for g in groups]
+
+
+def text_numbers(text: str) -> Iterable[tuple[str, int, int]]:
+    """(number key, start, end) of every number of `text`."""
+    for m in _NUMBER.finditer(text):
+        for k in number_keys(m.group()):
+            yield k, m.start(), m.end()
+
+
+def text_keys(text: str) -> Iterable[tuple[str, int, int]]:
+    """(key, start, end) of every number and capitalised word of `text` (names not yet told from
+    sentence-initial words: the index does that)."""
+    yield from text_numbers(text)
+    for m in _CAPITAL.finditer(text):
+        yield m.group(), m.start(), m.end()
+
+
+@dataclass
+class KeyIndex:
+    """Per unit its language-neutral keys (numbers, names) with rarity weights; postings of the rare ones."""
+
+    key_id: dict[str, int]          # key -> id
+    names: list[str]                # per key id, its text (evidence)
+    weight: list[float]             # per key id
+    rare_units: dict[int, list[int]]  # rare key id -> units holding it
+    unit_keys: list[dict[int, list[list[int]]]]  # per unit: key id -> its [start, end) spans in the unit
+    unit_total: list[float]         # per unit: its keys' weight
+    unit_chars: list[int]
+
+    @classmethod
+    def build(cls, texts: Sequence[str], indexed: Sequence[bool], sample: Sequence[str] | None = None) -> "KeyIndex":
+        """Index the keys of the units `indexed` (bool per unit) of `texts`; `sample`: corpus
+        documents, for the rarity of keys and the words that are not names."""
+        lower: set[str] = set()
+        for t in texts:
+            lower.update(_LOWER.findall(t))
+        for t in sample or ():
+            lower.update(_LOWER.findall(t))
+        unit_keys: list[dict[str, list[list[int]]]] = []
+        for t, on in zip(texts, indexed):
+            keys: dict[str, list[list[int]]] = {}
+            if on:
+                for k, a, b in text_keys(t):
+                    if k[0].isdigit() or k.lower() not in lower:
+                        keys.setdefault(k, []).append([a, b])
+            unit_keys.append(keys if len(keys) >= _MIN_KEYS else {})
+        n_units = max(1, sum(1 for k in unit_keys if k))
+        df = Counter(k for keys in unit_keys for k in keys)
+        key_id = {k: i for i, k in enumerate(df)}
+        sdf: Counter = Counter()
+        for t in sample or ():
+            sdf.update({k for k, _, _ in text_keys(t) if k in key_id})
+        n_sample = len(sample or ())
+        weight, rare = [], []
+        for k in key_id:
+            w = math.log((n_units + 1) / (df[k] + 1))
+            if n_sample:
+                w = min(w, math.log((n_sample + 1) / (sdf[k] + 1)))
+            weight.append(max(0.0, w))
+            rare.append(df[k] <= max(_MIN_DF, _RARE_SHARE * n_units)
+                        and (not n_sample or sdf[k] <= max(_MIN_DF, _RARE_SHARE * n_sample)))
+        rare_units: dict[int, list[int]] = {}
+        ids = [{key_id[k]: spans for k, spans in keys.items()} for keys in unit_keys]
+        for u, keys in enumerate(ids):
+            for i in keys:
+                if rare[i]:
+                    rare_units.setdefault(i, []).append(u)
+        return cls(key_id, list(key_id), weight, rare_units, ids,
+                   [sum(weight[i] for i in keys) for keys in ids], [len(t) for t in texts])
+
+    def matches(self, text: str, floor: float) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
+        """(unit, coverage, record span, unit spans, keys found) of each unit whose keys the best
+        window of `text` holds (see the module docstring)."""
+        numbers: list[tuple[int, int]] = []  # (start, end) of each number of the text
+        hits: list[tuple[int, int, int]] = []  # (start, end, key id) of each key of the index
+        for k, a, b in text_numbers(text):
+            if not numbers or numbers[-1][0] != a:
+                numbers.append((a, b))
+            if k in self.key_id:
+                hits.append((a, b, self.key_id[k]))
+        # most texts stop here: a match needs _MIN_NUMBERS of a unit's numbers (the names are read after)
+        if len({i for _, _, i in hits}) < _MIN_NUMBERS:
+            return
+        # numbers on lines of code, markup or tables are no word problem's
+        hits = [h for h in hits if not _code_line(text, h[0])]
+        if len({i for _, _, i in hits}) < _MIN_NUMBERS:
+            return
+        for m in _CAPITAL.finditer(text):
+            if m.group() in self.key_id:
+                hits.append((m.start(), m.end(), self.key_id[m.group()]))
+        hits.sort()
+        present = {i for _, _, i in hits}
+        cand = Counter(u for i in present if i in self.rare_units for u in self.rare_units[i])
+        for u, n_rare in cand.items():
+            keys = self.unit_keys[u]
+            mine = present.intersection(keys)
+            # the weight of all its keys in the text bounds the best window's
+            if n_rare < _MIN_RARE or len(mine) < self._need(u) or sum(self.weight[i] for i in mine) < \
+                    max(_MIN_WEIGHT, floor * self.unit_total[u]):
+                continue
+            best = self._best_window(u, [h for h in hits if h[2] in keys])
+            if best is None or best[0] < max(_MIN_WEIGHT, floor * self.unit_total[u]):
+                continue
+            got, window = best
+            found = {i for _, _, i in window}
+            a, b = window[0][0], window[-1][1]
+            # a table, a list of figures or page numbers holds any numbers: the unit's numbers must
+            # be most of the numbers where they are found, ...
+            first = bisect_left(numbers, (a, -1))
+            last = bisect_right(numbers, (b, b))
+            n_mine = sum(1 for _, _, i in window if self.names[i][0].isdigit())
+            # ... words (or currency signs) stand between them (a list of figures has none: 10, 15, 20)
+            bare = sum(1 for n in range(first, last - 1)
+                       if _LIST_GAP.fullmatch(text, numbers[n][1], numbers[n + 1][0]))
+            if len({i for i in found if self.names[i][0].isdigit()}) < _MIN_NUMBERS \
+                    or n_mine < _KEY_SHARE * (last - first) or bare > _BARE_SHARE * max(1, last - first - 1) \
+                    or _CODE.search(text, a, b):
+                continue
+            spans = sorted(s for i in found for s in keys[i])
+            rarest = sorted(found, key=lambda i: -self.weight[i])[:10]
+            yield u, got / self.unit_total[u], [a, b], spans, ["keys " + " ".join(self.names[i] for i in rarest)]
+
+    def _need(self, u: int) -> int:
+        """Distinct keys of unit u a window must hold: _MIN_KEYS, or _KEYS_SHARE of its keys."""
+        return max(_MIN_KEYS, math.ceil(_KEYS_SHARE * len(self.unit_keys[u])))
+
+    def _best_window(self, u: int, mine: list[tuple[int, int, int]]) -> tuple[float, list[tuple[int, int, int]]] | None:
+        """(weight, hits) of the window of `mine` (the text's hits of unit u's keys, in order) of
+        the most distinct key weight, holding _MIN_KEYS distinct keys; None when none does."""
+        width = max(_MIN_WINDOW, int(_WINDOW * self.unit_chars[u]))
+        need = self._need(u)
+        held: Counter = Counter()
+        got, lo = 0.0, 0
+        best: tuple[float, int, int] | None = None
+        for hi, (a, _, i) in enumerate(mine):  # windows ending at each hit
+            if not held[i]:
+                got += self.weight[i]
+            held[i] += 1
+            while a - mine[lo][0] > width:
+                j = mine[lo][2]
+                held[j] -= 1
+                if not held[j]:
+                    got -= self.weight[j]
+                    del held[j]
+                lo += 1
+            if len(held) >= need and (best is None or got > best[0] + 1e-9):
+                best = (got, lo, hi)
+        return None if best is None else (best[0], mine[best[1]:best[2] + 1])
