@@ -34,12 +34,15 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 # A number in ASCII or full-width digits (digit groups joined by one separator each; not part of
 # a time, date, range, version or identifier: 07:21:23, 28/01, 9-14, MiG-19, task1) ...
-_NUMBER = re.compile(r"(?<![A-Za-z0-9０-９_:/\-–.,])[0-9０-９]+(?:[.,\u00a0\u202f\u2009' ][0-9０-９]+)*"
-                     r"(?![A-Za-z0-9０-９_]|[:/\-–][0-9０-９])")
+# (the first digit is matched before the look-behind: one test per digit, not per character)
+_NUMBER = re.compile(r"[0-9０-９](?<![A-Za-z0-9０-９_:/\-–.,][0-9０-９])[0-9０-９]*"
+                     r"(?:[.,\u00a0\u202f\u2009' ][0-9０-９]+)*(?![A-Za-z0-9０-９_]|[:/\-–][0-9０-９])")
 # ... or a capitalised Latin-script word.
-_CAPITAL = re.compile(r"(?<![\w])[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{2,}(?![\w])")
+_CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w][A-ZÀ-ÖØ-Þ])[a-zà-öø-ÿ]{2,}(?![\w])")
 # Lower-case words (a capitalised word whose lower-case form is one is no name) and the
 # separators of digit groups.
 _LOWER = re.compile(r"(?<![\w])[a-zà-öø-ÿ]{3,}(?![\w])")
@@ -103,7 +106,9 @@ def number_keys(digits: str) -> list[str]:
 def text_numbers(text: str) -> Iterable[tuple[str, int, int]]:
     """(number key, start, end) of every number of `text`."""
     for m in _NUMBER.finditer(text):
-        for k in number_keys(m.group()):
+        g = m.group()
+        # most numbers are plain ASCII digits: their own key
+        for k in ((g,) if g.isascii() and g.isdigit() and g[0] != "0" else number_keys(g)):
             yield k, m.start(), m.end()
 
 
@@ -115,6 +120,16 @@ def text_keys(text: str) -> Iterable[tuple[str, int, int]]:
         yield m.group(), m.start(), m.end()
 
 
+def _word_at(text: str, word: str) -> Iterable[int]:
+    """Where `word` stands in `text` as a whole word (str.find: no regex scan per name)."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            yield at
+        at = text.find(word, at + 1)
+
+
 @dataclass
 class KeyIndex:
     """Per unit its language-neutral keys (numbers, names) with rarity weights; postings of the rare ones."""
@@ -122,10 +137,13 @@ class KeyIndex:
     key_id: dict[str, int]          # key -> id
     names: list[str]                # per key id, its text (evidence)
     weight: list[float]             # per key id
-    rare_units: dict[int, list[int]]  # rare key id -> units holding it
+    rare_units: dict[int, np.ndarray]  # rare key id -> units holding it (int32)
     unit_keys: list[dict[int, list[list[int]]]]  # per unit: key id -> its [start, end) spans in the unit
     unit_total: list[float]         # per unit: its keys' weight
     unit_chars: list[int]
+    name_keys: frozenset[str]       # the keys that are names
+    unit_total_arr: np.ndarray      # float64, unit_total as an array
+    unit_need: np.ndarray           # int32, per unit: distinct keys a window must hold (_MIN_KEYS, _KEYS_SHARE of its keys)
 
     @classmethod
     def build(cls, texts: Sequence[str], indexed: Sequence[bool], sample: Sequence[str] | None = None) -> "KeyIndex":
@@ -159,43 +177,69 @@ class KeyIndex:
             weight.append(max(0.0, w))
             rare.append(df[k] <= max(_MIN_DF, _RARE_SHARE * n_units)
                         and (not n_sample or sdf[k] <= max(_MIN_DF, _RARE_SHARE * n_sample)))
-        rare_units: dict[int, list[int]] = {}
+        postings: dict[int, list[int]] = {}
         ids = [{key_id[k]: spans for k, spans in keys.items()} for keys in unit_keys]
         for u, keys in enumerate(ids):
             for i in keys:
                 if rare[i]:
-                    rare_units.setdefault(i, []).append(u)
+                    postings.setdefault(i, []).append(u)
+        rare_units = {i: np.array(us, dtype=np.int32) for i, us in postings.items()}
         return cls(key_id, list(key_id), weight, rare_units, ids,
-                   [sum(weight[i] for i in keys) for keys in ids], [len(t) for t in texts])
+                   [sum(weight[i] for i in keys) for keys in ids], [len(t) for t in texts],
+                   frozenset(k for k in key_id if not k[0].isdigit()),
+                   np.array([sum(weight[i] for i in keys) for keys in ids], dtype=np.float64),
+                   np.array([max(_MIN_KEYS, math.ceil(_KEYS_SHARE * len(keys))) for keys in ids], dtype=np.int32))
 
     def matches(self, text: str, floor: float) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
         """(unit, coverage, record span, unit spans, keys found) of each unit whose keys the best
         window of `text` holds (see the module docstring)."""
+        # A first look, by one findall each: the units holding enough of the text's keys (by
+        # count and by weight, wherever they stand); most texts stop here.
+        key_id = self.key_id
+        present = {key_id[k] for g in set(_NUMBER.findall(text)) for k in
+                   ((g,) if g.isascii() and g.isdigit() and g[0] != "0" else number_keys(g)) if k in key_id}
+        if len(present) < _MIN_NUMBERS:
+            return
+        names = {key_id[g] for g in set(_CAPITAL.findall(text)).intersection(self.name_keys)}
+        present |= names
+        rare = [i for i in present if i in self.rare_units]
+        if not rare:
+            return
+        # a unit's keys in the text: its rare ones (counted, weighed) and at most every common one
+        common = [i for i in present if i not in self.rare_units]
+        post = np.concatenate([self.rare_units[i] for i in rare])
+        units, inverse, n_rare = np.unique(post, return_inverse=True, return_counts=True)
+        got = np.bincount(inverse, weights=np.repeat(np.array([self.weight[i] for i in rare]),
+                                                     [len(self.rare_units[i]) for i in rare]), minlength=len(units))
+        got += sum(self.weight[i] for i in common)
+        ok = (n_rare >= _MIN_RARE) & (n_rare + len(common) >= self.unit_need[units]) & (got >= _MIN_WEIGHT) \
+            & (got >= floor * self.unit_total_arr[units])
+        cands = []
+        for u in units[ok].tolist():
+            mine = present.intersection(self.unit_keys[u])
+            if len(mine) >= self.unit_need[u] and sum(self.weight[i] for i in mine) >= \
+                    max(_MIN_WEIGHT, floor * self.unit_total[u]):
+                cands.append(u)
+        if not cands:
+            return
         numbers: list[tuple[int, int]] = []  # (start, end) of each number of the text
         hits: list[tuple[int, int, int]] = []  # (start, end, key id) of each key of the index
         for k, a, b in text_numbers(text):
             if not numbers or numbers[-1][0] != a:
                 numbers.append((a, b))
-            if k in self.key_id:
-                hits.append((a, b, self.key_id[k]))
-        # most texts stop here: a match needs _MIN_NUMBERS of a unit's numbers (the names are read after)
-        if len({i for _, _, i in hits}) < _MIN_NUMBERS:
-            return
+            if k in key_id:
+                hits.append((a, b, key_id[k]))
         # numbers on lines of code, markup or tables are no word problem's
         hits = [h for h in hits if not _code_line(text, h[0])]
-        if len({i for _, _, i in hits}) < _MIN_NUMBERS:
-            return
-        for m in _CAPITAL.finditer(text):
-            if m.group() in self.key_id:
-                hits.append((m.start(), m.end(), self.key_id[m.group()]))
+        for i in names:
+            hits += ((a, a + len(self.names[i]), i) for a in _word_at(text, self.names[i]))
         hits.sort()
         present = {i for _, _, i in hits}
-        cand = Counter(u for i in present if i in self.rare_units for u in self.rare_units[i])
-        for u, n_rare in cand.items():
+        for u in cands:
             keys = self.unit_keys[u]
             mine = present.intersection(keys)
-            # the weight of all its keys in the text bounds the best window's
-            if n_rare < _MIN_RARE or len(mine) < self._need(u) or sum(self.weight[i] for i in mine) < \
+            # the weight of all its keys in the text (off code lines) bounds the best window's
+            if len(mine) < self.unit_need[u] or sum(self.weight[i] for i in mine) < \
                     max(_MIN_WEIGHT, floor * self.unit_total[u]):
                 continue
             best = self._best_window(u, [h for h in hits if h[2] in keys])
@@ -220,15 +264,11 @@ class KeyIndex:
             rarest = sorted(found, key=lambda i: -self.weight[i])[:10]
             yield u, got / self.unit_total[u], [a, b], spans, ["keys " + " ".join(self.names[i] for i in rarest)]
 
-    def _need(self, u: int) -> int:
-        """Distinct keys of unit u a window must hold: _MIN_KEYS, or _KEYS_SHARE of its keys."""
-        return max(_MIN_KEYS, math.ceil(_KEYS_SHARE * len(self.unit_keys[u])))
-
     def _best_window(self, u: int, mine: list[tuple[int, int, int]]) -> tuple[float, list[tuple[int, int, int]]] | None:
         """(weight, hits) of the window of `mine` (the text's hits of unit u's keys, in order) of
         the most distinct key weight, holding _MIN_KEYS distinct keys; None when none does."""
         width = max(_MIN_WINDOW, int(_WINDOW * self.unit_chars[u]))
-        need = self._need(u)
+        need = self.unit_need[u]
         held: Counter = Counter()
         got, lo = 0.0, 0
         best: tuple[float, int, int] | None = None
