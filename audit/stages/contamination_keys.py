@@ -222,16 +222,17 @@ class KeyIndex:
                 cands.append(u)
         if not cands:
             return
+        wanted = {i for u in cands for i in self.unit_keys[u]}
         numbers: list[tuple[int, int]] = []  # (start, end) of each number of the text
-        hits: list[tuple[int, int, int]] = []  # (start, end, key id) of each key of the index
+        hits: list[tuple[int, int, int]] = []  # (start, end, key id) of each key of the candidates
         for k, a, b in text_numbers(text):
             if not numbers or numbers[-1][0] != a:
                 numbers.append((a, b))
-            if k in key_id:
+            if key_id.get(k, -1) in wanted:
                 hits.append((a, b, key_id[k]))
         # numbers on lines of code, markup or tables are no word problem's
         hits = [h for h in hits if not _code_line(text, h[0])]
-        for i in names:
+        for i in names & wanted:
             hits += ((a, a + len(self.names[i]), i) for a in _word_at(text, self.names[i]))
         hits.sort()
         present = {i for _, _, i in hits}
