@@ -2,6 +2,7 @@
 documents on real clean text of several kinds.
 
     python bench/eval_contamination_wild.py --data ../shared/data [--clean 3000] [--rule 200] [--json]
+        [--set rewrite_keys=true]   (the translation keys, off by default for their cost)
 
 Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
 (question, answer), HumanEval (prompt, canonical_solution) and a small multiple-choice set
