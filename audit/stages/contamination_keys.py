@@ -4,22 +4,22 @@ problem) loses every word the other tiers read, and keeps its numbers and, in La
 names.
 
 1. Keys. A unit's numbers, normalised so that the ways languages write one number meet
-   ("5,000", "5.000", "5 000" and "5000" -> 5000; "1.2" and "1,2" -> 1.2; full-width and other
-   Unicode digits as ASCII), and its names: capitalised Latin-script words (Eliza, Toula,
-   Windows) whose lower-case form is no word of any unit nor of the corpus sample (so "What" or
-   "Monday's" lower-case twin "monday" tells a common word from a name). Each key is weighted by
-   its rarity: the lower of its inverse frequency among the units and among the corpus sample's
-   documents (a "2" or a "10" is in most documents with numbers: nearly no evidence).
-2. Candidates. A record's keys (one regular expression pass) are looked up; a unit is a
-   candidate when the record holds _MIN_RARE of its rare keys (in few units and few sample
-   documents: short postings) and _MIN_KEYS of its keys.
+   ("5,000", "5.000", "5 000" and "5000" -> 5000; "1.2" and "1,2" -> 1.2; full-width digits as
+   ASCII; a number inside a time, date, range, version or identifier is none), and its names:
+   capitalised Latin-script words (Eliza, Toula, Windows) whose lower-case form is no word of any
+   unit nor of the corpus sample ("What" is a word). Each key is weighted by its rarity: the lower
+   of its inverse frequency among the units and among the corpus sample's documents (a "2" or a
+   "10" is in most documents with numbers: nearly no evidence).
+2. Candidates, from the sets of the record's numbers and names (one findall each): a unit holding
+   _MIN_RARE of its rare keys (in at most _RARE_SHARE of the units and of the sample: short
+   postings) and possibly enough keys of enough weight (step 3's bounds, wherever they stand).
+   Most records stop here; for the rest, the positions of the candidates' keys.
 3. Match. The best window of the record (_WINDOW times the unit's characters, at least
    _MIN_WINDOW) holds _MIN_KEYS distinct keys of the unit and _KEYS_SHARE of them (a unit with
-   fewer is not indexed), _MIN_NUMBERS of them numbers, most of the numbers there (no list of
-   figures, no line of code or table),
-   their weight is at least _MIN_WEIGHT (a rare combination: by chance about once in
-   e^_MIN_WEIGHT windows of the corpus sample) and covers the measure floor of the unit's key
-   weight (judged, like every rewrite match, by `rewrite_threshold`).
+   fewer is not indexed), _MIN_NUMBERS of them numbers, none on a line of code, markup or a table;
+   the unit's numbers are most of the numbers there and words stand between them (no list of
+   figures); their weight is at least _MIN_WEIGHT (a rare combination) and covers the measure
+   floor of the unit's key weight (judged, like every rewrite match, by `rewrite_threshold`).
 
 Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
 numbers and no name, a multiple-choice question in words), numbers written as words, and names
