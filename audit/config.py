@@ -345,7 +345,7 @@ class ContaminationConfig(Section):
     # pieces (snake_case and camelCase split), literals and docstring example values, weighted by
     # rarity among the items, found in one window of a code-like record in any order
     # (audit/stages/contamination_codekey.py); a match covers >= code_key_threshold of the item's
-    # key weight. Human ports without docstrings: 0.44-0.62 found, no false document in 2,300
+    # key weight. Human ports without docstrings: 0.51-0.69 found, no false document in 1,800
     # (bench/eval_contamination_wild.py); about 3% of the stage's time (an RE2 prefilter by name).
     code_key: bool = measure(True)
     code_key_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)

@@ -7,7 +7,8 @@ functions it calls. The key of a code text is the bag of those, each made langua
 
 - identifier pieces: identifiers split at snake_case and camelCase boundaries, lower-cased,
   without the keywords, type names and library boilerplate of the common languages and without
-  one-letter pieces (`numbers`, `close`, `elements`, `threshold`);
+  one-letter pieces (`numbers`, `close`, `elements`, `threshold`); a library call known under
+  several names across languages under one (`tolower`, `to_lowercase`, `toLowerCase` -> lower);
 - number literals (`2.8`; a trailing `f`/`L`/type suffix dropped) and string literal contents;
 - from comments and docstrings only their example lines (a call, `==`, `>>>` and the line after): example
   calls and values travel with a port, the prose is the word tiers' evidence.
@@ -21,7 +22,9 @@ anchor that keeps clean code from matching by a few common words and small numbe
 that look like code (a wider test than the `code` tier's: `func`/`fn` definitions and blocks
 opened at a line end count) are keyed the same way; coverage is the key weight of the item
 present in the best window of the record's key tokens (_WINDOW times the item's key length)
-over the item's key weight, with at least _MIN_KEYS distinct keys. Order does not matter (a
+over the item's key weight, with at least _MIN_KEYS distinct keys (one fewer where the record
+defines the item's name of two or more key pieces: `int largest_divisor(int n)` keeps little
+else of a three-line function). Order does not matter (a
 port moves declarations and rewrites loops), names and values do (renamed code is the `code`
 tier's).
 """
