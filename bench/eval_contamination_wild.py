@@ -2,6 +2,7 @@
 documents on real clean text of several kinds.
 
     python bench/eval_contamination_wild.py --data ../shared/data [--clean 3000] [--rule 200] [--json]
+        [--set rewrite_keys=true]   (the translation keys, off by default for their cost)
 
 Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
 (question, answer), HumanEval (prompt, canonical_solution) and a small multiple-choice set
@@ -14,14 +15,17 @@ Leak kinds, each planted into a real ABC news paragraph:
 - rule_restated: GSM8K questions (odd-numbered items) restated by rule: sentences reversed, words
   and phrases swapped from a synonym table (bench/eval_contamination_rewrites.py's), a tenth of
   the words dropped or replaced;
-- translated_de / _es / _fr: GSM8K questions translated by hand (checked by reading);
+- translated_de / _es / _fr / _zh / _ru: GSM8K questions translated by hand (checked by reading;
+  Chinese and Russian names are transliterated, so only their numbers carry), each planted among
+  Leipzig sentences of its language;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
 None of it comes from, or was tuned on, any published set of model-written rewrites.
 
 Clean documents: ABC news paragraphs, forum and chat lines (webtext, 20 lines a document),
-Project Gutenberg passages (3,000 characters each) and Python documentation pages (code-rich),
-in equal parts. Prints item recall per kind (and by method), false contaminated documents per
+Project Gutenberg passages (3,000 characters each), Python documentation pages (code-rich),
+Leipzig sentences of 75 languages (15 of one language a document) and Debian fortunes in English,
+Chinese, Russian, German and Spanish (8 a document), in equal parts. Prints item recall per kind (and by method), false contaminated documents per
 kind of clean text and by method, and the stage's MB/s on the clean text (one process).
 """
 from __future__ import annotations
@@ -110,6 +114,85 @@ TRANSLATED = {
             "mini cheesecakes à 55 $ la douzaine. Quel a été le coût total ?",
     },
 }
+# More of them, and Chinese and Russian ones (names transliterated, so only the numbers carry),
+# translated by hand from the English items (checked by reading, numbers compared one by one).
+TRANSLATED["de"] |= {
+    15: "Ein Händler möchte zwischen 2 Kaufplänen wählen: Schmuck im Wert von 5.000 $ oder elektronische "
+        "Geräte im Wert von 8.000 $. Sein Finanzberater vermutet, dass der Schmuckmarkt im selben Monat um "
+        "2,5 % steigen wird, der Markt für elektronische Geräte dagegen um 1,2 %. Wenn der Händler mit seiner "
+        "Wahl am Ende dieses Monats den größten Gewinn erzielen will, wie hoch wäre dieser Gewinn?",
+    17: "Jill bekommt 20 $ pro Stunde für das Unterrichten und 30 $ als Cheerleading-Trainerin. Wenn sie 50 "
+        "Wochen im Jahr arbeitet, davon 35 Stunden pro Woche als Lehrerin und 15 Stunden pro Woche als "
+        "Trainerin, wie hoch ist ihr Jahresgehalt?",
+    25: "Marie bestellte ein Hähnchengericht für 12 $, 5 Packungen Milch zu je 3 $, 4 Äpfel zu je 1,50 $ und "
+        "einige Schachteln Pizza. Marie zahlte insgesamt 50 $. Wie viele Schachteln Pizza hat Marie "
+        "bestellt, wenn jede Schachtel 8,50 $ kostet?",
+}
+TRANSLATED["es"] |= {
+    15: "Un comerciante quiere elegir entre 2 planes de compra: joyas por valor de 5.000 $ o aparatos "
+        "electrónicos por valor de 8.000 $. Su asesor financiero prevé que el mercado de joyas subirá un "
+        "2,5 % y el de aparatos electrónicos un 1,2 % en el mismo mes. Si el comerciante quiere obtener el "
+        "máximo beneficio al final de este mes con su elección, ¿cuánto sería ese beneficio?",
+    17: "A Jill le pagan 20 $ por hora por dar clases y 30 $ por ser entrenadora de animadoras. Si trabaja 50 "
+        "semanas al año, 35 horas a la semana como profesora y 15 horas a la semana como entrenadora, ¿cuál "
+        "es su salario anual?",
+    25: "Marie pidió un plato de pollo que cuesta 12 $, 5 paquetes de leche de 3 $ cada uno, 4 manzanas de "
+        "1,50 $ cada una y algunas cajas de pizza. Marie pagó un total de 50 $. ¿Cuántas cajas de pizza "
+        "pidió Marie si cada caja cuesta 8,50 $?",
+}
+TRANSLATED["fr"] |= {
+    15: "Un commerçant veut choisir entre 2 plans d'achat : des bijoux d'une valeur de 5 000 $ ou des "
+        "gadgets électroniques d'une valeur de 8 000 $. Son conseiller financier prévoit que le marché des "
+        "bijoux augmentera de 2,5 % et celui des gadgets électroniques de 1,2 % au cours du même mois. Si le "
+        "commerçant veut maximiser son bénéfice à la fin de ce mois, quel serait ce bénéfice ?",
+    17: "Jill est payée 20 $ de l'heure pour enseigner et 30 $ comme entraîneuse de pom-pom girls. Si elle "
+        "travaille 50 semaines par an, 35 heures par semaine comme enseignante et 15 heures par semaine "
+        "comme entraîneuse, quel est son salaire annuel ?",
+    25: "Marie a commandé un plat de poulet à 12 $, 5 packs de lait à 3 $ chacun, 4 pommes à 1,50 $ chacune "
+        "et quelques boîtes de pizza. Marie a payé 50 $ au total. Combien de boîtes de pizza Marie "
+        "a-t-elle commandées si chaque boîte coûte 8,50 $ ?",
+}
+TRANSLATED["zh"] = {
+    5: "凯拉去商店为他的新公寓买玻璃杯。一个杯子5美元，但每第二个杯子只要原价的60%。凯拉想买16个杯子。他一共需要付多少钱？",
+    7: "卡拉正在下载一个200 GB的文件。通常她每分钟能下载2 GB，但下载到40%时，Windows强制重启以安装更新，这需要20分钟。"
+       "之后卡拉必须从头重新下载。下载这个文件总共需要多长时间？",
+    9: "伊丽莎每周前40个小时的时薪是10美元。加班时她能得到正常时薪1.2倍的加班费。如果伊丽莎这周工作了45个小时，她这周的收入是多少？",
+    11: "图拉去面包店买了各种糕点。她买了3打甜甜圈，每打68美元；2打迷你纸杯蛋糕，每打80美元；还有6打迷你芝士蛋糕，每打55美元。"
+        "总共花了多少钱？",
+    15: "一位商人想在2种采购方案之间做出选择：价值5,000美元的珠宝或价值8,000美元的电子产品。他的财务顾问预计，同一个月内珠宝"
+        "市场将上涨2.5%，而电子产品市场将上涨1.2%。如果商人希望通过选择在本月底获得最大利润，这个利润是多少？",
+    17: "吉尔教书每小时收入20美元，做啦啦队教练每小时收入30美元。如果她一年工作50周，每周当老师35小时，当教练15小时，她的年薪是多少？",
+    19: "玛丽莎正在徒步一条12英里的小路。她用1小时走了前4英里，又用了一个小时走了接下来的两英里。如果她希望平均速度达到每小时"
+        "4英里，剩下的路程她需要以多快的速度（英里每小时）行走？",
+    25: "玛丽点了一份12美元的鸡肉餐、5盒每盒3美元的牛奶、4个每个1.50美元的苹果，还有几盒披萨。玛丽一共付了50美元。如果每盒披萨"
+        "8.50美元，玛丽点了几盒披萨？",
+}
+TRANSLATED["ru"] = {
+    5: "Кайлар пошёл в магазин купить стаканы для своей новой квартиры. Один стакан стоит 5 $, но каждый "
+       "второй стакан стоит только 60 % от цены. Кайлар хочет купить 16 стаканов. Сколько ему нужно за них "
+       "заплатить?",
+    7: "Карла скачивает файл размером 200 ГБ. Обычно она может скачивать 2 ГБ в минуту, но на 40 % загрузки "
+       "Windows принудительно перезагружается для установки обновлений, что занимает 20 минут. Затем Карле "
+       "приходится начинать загрузку с начала. Сколько времени занимает загрузка файла?",
+    9: "Почасовая ставка Элизы за первые 40 часов работы в неделю составляет 10 $. За сверхурочные она "
+       "получает в 1,2 раза больше своей обычной почасовой ставки. Если Элиза на этой неделе отработала 45 "
+       "часов, сколько она заработала за эту неделю?",
+    11: "Тула пошла в пекарню и купила разную выпечку. Она купила 3 дюжины пончиков по 68 $ за дюжину, 2 "
+        "дюжины мини-кексов по 80 $ за дюжину и 6 дюжин мини-чизкейков по 55 $ за дюжину. Сколько всего она "
+        "потратила?",
+    15: "Торговец хочет выбрать между 2 вариантами покупки: ювелирными украшениями стоимостью 5 000 $ или "
+        "электронными гаджетами стоимостью 8 000 $. Его финансовый советник предполагает, что рынок "
+        "украшений вырастет на 2,5 %, а рынок электронных гаджетов — на 1,2 % в течение того же месяца. Если "
+        "торговец хочет получить максимальную прибыль к концу месяца, какой будет эта прибыль?",
+    17: "Джилл получает 20 $ в час за преподавание и 30 $ в час как тренер группы поддержки. Если она работает "
+        "50 недель в году, 35 часов в неделю учителем и 15 часов в неделю тренером, какова её годовая зарплата?",
+    19: "Марисса идёт по тропе длиной 12 миль. Первые 4 мили она прошла за 1 час, а следующие две мили — ещё "
+        "за час. Если она хочет, чтобы её средняя скорость была 4 мили в час, с какой скоростью (в милях в "
+        "час) ей нужно пройти оставшееся расстояние?",
+    25: "Мари заказала одно блюдо из курицы за 12 $, 5 пакетов молока по 3 $ каждый, 4 яблока по 1,50 $ "
+        "каждое и несколько коробок пиццы. Всего Мари заплатила 50 $. Сколько коробок пиццы заказала Мари, "
+        "если каждая коробка стоит 8,50 $?",
+}
 # A multiple-choice set written for this bench: (question, choices, the question restated by hand).
 MC = [
     ("Which layer of the Earth's atmosphere contains most of the ozone that absorbs ultraviolet radiation "
@@ -152,8 +235,19 @@ def _rule_restated(question: str, rng: random.Random) -> str:
     return _words20(". ".join(reversed(sents)), rng, 0.1)
 
 
+def _sentences_by_lang(data: Path) -> dict[str, list[str]]:
+    """Leipzig corpus sentences (lingua's test data), 75 languages, by language code."""
+    out: dict[str, list[str]] = defaultdict(list)
+    with open(data / "multilingual/lingua_testdata_sentences.jsonl", encoding="utf-8") as f:
+        for x in f:
+            if x.strip():
+                r = json.loads(x)
+                out[r["lang"]].append(r["text"])
+    return out
+
+
 def _clean_docs(data: Path, n: int, rng: random.Random) -> list[tuple[str, str]]:
-    """(kind, text) of n clean documents, a quarter of each kind."""
+    """(kind, text) of n clean documents, a sixth of each kind."""
     def jl(p: str) -> list[dict]:
         with open(data / p, encoding="utf-8") as f:
             return [json.loads(x) for x in f if x.strip()]
@@ -163,10 +257,19 @@ def _clean_docs(data: Path, n: int, rng: random.Random) -> list[tuple[str, str]]
     books = [r["text"] for r in jl("prose/gutenberg_books.jsonl")]
     passages = [b[k:k + 3000] for b in books for k in range(0, len(b) - 3000, 3000)]
     docs = [r["text"] for r in jl("prose/python311_docs_rst.jsonl")]
+    # many languages: 15 Leipzig sentences of one language (news and web text, numbers and names
+    # in them), and 8 Debian fortunes of one of en/zh/ru/de/es
+    multi = [" ".join(v[k:k + 15]) for v in _sentences_by_lang(data).values() for k in range(0, len(v) - 15, 15)]
+    by_lang: dict[str, list[str]] = defaultdict(list)
+    for r in jl("multilingual/debian_fortunes_en_zh_ru_de_es.jsonl"):
+        by_lang[r["lang"]].append(r["text"])
+    fortunes = ["\n\n".join(v[k:k + 8]) for v in by_lang.values() for k in range(0, len(v) - 8, 8)]
     out = []
-    for kind, pool in (("news", news), ("web", web), ("books", passages), ("pydocs", docs)):
+    kinds = (("news", news), ("web", web), ("books", passages), ("pydocs", docs), ("multilingual", multi),
+             ("fortunes", fortunes))
+    for kind, pool in kinds:
         rng.shuffle(pool)
-        out += [(kind, t) for t in pool[: n // 4]]
+        out += [(kind, t) for t in pool[: n // len(kinds)]]
     return out
 
 
@@ -215,9 +318,12 @@ def main() -> None:
     with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
         hosts = [json.loads(x)["text"] for x in f if x.strip()]
     rng.shuffle(hosts)
+    sentences = _sentences_by_lang(args.data)
     leak_docs = []
     for k, (kind, key, leak) in enumerate(leaks):
-        paras = hosts[k % len(hosts)].split("\n")
+        lang = kind.split("_")[1] if kind.startswith("translated_") else ""
+        # a translation lives among text of its language: 8 Leipzig sentences of it
+        paras = rng.sample(sentences[lang], 8) if lang else hosts[k % len(hosts)].split("\n")
         at = rng.randint(0, len(paras))
         leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
     clean = _clean_docs(args.data, args.clean, rng)

@@ -88,7 +88,8 @@ def build_run(root: Path, *, documents_per_shard: int = 30, expected: dict[str, 
     contaminated = [r for r in q_rows if r["reasons"][0].startswith("contamination")]
     _write_dataset(run / "contamination", pa.Table.from_pylist([
         {"doc_id": r["doc_id"], "source_id": r["source_id"], "shard": r["shard"], "record": r["record"],
-         "eval_set": EVIL_EVAL, "eval_id": str(i), "overlap": 0.9, "spans": [[0, 40]], "method": "exact_ngram"}
+         "eval_set": EVIL_EVAL, "eval_id": str(i), "overlap": 0.9, "spans": [[0, 40]], "method": "exact_ngram",
+         "unit": "question", "item_spans": [[0, len(EVIL_ITEM)]]}
         for i, r in enumerate(contaminated)]))
     dups = [r for r in q_rows if "exact_duplicate" in r["reasons"]]
     _write_dataset(run / "duplicates", pa.Table.from_pylist([
@@ -102,12 +103,14 @@ def build_run(root: Path, *, documents_per_shard: int = 30, expected: dict[str, 
                   for i in range(3)] + [{"shard": EVIL_ATTR_SHARD, "line": None, "byte_offset": None,
                                          "error": "zstd: corrupt frame <b>"}]
     (root / "evals").mkdir(exist_ok=True)
-    (root / "evals" / "e.jsonl").write_text("".join(json.dumps({"id": str(i), "text": f"{EVIL_ITEM} {i}"}) + "\n"
+    (root / "evals" / "e.jsonl").write_text("".join(json.dumps({"id": str(i), "question": f"{EVIL_ITEM} {i}",
+                                                                "answer": f"Answer {i}"}) + "\n"
                                                     for i in range(len(contaminated))), encoding="utf-8")
     (run / "run.json").write_text(json.dumps({
         "base_dir": str(root), "config": {
             "input": {"paths": ["shards/"], "id_field": "id", "url_field": "url"},
-            "eval_sets": [{"name": EVIL_EVAL, "path": "evals/e.jsonl", "text_fields": ["text"], "id_field": "id"}]},
+            "eval_sets": [{"name": EVIL_EVAL, "path": "evals/e.jsonl", "text_fields": ["question", "answer"],
+                           "units": ["question"], "id_field": "id"}]},
         "shards": [{"shard": name, "location": str(root / "shards" / f), "index": i}
                    for i, (name, f) in enumerate(zip(SHARDS, SHARD_FILES))]}), encoding="utf-8")
     (run / "unreadable.jsonl").write_text("".join(json.dumps(u) + "\n" for u in unreadable), encoding="utf-8")

@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,8 @@ def test_report_shows_the_figures_and_links_examples(hostile_run):
     assert "Record 2 begins here" in page and "&lt;script&gt;window.__pwned=&#x27;text&#x27;" in page
     # Contamination: the eval item beside the record's matched passage, marked.
     assert EVIL_ITEM.split("<")[0] in page and "<mark>Record " in page and "method <b>exact_ngram</b>" in page
+    # ... and the unit that matched, with the item's own matched passage marked (escaped).
+    assert "unit <b>question</b>" in page and f"<mark>{escape(EVIL_ITEM)}</mark> 0" in page
     # Dates as people read them.
     assert "started 1 Jan 2026, 00:00 UTC" in page and "2026-01-01T00:00:00" not in page
 
@@ -201,6 +204,7 @@ class Browser:
             e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).length,
         svgs: document.getElementsByTagName('svg').length,
         sections: Array.from(document.querySelectorAll('section')).map(s => s.id),
+        item_marks: Array.from(document.querySelectorAll('#contamination .item mark')).map(m => m.textContent),
         headline: document.getElementById('headline') ? document.getElementById('headline').innerText : '',
         height: document.body ? document.body.scrollHeight : 0,
         text: document.body ? document.body.innerText : ''})"""
@@ -351,6 +355,9 @@ def test_report_renders_in_chromium_and_runs_nothing_from_the_data(browser, host
     assert EVIL_STYLE in load.probe["text"]
     # Texts, URLs and eval items from the data are shown as text and ran nothing.
     assert EVIL_TEXT in load.probe["text"] and EVIL_URL_PART in load.probe["text"] and EVIL_ITEM in load.probe["text"]
+    # The unit that matched is named, and the item's matched passage is marked on the eval side.
+    assert "unit question" in load.probe["text"] and "Eval item · question" in load.probe["text"]
+    assert load.probe["item_marks"] and set(load.probe["item_marks"]) == {EVIL_ITEM}
     assert load.probe["title"] == "Audit report · 1 Jan 2026, 00:00 UTC"
     # The headline as a reader sees it: the figures of summary.json.
     docs = summary["documents"]

@@ -2,6 +2,7 @@
 ported to another language (code_key), and items restated in other words (rewrite)."""
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from audit.config import ConfigError, parse_config
 from audit.evalsets import load_eval_sets
 from audit.stages.contamination import ContaminationStage, counted
+from audit.stages.contamination_codekey import CodeKeyIndex, key_tokens, looks_like_any_code
 from tests.fixtures_contamination import (ANSWER, EVERY_THIRD, HOST, JS_CLEAN, JS_PORT, PY_FUNC, QUESTION,
                                           QUESTION_RESTATED, STORY)
 
@@ -123,3 +125,24 @@ def test_a_question_restated_in_other_words_is_found_by_the_rewrite_tier(tmp_pat
     assert _counted(strict, [HOST + "\n" + QUESTION_RESTATED + "\n" + HOST]) == [[]]
     off = _config(tmp_path, rows, ["question", "answer"], contamination={"rewrite": False})
     assert _counted(off, [HOST + "\n" + QUESTION_RESTATED + "\n" + HOST]) == [[]]
+
+
+def test_library_calls_read_alike_in_every_language():
+    for code in ("s.lower()", "std::tolower(c)", "s.to_lowercase()", "s.toLowerCase()", "strings.ToLower(s)"):
+        assert "lower" in {k for k, _, _ in key_tokens(code)}, code
+
+
+def test_a_short_port_defining_the_items_own_name_is_found_with_one_key_fewer(shared_data):
+    with gzip.open(shared_data / "evals/HumanEval.jsonl.gz", "rt", encoding="utf-8") as f:
+        items = [json.loads(x) for x in f if x.strip()]
+    texts = [r["prompt"] + "\n" + r["canonical_solution"] for r in items]
+    index = CodeKeyIndex.build(texts, looks_like_any_code(texts))
+    # HumanEval/24 in C++ (humaneval_x): its name and a 0 are all that is left of the item's key
+    port = ("int largest_divisor(int n){\n    for (int i=2;i*i<=n;i++)\n        if (n%i==0) return  n/i;\n"
+            "    return 1;\n}\n")
+    found = {item: cov for item, cov, *_ in index.matches(port, 0.5)}
+    assert 24 in found
+    # merely calling it, or defining a name of one key piece (is_prime: "is" is none), asks the full three
+    assert 24 not in {item for item, *_ in index.matches("x = largest_divisor(n) + 0\n" + port.split("{", 1)[1], 0.5)}
+    doc = "def is_prime(n):\n    if n % 2 == 0:\n        return False\n    return max(n, 1) > 0\n"
+    assert [item for item, *_ in index.matches(doc, 0.5)] == []

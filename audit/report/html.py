@@ -5,7 +5,7 @@ headline (documents, kept share, the three largest reasons), then what to look a
 records each finding affects (contamination by eval set, duplicate clusters, PII types, language
 drift, unreadable shards), then each finding with examples named by source id and URL with a
 short excerpt of their text (personal data found in it masked by type), contamination as the eval
-item beside the record's matched passages, and the run's timings last.
+item's matched unit with its passages marked beside the record's, and the run's timings last.
 
 It needs no script, loads nothing from the network (inline CSS, inline SVG, system fonts, no
 outside link) and carries a Content-Security-Policy that forbids scripts and every fetch, as a
@@ -574,8 +574,26 @@ def _passages(text: str | None, spans: object, limit: int = 3) -> Html:
     return Html("".join(parts) or _quote(None, "no passage offsets"))
 
 
+def _item_passages(text: str | None, spans: object) -> Html:
+    """The eval item (or its matched unit) with its matched passages (`item_spans`) marked, cut
+    to _ITEM_CHARS: the eval side of a match, to read beside the record's passages."""
+    if text is None:
+        return _quote(None, "item not read")
+    cut = min(len(text), _ITEM_CHARS)
+    marks = sorted((int(sp[0]), int(sp[1])) for sp in (spans if isinstance(spans, list) else [])
+                   if isinstance(sp, (list, tuple)) and len(sp) == 2)
+    parts, at = [], 0
+    for a, b in marks:
+        a, b = max(a, at), min(b, cut)  # overlapping spans mark once; nothing past the cut
+        if b > a:
+            parts.append(f"{esc(text[at:a])}<mark>{esc(text[a:b])}</mark>")
+            at = b
+    parts.append(esc(text[at:cut]) + (" …" if cut < len(text) else ""))
+    return Html(f'<blockquote class="excerpt">{"".join(parts)}</blockquote>')
+
+
 def _contamination(s: Mapping[str, Any], matches: list[dict[str, Any]], texts: Mapping[tuple[str, int], str],
-                   items: Mapping[tuple[str, str], str]) -> Html:
+                   items: Mapping[tuple[str, str, str], str]) -> Html:
     cont = _mapping(s.get("contamination"))
     sets = _mapping(cont.get("eval_sets"))
     if not sets:
@@ -592,17 +610,21 @@ def _contamination(s: Mapping[str, Any], matches: list[dict[str, Any]], texts: M
     if matches:
         body += "<h3>Matches: the eval item beside the record</h3>"
         for m in matches:
-            item = items.get((str(m.get("eval_set")), str(m.get("eval_id"))))
-            if item is not None and len(item) > _ITEM_CHARS:
-                item = item[:_ITEM_CHARS] + " …"
+            key = (str(m.get("eval_set")), str(m.get("eval_id")))
+            unit = str(m.get("unit") or "item")
+            # the unit's own text, where item_spans point; else the whole item, unmarked
+            unit_text = items.get((*key, unit))
+            shown = _item_passages(unit_text, m.get("item_spans")) if unit_text is not None \
+                else _item_passages(items.get((*key, "item")), None)
             facts = (f'eval set <b>{esc(m.get("eval_set"))}</b> · item <code>{esc(m.get("eval_id"))}</code> · '
+                     f'unit <b>{esc(unit)}</b> · '
                      f'method <b>{esc(m.get("method") or "—")}</b> · overlap {esc(_pct(m.get("overlap")))} · '
                      f'coverage {esc(_pct(m.get("coverage")))}')
             evidence = m.get("evidence") or []
             if evidence:
                 facts += f' · {esc("; ".join(str(e) for e in evidence[:4]))}'
             body += (f'<div class="match"><p>{facts}</p><div class="pair">'
-                     f'<div><h4>Eval item</h4>{_quote(item, "item not read")}</div>'
+                     f'<div class="item"><h4>Eval item · {esc(unit)}</h4>{shown}</div>'
                      f'<div><h4>The record</h4>{_record(m)}'
                      f'{_passages(texts.get((m.get("shard"), m.get("record"))), m.get("spans"))}</div></div></div>')
     return _section("contamination", "Contamination by eval set", body)
@@ -738,7 +760,8 @@ def render_report(run_dir: Path, summary: Mapping[str, Any], *, examples_per_kin
     sources = RunSources(run_dir)
     # contamination and PII first: the text budget goes to what a reader checks by eye
     texts = sources.texts([*matches, *(e for v in found.values() for e in v), *shown])
-    items = sources.eval_items((str(m.get("eval_set")), str(m.get("eval_id"))) for m in matches)
+    items = sources.eval_items((str(m.get("eval_set")), str(m.get("eval_id")), unit) for m in matches
+                               for unit in {str(m.get("unit") or "item"), "item"})
     css = resources.files("audit.report").joinpath("report.css").read_text(encoding="utf-8")
     meta = " · ".join(esc(x) for x in (
         f"run {s['run_id']}" if s.get("run_id") else "",

@@ -122,7 +122,7 @@ def contamination_examples(run_dir: Path, per_set: int = 3, batch_size: int = 81
     if ds is None:
         return []
     cols = [c for c in ("doc_id", "eval_set", "eval_id", "overlap", "coverage", "spans", "method", "score",
-                        "longest_span", "evidence") if c in ds.schema.names]
+                        "longest_span", "evidence", "unit", "item_spans") if c in ds.schema.names]
     by_set: dict[str, list[dict[str, Any]]] = {}
     read = 0
     for batch in ds.to_batches(columns=cols, batch_size=batch_size):
@@ -252,16 +252,17 @@ class RunSources:
         self.problems = list(dict.fromkeys(self.problems))
         return out
 
-    def eval_items(self, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """{(eval set, item id): text} of the wanted items of the run's eval sets."""
+    def eval_items(self, wanted: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
+        """{(eval set, item id, unit): text} of the wanted (eval set, item id, unit) of the run's eval
+        sets; unit "item" is the whole item, any other the text field of that name (a match's `unit`)."""
         from audit.evalsets import load_eval_set
 
         if self.config is None:
             return {}
-        need: dict[str, set[str]] = {}
-        for name, item in wanted:
-            need.setdefault(name, set()).add(str(item))
-        out: dict[tuple[str, str], str] = {}
+        need: dict[str, set[tuple[str, str]]] = {}
+        for name, item, unit in wanted:
+            need.setdefault(name, set()).add((str(item), str(unit)))
+        out: dict[tuple[str, str, str], str] = {}
         for cfg in self.config.eval_sets:
             if cfg.name not in need:
                 continue
@@ -270,7 +271,10 @@ class RunSources:
             except (ValueError, OSError) as e:
                 self.problems.append(f"eval set {cfg.name}: {e}; its items are not shown")
                 continue
-            for i, t in zip(items.ids, items.texts):
-                if str(i) in need[cfg.name]:
-                    out[(cfg.name, str(i))] = t
+            index = {str(i): k for k, i in enumerate(items.ids)}
+            for item, unit in need[cfg.name]:
+                k = index.get(item)
+                # a unit the config no longer names (edited since the run) is not shown
+                if k is not None and (unit == "item" or unit in items.units):
+                    out[(cfg.name, item, unit)] = items.texts[k] if unit == "item" else items.units[unit][k]
         return out

@@ -67,6 +67,7 @@ from audit.stages import ConfigStage, Finding, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.contamination_codekey import CodeKeyIndex, looks_like_any_code
+from audit.stages.contamination_keys import KeyIndex
 from audit.stages.contamination_rewrite import RewriteIndex
 from audit.stages.semantic import WordVectors
 
@@ -444,6 +445,7 @@ class ContaminationIndex:
     corpus_digest: str = ""       # of the n-grams left out: part of what shard measurements depend on
     code_key: CodeKeyIndex | None = None  # language-neutral code keys of the code items (the code_key tier)
     rewrite: RewriteIndex | None = None  # rare word stems and embeddings of the units (the rewrite tier)
+    keys: KeyIndex | None = None  # numbers and names of the units, across languages (the rewrite tier)
     need: np.ndarray | None = None  # int32, item words an n-gram match must cover (see from_items)
     item_units: list[str] = field(default_factory=list)  # per indexed item, its unit (WHOLE: the whole item)
     item_starts: np.ndarray | None = None  # int32, character start of each item token in its unit's text
@@ -588,14 +590,16 @@ class ContaminationIndex:
             code = cls.from_items(sets, c, "code", exclude)
         semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
         code_key = CodeKeyIndex.build(texts, looks_like_any_code(texts)) if c.code_key and not sub_index else None
-        rewrite = None
+        rewrite = keys = None
         if c.rewrite and not sub_index:
             # code items (every unit of an item any of whose units looks like code) are the code tiers'
             code_parent = np.zeros(len(owners), dtype=bool)
             code_parent[parent[looks_like_code(texts)]] = True
             rewrite = RewriteIndex.build(texts, tokens, (size > 0) & ~code_parent[parent], c.semantic_dim, sample)
+            if c.rewrite_keys:
+                keys = KeyIndex.build(texts, ((size > 0) & ~code_parent[parent]).tolist(), sample)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
-                   semantic=semantic, code_key=code_key, rewrite=rewrite, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
+                   semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
@@ -629,6 +633,8 @@ class ContaminationIndex:
                 self._code_key_matches(texts, a, b, keyed, found)
             if self.rewrite is not None:
                 self._rewrite_matches(tokens.slice(a, b), found)
+            if self.keys is not None:
+                self._key_matches(texts, a, b, found)
             for k, matches in found.items():
                 out[a + k] = _best_per_method(matches)
         return out
@@ -702,6 +708,17 @@ class ContaminationIndex:
             rare = sorted(stems, key=lambda s: -float(rw.weight[s]))[:10]
             self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span,
                       [f"cosine {cosine:.3f}", "stems " + " ".join(rw.names[s] for s in rare)], runs)
+
+    def _key_matches(self, texts: Sequence[str | None], a: int, b: int, found: dict[int, list[dict[str, Any]]]) -> None:
+        """Add to `found` (keyed by text - a) the rewrite matches by language-neutral keys (numbers,
+        names) of texts[a:b]: a unit translated into another language."""
+        assert self.keys is not None
+        n_items = len(self.item_ids)
+        for t in range(b - a):
+            for u, coverage, span, item_chars, evidence in self.keys.matches(texts[a + t] or "",
+                                                                             self.settings.rewrite_floor):
+                self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span, evidence,
+                          item_chars=item_chars)
 
     def _code_key_matches(self, texts: Sequence[str | None], a: int, b: int, keyed: np.ndarray,
                           found: dict[int, list[dict[str, Any]]]) -> None:

@@ -7,7 +7,8 @@ functions it calls. The key of a code text is the bag of those, each made langua
 
 - identifier pieces: identifiers split at snake_case and camelCase boundaries, lower-cased,
   without the keywords, type names and library boilerplate of the common languages and without
-  one-letter pieces (`numbers`, `close`, `elements`, `threshold`);
+  one-letter pieces (`numbers`, `close`, `elements`, `threshold`); a library call known under
+  several names across languages under one (`tolower`, `to_lowercase`, `toLowerCase` -> lower);
 - number literals (`2.8`; a trailing `f`/`L`/type suffix dropped) and string literal contents;
 - from comments and docstrings only their example lines (a call, `==`, `>>>` and the line after): example
   calls and values travel with a port, the prose is the word tiers' evidence.
@@ -21,7 +22,9 @@ anchor that keeps clean code from matching by a few common words and small numbe
 that look like code (a wider test than the `code` tier's: `func`/`fn` definitions and blocks
 opened at a line end count) are keyed the same way; coverage is the key weight of the item
 present in the best window of the record's key tokens (_WINDOW times the item's key length)
-over the item's key weight, with at least _MIN_KEYS distinct keys. Order does not matter (a
+over the item's key weight, with at least _MIN_KEYS distinct keys (one fewer where the record
+defines the item's name of two or more key pieces: `int largest_divisor(int n)` keeps little
+else of a three-line function). Order does not matter (a
 port moves declarations and rewrites loops), names and values do (renamed code is the `code`
 tier's).
 """
@@ -84,8 +87,17 @@ def looks_like_any_code(texts: Sequence[str | None] | pa.Array | pa.ChunkedArray
     return pc.fill_null(pc.match_substring_regex(arr, _SIGNS), False).to_numpy(zero_copy_only=False)
 
 
+# The one call of the languages' libraries under its several names: a piece -> its common key.
+_CALLS = {"tolower": "lower", "lowercase": "lower", "lowercased": "lower", "toupper": "upper",
+          "uppercase": "upper", "uppercased": "upper", "reversed": "reverse", "rev": "reverse",
+          "sorted": "sort", "isdigit": "digit", "isnumeric": "digit", "isalpha": "alpha",
+          "isalphabetic": "alpha", "isupper": "upper", "islower": "lower", "startswith": "starts",
+          "endswith": "ends", "strip": "trim", "abs": "abs", "fabs": "abs", "sqrt": "sqrt", "pow": "pow"}
+
+
 def _code_keys(code: str, base: int, out: list[tuple[str, int, int]]) -> None:
-    """Identifier pieces and numbers of a stretch of code (no comments or strings in it)."""
+    """Identifier pieces (library calls under one name, `_CALLS`) and numbers of a stretch of code
+    (no comments or strings in it)."""
     for m in _TOKEN.finditer(code):
         tok = m.group()
         a = base + m.start()
@@ -95,7 +107,7 @@ def _code_keys(code: str, base: int, out: list[tuple[str, int, int]]) -> None:
         for p in _PIECE.finditer(tok):
             piece = p.group().lower()
             if len(piece) > 1 and piece not in _STOP and not piece.isdigit():
-                out.append((piece, a + p.start(), a + p.end()))
+                out.append((_CALLS.get(piece, piece), a + p.start(), a + p.end()))
             elif piece.isdigit():
                 out.append(("#" + piece, a + p.start(), a + p.end()))
 
@@ -145,6 +157,7 @@ class CodeKeyIndex:
     entry_keys: list[dict[int, tuple[int, int]]]  # per entry: key id -> its first [start, end) in the item
     anchors: dict[str, list[int]]  # each defined name (underscores dropped, lower-cased) -> its entries
     anchor_regex: str = ""  # RE2: any defined name in any naming convention (the records' prefilter)
+    multi_piece: frozenset[str] = frozenset()  # the anchors of two or more key pieces (not is_prime: "is" is none)
 
     @classmethod
     def build(cls, texts: Sequence[str], code: np.ndarray) -> "CodeKeyIndex | None":
@@ -183,7 +196,7 @@ class CodeKeyIndex:
         return cls(vocab, list(vocab), weight, strong, np.array([e[0] for e in entries], dtype=np.int32),
                    np.array([float(weight[list(e[3])].sum()) for e in entries]),
                    np.array([e[2] for e in entries], dtype=np.int32), [e[3] for e in entries], anchors,
-                   _anchor_regex(spelled))
+                   _anchor_regex(spelled), frozenset(_anchor(n) for n in spelled if len(key_tokens(n)) >= 2))
 
     def maybe(self, texts: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """Per text, whether it may hold a defined name of an item in any naming convention (one
@@ -207,20 +220,25 @@ class CodeKeyIndex:
         cand = sorted({e for name in named & self.anchors.keys() for e in self.anchors[name]})
         if not cand:
             return
+        # an item's name of two or more pieces defined here (a port's own definition of it) asks
+        # one key fewer: a short function keeps little more than its name and parameters
+        defined = {_anchor(a or b) for a, b in set(_RECORD_DEFINED.findall(text))} & self.multi_piece
+        own = {e for name in defined & self.anchors.keys() for e in self.anchors[name]}
         toks = [(self.vocab.get(k, -1), a, b) for k, a, b in key_tokens(text)]
         toks = [t for t in toks if t[0] >= 0]
         ids = np.array([k for k, _, _ in toks], dtype=np.int64)
         for e in cand:
-            best = self._best_window(e, ids, toks)
+            best = self._best_window(e, ids, toks, _MIN_KEYS - 1 if e in own else _MIN_KEYS)
             if best is not None and best[0] >= floor:
                 yield (int(self.entry_item[e]), *best)
 
-    def _best_window(self, e: int, ids: np.ndarray, toks: list[tuple[int, int, int]]
+    def _best_window(self, e: int, ids: np.ndarray, toks: list[tuple[int, int, int]], min_keys: int = _MIN_KEYS
                      ) -> tuple[float, list[list[int]], list[list[int]], list[str]] | None:
-        """The window of the record's key tokens holding most of entry `e`'s key weight."""
+        """The window of the record's key tokens holding most of entry `e`'s key weight, with
+        `min_keys` distinct strong keys."""
         mine = self.entry_keys[e]
         at = np.flatnonzero(np.isin(ids, np.fromiter(mine, dtype=np.int64, count=len(mine))))
-        if len(np.unique(ids[at])) < _MIN_KEYS:
+        if len(np.unique(ids[at])) < min_keys:
             return None
         width = max(_MIN_WINDOW, int(_WINDOW * self.entry_size[e]))
         best, best_at = -1.0, (0, 0)
@@ -234,7 +252,7 @@ class CodeKeyIndex:
                     best, best_at = w, (a, b)
         hits = at[best_at[0]:best_at[1] + 1]
         keys = np.unique(ids[hits])
-        if int(self.strong[keys].sum()) < _MIN_KEYS:
+        if int(self.strong[keys].sum()) < min_keys:
             return None
         rare = sorted(keys.tolist(), key=lambda k: -float(self.weight[k]))[:8]
         evidence = ["keys " + " ".join(self.words[k] for k in rare) + f" ({len(keys)} of {len(mine)})"]
