@@ -59,6 +59,7 @@ def test_the_walkthrough_script_runs_the_readme_commands() -> None:
         assert wanted in script, f"README command not in scripts/cluster_walkthrough.sh: {command}"
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_a_failed_connect_leaves_the_output_folder_as_it_was(tmp_path: Path) -> None:
     """A dead --address: exit 2, one line, and neither a new folder nor .lock or measurements/ in an
     existing one (the cluster is joined before the folder is touched)."""

@@ -104,6 +104,7 @@ def test_a_killed_decide_out_is_done_again_and_a_failed_in_place_decide_keeps_no
     assert (tmp_path / "new" / "summary.json").is_file() and not (tmp_path / "new" / ".decide-from.json").exists()
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_in_place_decides_keep_a_capped_history_that_the_report_lists(tmp_path):
     corpus, run = judged_run(tmp_path)
     kept = []
@@ -136,6 +137,7 @@ def test_the_history_section_escapes_what_it_shows(tmp_path):
     assert "Earlier judgements" not in render_report(tmp_path, {"documents": 1, "kept": 1, "quarantined": 0})
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_decide_out_onto_object_storage_equals_it_here(judged, tmp_path, s3_bucket):
     corpus, run = judged
     config = _lenient(run, tmp_path)

@@ -84,6 +84,7 @@ def test_build_is_fast(corpus):
     assert seconds < 10, f"building {DOCS} records took {seconds:.1f} s"
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_same_seed_gives_byte_identical_files(corpus, tmp_path):
     c, _ = corpus
     again = build_demo_corpus(tmp_path / "again", docs=DOCS, seed=0)

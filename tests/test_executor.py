@@ -68,6 +68,7 @@ def test_the_choice_follows_size_config_and_address(corpus):
     assert wants_ray(cfg, None, 0)
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_a_small_run_never_starts_ray(corpus, tmp_path):
     """`auto` on a small input: the whole job in this process, Ray not even imported."""
     code = ("import sys, json; from audit.config import load_config; from audit.job.plan import run_audit; "

@@ -34,6 +34,7 @@ def corpus(tmp_path):
 
 # ---- read failures ------------------------------------------------------------------------------
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_a_transient_read_error_is_retried_counted_and_changes_nothing(corpus):
     FlakyFileSystem.failures.clear()
     paths = [f"{FLAKY}{corpus.root}/shards/"]
@@ -46,6 +47,7 @@ def test_a_transient_read_error_is_retried_counted_and_changes_nothing(corpus):
     assert_same_outputs(corpus.root / "clean", corpus.root / "flaky")
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_a_shard_that_stays_unreadable_is_named_and_measured_again_by_the_next_run(corpus):
     FlakyFileSystem.failures.clear()
     paths = [f"{FLAKY}{corpus.root}/shards/"]
@@ -176,6 +178,7 @@ def hanging_endpoint():
 @pytest.mark.parametrize("endpoint,cause", [("127.0.0.1:9", "connection refused"),
                                             ("no-such-host.invalid:9000", "cannot resolve the host name"),
                                             ("hang", "timed out")])
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_an_object_store_that_cannot_be_reached_is_one_line_naming_the_uri(tmp_path, capsys, endpoint, cause,
                                                                            hanging_endpoint):
     endpoint = hanging_endpoint if endpoint == "hang" else endpoint

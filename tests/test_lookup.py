@@ -196,6 +196,7 @@ def test_passage_stage_adds_fingerprints_and_winnowing_guarantee(tmp_path: Path)
     assert passage_fingerprints(pa.array([], pa.string())).to_pylist() == []
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_a_lookup_reads_a_few_row_groups_of_a_large_lineage(tmp_path: Path, monkeypatch) -> None:
     """200k rows over several bucket files and dozens of row groups: a point lookup reads one of each.
 

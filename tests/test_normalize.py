@@ -1,6 +1,8 @@
 """The shared normaliser and its vectorised word hashing (used by dedup and contamination)."""
 from __future__ import annotations
 
+import pytest
+
 import json
 import random
 
@@ -54,6 +56,7 @@ def test_vectorised_hashes_equal_the_reference_on_random_unicode():
         assert _word_hashes(tokens, i) == [hash_word(w) for w in words(t)], ascii(t)
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_vectorised_hashes_on_real_multilingual_text(shared_data):
     path = shared_data / "multilingual" / "lingua_testdata_sentences.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()[::97]
@@ -125,6 +128,7 @@ def _mixed_text(words: int, seed: int) -> str:
     return "".join(rng.choice(vocab) + rng.choice(seps) for _ in range(words))
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_a_long_text_is_tokenised_in_pieces_with_the_same_result():
     texts = [_mixed_text(4000, 1), None, "short one", _mixed_text(3000, 2) + "L" * 500 + " tail"]
     whole = tokenize_hashed(texts, max_chars=10**9)

@@ -200,6 +200,7 @@ def test_mask_pii_replaces_spans() -> None:
 # ---------------------------------------------------------------- windowed verdicts on real text
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_language_shift_raises_drift_within_two_windows_and_not_before(tmp_path: Path, lingua) -> None:
     cfg = make_config(tmp_path, languages={"expected": {"en": 0.7, "de": 0.2, "fr": 0.1}})
     rng = random.Random(1)
@@ -319,6 +320,7 @@ def test_pii_stream_raises_pii_rate_and_writes_no_pii(tmp_path: Path, shared_dat
         assert not [v for v in card_values if v in written]
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_contamination_hit_raises_at_once_with_eval_ids(tmp_path: Path, shared_data: Path, news) -> None:
     evals = shared_data / "evals" / "gsm8k_test.jsonl"
     cfg = make_config(tmp_path, eval_sets=[{"name": "gsm8k", "path": str(evals),
@@ -355,6 +357,7 @@ class _Hook(BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_webhook_receives_alerts_and_failures_are_counted(tmp_path: Path, news) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Hook)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -553,6 +556,7 @@ def test_command_tails_a_folder_of_dumps(tmp_path: Path, news) -> None:
 # ---------------------------------------------------------------- review fixes: episodes, PII, the job's Tagger
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_contamination_episode_stays_while_hits_continue(tmp_path: Path, shared_data: Path, news) -> None:
     evals = shared_data / "evals" / "gsm8k_test.jsonl"
     cfg = make_config(tmp_path, clear_after=2, eval_sets=[{"name": "gsm8k", "path": str(evals),

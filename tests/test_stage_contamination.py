@@ -204,6 +204,7 @@ def test_index_survives_pickling_as_ray_ships_it(stage, config):
         _measure(stage, [text])
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_real_gsm8k_leaks_in_real_prose(shared_data, tmp_path):
     evals = [json.loads(line) for line in (shared_data / "evals" / "gsm8k_test.jsonl").open(encoding="utf-8")]
     config = parse_config({"input": {"paths": ["x"]}, "eval_sets": [

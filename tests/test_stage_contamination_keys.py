@@ -66,6 +66,7 @@ def test_figures_code_and_news_sharing_its_numbers_are_not_found(gsm_keys):
         assert [u for u, *_ in index.matches(text, 0.3) if u == 11] == [], text
 
 
+@pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_the_stage_reports_a_translation_as_a_rewrite_of_its_question(shared_data, tmp_path):
     rows = [json.loads(x) for x in open(shared_data / "evals/gsm8k_test.jsonl", encoding="utf-8") if x.strip()]
     with open(tmp_path / "gsm.jsonl", "w", encoding="utf-8") as f:
