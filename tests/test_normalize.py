@@ -1,13 +1,12 @@
 """The shared normaliser and its vectorised word hashing (used by dedup and contamination)."""
 from __future__ import annotations
 
-import pytest
-
 import json
 import random
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from audit.normalize import (chunk_texts, hash_word, ngram_hashes, normalize, normalize_array, tokenize_hashed,
                              words)
