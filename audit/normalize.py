@@ -160,6 +160,67 @@ class Tokens:
         lo, hi = int(self.bounds[a]), int(self.bounds[b])
         return Tokens(self.hashes[lo:hi], self.starts[lo:hi], self.ends[lo:hi], self.bounds[a:b + 1] - lo)
 
+    def take(self, keep: np.ndarray) -> "Tokens":
+        """The words of the texts where `keep` (bool per text) is set: the tokens of those texts alone."""
+        counts = self.counts[keep]
+        bounds = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=bounds[1:])
+        word = np.repeat(keep, self.counts)
+        return Tokens(self.hashes[word], self.starts[word], self.ends[word], bounds)
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """np.unique(values) by one sort: numpy 2's hash-based unique is several times slower on
+    large integer arrays."""
+    out = np.sort(values)
+    if len(out) > 1:
+        out = out[np.concatenate([[True], out[1:] != out[:-1]])]
+    return out
+
+
+@dataclass
+class HashSet:
+    """Sorted uint64 hashes with a bitmap in front: membership costs one load for most misses."""
+
+    sorted: np.ndarray
+    bitmap: np.ndarray
+    bits: int
+
+    @classmethod
+    def build(cls, hashes: np.ndarray) -> "HashSet":
+        """Index `hashes` (duplicates kept, so positions line up with a parallel posting array)."""
+        unique = len(distinct(hashes))
+        bits = int(min(30, max(16, np.ceil(np.log2(max(unique, 1) * 16)))))  # ~6% of the bitmap set
+        bitmap = np.zeros(1 << (bits - 6), dtype=np.uint64)
+        slot = hashes & np.uint64((1 << bits) - 1)
+        np.bitwise_or.at(bitmap, (slot >> np.uint64(6)).astype(np.int64),
+                         np.left_shift(np.uint64(1), slot & np.uint64(63)))
+        return cls(np.sort(hashes), bitmap, bits)
+
+    def maybe(self, probe: np.ndarray) -> np.ndarray:
+        """Bitmap filter: False means surely absent."""
+        slot = probe & np.uint64((1 << self.bits) - 1)
+        word = self.bitmap[(slot >> np.uint64(6)).astype(np.int64)]
+        return ((word >> (slot & np.uint64(63))) & np.uint64(1)).astype(bool)
+
+    def find(self, probe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(index in `probe`, position of its first equal hash in `sorted`) of the probes present."""
+        cand = np.flatnonzero(self.maybe(probe))
+        at = np.searchsorted(self.sorted, probe[cand])
+        ok = at < len(self.sorted)
+        ok[ok] = self.sorted[at[ok]] == probe[cand[ok]]
+        return cand[ok], at[ok]
+
+    def contains(self, probe: np.ndarray) -> np.ndarray:
+        """Exact membership of every probe hash."""
+        out = self.maybe(probe)
+        cand = np.flatnonzero(out)
+        if len(cand):
+            at = np.searchsorted(self.sorted, probe[cand])
+            at[at == len(self.sorted)] = 0
+            out[cand] = self.sorted[at] == probe[cand]
+        return out
+
 
 def _hash_code_points(cps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """Hash of one character at a position in its word: words hash to the XOR of these."""
@@ -290,7 +351,7 @@ def _tokenize_run(texts: Sequence[str | None]) -> Tokens:
     hashes = np.bitwise_xor.reduceat(h, w_start)
     keep_word = kept_upto[w_end] > kept_upto[w_start]
     complex_at = np.flatnonzero(cls == _COMPLEX)
-    hard = np.unique(np.searchsorted(w_start, complex_at, side="right") - 1)
+    hard = distinct(np.searchsorted(w_start, complex_at, side="right") - 1)
     if len(hard):
         # Lone surrogates (deleted, like the fast path does) cannot reach Arrow.
         runs = [joined[s:e].encode("utf-8", "ignore").decode("utf-8")
@@ -391,9 +452,13 @@ def number_skeleton(texts: Sequence[str | None], tokens: Tokens, placeholder: in
     if len(strs) > 1:
         np.cumsum(lengths[:-1] + 1, out=text_start[1:])  # the same joining as _tokenize_run
     cps = np.frombuffer(" ".join(strs).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    digits_upto = np.zeros(len(cps) + 1, dtype=np.int64)
-    np.cumsum((cps >= 48) & (cps <= 57), out=digits_upto[1:])
+    digit = np.flatnonzero((cps - np.uint32(48)) < np.uint32(10))  # '0'..'9' (the subtraction wraps below)
     base = np.repeat(text_start, np.diff(tokens.bounds))
-    numeric = digits_upto[base + tokens.ends] > digits_upto[base + tokens.starts]
+    # each digit marks the word it falls in: the last word starting at or before it, if it ends after it
+    start = base + tokens.starts
+    word = np.searchsorted(start, digit, side="right") - 1
+    inside = (word >= 0) & (digit < (base + tokens.ends)[np.maximum(word, 0)])
+    numeric = np.zeros(len(tokens.hashes), dtype=bool)
+    numeric[word[inside]] = True
     hashes = np.where(numeric, np.uint64(placeholder), tokens.hashes)
     return Tokens(hashes, tokens.starts, tokens.ends, tokens.bounds)

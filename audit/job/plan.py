@@ -83,6 +83,8 @@ class _Measured:
     unread: list[str] = field(default_factory=list)  # shards an earlier run could not read: measured again
 
 
+# Blocks the corpus sample is read in (the shards' first records only, not whole blocks of them).
+_SAMPLE_BLOCK_BYTES = 1 << 18
 # The stages whose state the driver builds once and ships (their Tagger entry in `_shared_state`).
 SHARED_STAGES = ("tokens", "contamination")
 
@@ -100,7 +102,9 @@ def _shared_state(config: AuditConfig, shards: list[Shard]) -> dict[str, Any]:
         from audit.stages.contamination import ContaminationIndex
 
         c = config.contamination
-        sample = corpus_sample(shards, config.input, c.corpus_df_sample) if c.corpus_df else None
+        # small blocks: the sample stops reading a shard soon after its quota (the texts are the same)
+        small = config.input.model_copy(update={"block_bytes": min(config.input.block_bytes, _SAMPLE_BLOCK_BYTES)})
+        sample = corpus_sample(shards, small, c.corpus_df_sample) if c.corpus_df else None
         shared["contamination"] = {"index": ContaminationIndex.build(config, sample)}
     return shared
 

@@ -48,6 +48,7 @@ record number"; semantic: "cosine 0.862").
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import re
@@ -61,8 +62,8 @@ import pyarrow.compute as pc
 
 from audit.config import ConfigError
 from audit.evalsets import EvalSet, load_eval_sets
-from audit.normalize import (Tokens, block_tokens, char_tables_ready, chunk_texts, ngram_hashes, number_skeleton,
-                             tokenize_hashed)
+from audit.normalize import (HashSet, Tokens, block_tokens, char_tables_ready, chunk_texts, distinct,
+                             ngram_hashes, number_skeleton, tokenize_hashed)
 from audit.stages import ConfigStage, Finding, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
@@ -132,44 +133,10 @@ _NUMBER = 0x4E554D4245520001
 # Skeleton evidence: at most this many differing numbers per match, each at most this long.
 _MAX_EVIDENCE = 20
 _MAX_EVIDENCE_CHARS = 16
+# The settings that build only the n-gram tiers (words, skeleton, code): all that `exclude` changes.
+_NGRAM_TIERS_ONLY = {"semantic": False, "rewrite": False, "code_key": False, "minhash": False}
 # The word between two aligned windows of a record: matches no item word.
 _SEPARATOR = np.uint64(0x5345504152415445)
-
-
-@dataclass
-class HashSet:
-    """Sorted uint64 hashes with a bitmap in front: membership costs one load for most misses."""
-
-    sorted: np.ndarray
-    bitmap: np.ndarray
-    bits: int
-
-    @classmethod
-    def build(cls, hashes: np.ndarray) -> "HashSet":
-        """Index `hashes` (duplicates kept, so positions line up with a parallel posting array)."""
-        unique = len(np.unique(hashes)) if len(hashes) else 0
-        bits = int(min(30, max(16, np.ceil(np.log2(max(unique, 1) * 16)))))  # ~6% of the bitmap set
-        bitmap = np.zeros(1 << (bits - 6), dtype=np.uint64)
-        slot = hashes & np.uint64((1 << bits) - 1)
-        np.bitwise_or.at(bitmap, (slot >> np.uint64(6)).astype(np.int64),
-                         np.left_shift(np.uint64(1), slot & np.uint64(63)))
-        return cls(np.sort(hashes), bitmap, bits)
-
-    def maybe(self, probe: np.ndarray) -> np.ndarray:
-        """Bitmap filter: False means surely absent."""
-        slot = probe & np.uint64((1 << self.bits) - 1)
-        word = self.bitmap[(slot >> np.uint64(6)).astype(np.int64)]
-        return ((word >> (slot & np.uint64(63))) & np.uint64(1)).astype(bool)
-
-    def contains(self, probe: np.ndarray) -> np.ndarray:
-        """Exact membership of every probe hash."""
-        out = self.maybe(probe)
-        cand = np.flatnonzero(out)
-        if len(cand):
-            at = np.searchsorted(self.sorted, probe[cand])
-            at[at == len(self.sorted)] = 0
-            out[cand] = self.sorted[at] == probe[cand]
-        return out
 
 
 @dataclass
@@ -208,12 +175,8 @@ class GramIndex:
 
     def lookup(self, probe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every (probe index, posting index) pair with equal hashes."""
-        cand = np.flatnonzero(self.hashes.maybe(probe))
-        lo = np.searchsorted(self.hashes.sorted, probe[cand], side="left")
-        hi = np.searchsorted(self.hashes.sorted, probe[cand], side="right")
-        count = hi - lo
-        hit = count > 0
-        cand, lo, count = cand[hit], lo[hit], count[hit]
+        cand, lo = self.hashes.find(probe)
+        count = np.searchsorted(self.hashes.sorted, probe[cand], side="right") - lo
         total = int(count.sum())
         probe_idx = np.repeat(cand, count)
         offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
@@ -242,11 +205,12 @@ def _with_units(s: EvalSet) -> tuple[str, list[str], list[str], list[str]]:
     return s.name, ids, texts, units
 
 
-def _kind_tokens(kind: str, texts: Sequence[str | None]) -> Tokens:
-    """The tokens an index of `kind` reads: words, number skeleton, or canonical code."""
+def _kind_tokens(kind: str, texts: Sequence[str | None], words: Tokens | None = None) -> Tokens:
+    """The tokens an index of `kind` reads: words, number skeleton, or canonical code (`words`:
+    the texts' words when already tokenised)."""
     if kind == "code":
         return code_tokens(texts)
-    tokens = tokenize_hashed(texts)
+    tokens = words if words is not None else tokenize_hashed(texts)
     return number_skeleton(texts, tokens, _NUMBER) if kind == "skeleton" else tokens
 
 
@@ -258,11 +222,10 @@ def _max_df(indexed_items: int) -> int:
 def _held_words(gi: GramIndex, bounds: np.ndarray) -> np.ndarray:
     """Per word of the indexed items (item after item, `bounds` as in Tokens): whether one of the
     n-grams kept in `gi` holds it."""
-    pair = np.unique(gi.item.astype(np.int64) * (1 << 32) + gi.pos)
-    start = bounds[(pair >> 32)] + (pair & 0xFFFFFFFF)
-    held = np.zeros(int(bounds[-1]) + gi.n + 1, dtype=np.int64)
-    np.add.at(held, start, 1)
-    np.add.at(held, start + gi.n, -1)
+    start = bounds[gi.item] + gi.pos
+    size = int(bounds[-1]) + gi.n + 1
+    # +1 where an n-gram starts, -1 past its end: a word is held where the running sum is positive
+    held = np.bincount(start, minlength=size) - np.bincount(start + gi.n, minlength=size)
     return np.cumsum(held)[:int(bounds[-1])] > 0
 
 
@@ -461,32 +424,43 @@ class ContaminationIndex:
         c = config.contamination
         sets = [_with_units(s) for s in load_eval_sets(config)]
         if sample and c.corpus_df:
-            # the n-gram tiers alone tell what is common in the sample (the embedding and key tiers are not needed)
-            lean = c.model_copy(update={"semantic": False, "rewrite": False, "code_key": False})
-            common = cls.from_items(sets, lean).corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio)
-            index = cls.from_items(sets, c, exclude=common if len(common) else None, sample=sample)
+            sample_tokens = tokenize_hashed(sample)  # once, for corpus_common and the rewrite tier's rarity
+            index = cls.from_items(sets, c, sample=sample, sample_tokens=sample_tokens)
+            common = index.corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio, sample_tokens)
+            if len(common):
+                # only the n-gram tiers read `exclude`: build them again without the common n-grams
+                lean = cls.from_items(sets, c.model_copy(update=_NGRAM_TIERS_ONLY), exclude=common)
+                index.grams, index.coverable = lean.grams, lean.coverable
+                for tier in ("skeleton", "code"):
+                    old, new = getattr(index, tier), getattr(lean, tier)
+                    setattr(index, tier, None if new is None else dataclasses.replace(new, settings=old.settings))
             index.corpus_common_grams, index.corpus_sample_docs = int(len(common)), len(sample)
             index.corpus_digest = hashlib.sha256(np.sort(common).tobytes()).hexdigest()[:16]
         else:
             index = cls.from_items(sets, c)
         return index
 
-    def corpus_common(self, texts: list[str], min_docs: int, ratio: float) -> np.ndarray:
+    def corpus_common(self, texts: list[str], min_docs: int, ratio: float, words: Tokens | None = None) -> np.ndarray:
         """Hashes of the indexed n-grams that are boilerplate in `texts` (a corpus sample): held by
         at least `min_docs` documents and by `ratio` times the median count of every item's other
-        n-grams. Relative, so an item copied into many documents keeps all of its n-grams."""
+        n-grams. Relative, so an item copied into many documents keeps all of its n-grams.
+        `words`: the texts' words when already tokenised."""
         out = []
         for index, kind in ((self, "words"), (self.skeleton, "skeleton"), (self.code, "code")):
             if index is None:
                 continue
-            tokens = _kind_tokens(kind, texts)
+            tokens = _kind_tokens(kind, texts, words)
             for gi in index.grams:
                 g, first = ngram_hashes(tokens, gi.n)
                 hit = gi.hashes.contains(g)
-                pairs = np.unique(np.stack([g[hit], tokens.text_of[first[hit]].astype(np.uint64)], axis=1), axis=0)
+                gram, doc = g[hit], tokens.text_of[first[hit]]
+                order = np.lexsort((doc, gram))
+                gram, doc = gram[order], doc[order]
                 df = np.zeros(len(gi.hashes.sorted), dtype=np.int64)  # sampled documents holding each posting's n-gram
-                if len(pairs):
-                    held, docs = np.unique(pairs[:, 0], return_counts=True)
+                if len(gram):
+                    once = np.ones(len(gram), dtype=bool)  # each (n-gram, document) once
+                    once[1:] = (gram[1:] != gram[:-1]) | (doc[1:] != doc[:-1])
+                    held, docs = np.unique(gram[once], return_counts=True)
                     at = np.minimum(np.searchsorted(held, gi.hashes.sorted), len(held) - 1)
                     df = np.where(held[at] == gi.hashes.sorted, docs[at], 0)
                 # The median count of each item's n-grams (postings sorted by item, then count).
@@ -502,16 +476,19 @@ class ContaminationIndex:
                     starts = np.flatnonzero(new)
                     all_common = np.minimum.reduceat(common.astype(np.int8), starts).astype(bool)
                     out.append(gi.hashes.sorted[starts][all_common])
-        return np.unique(np.concatenate(out)) if out else np.zeros(0, np.uint64)
+        return distinct(np.concatenate(out)) if out else np.zeros(0, np.uint64)
 
     @classmethod
     def from_items(cls, sets: list[tuple[str, list[str], list[str]]], c: "ContaminationConfig",
                    kind: str = "words", exclude: np.ndarray | None = None,
-                   sample: list[str] | None = None) -> "ContaminationIndex":
+                   sample: list[str] | None = None, sample_tokens: Tokens | None = None,
+                   words: Tokens | None = None) -> "ContaminationIndex":
         """Index eval sets given as (name, item ids, item texts). `kind` "skeleton": the
         number-skeleton sub-index (items holding numbers, numbers as one placeholder word);
         "code": the canonical-code sub-index (items that look like code, `code_ngram`-grams). `sample`:
-        corpus documents the rewrite tier reads the rarity of stems in."""
+        corpus documents the rewrite tier reads the rarity of stems in (`sample_tokens`: their
+        words when already tokenised). `words`: the words of every item of `sets` when already
+        tokenised (a sub-index reads those of its items)."""
         char_tables_ready()
         sub_index = kind != "words"
         # (name, ids, texts[, units]): an item without units is its whole self
@@ -519,9 +496,12 @@ class ContaminationIndex:
         if sub_index:
             def kept(texts: list[str]) -> list[bool]:
                 return [bool(_DIGIT.search(t)) for t in texts] if kind == "skeleton" else looks_like_code(texts).tolist()
+            flagged = [(n, i, t, u, kept(t)) for n, i, t, u in sets]
+            if words is not None:
+                words = words.take(np.array([k for s in flagged for k in s[4]], dtype=bool))
             sets = [(name, [i for i, k in zip(ids, flags) if k], [t for t, k in zip(texts, flags) if k],
                      [u for u, k in zip(units, flags) if k])
-                    for name, ids, texts, units, flags in ((n, i, t, u, kept(t)) for n, i, t, u in sets)]
+                    for name, ids, texts, units, flags in flagged]
             sets = [s for s in sets if s[1]]
         if kind == "code":  # a function shorter than code_ngram tokens: all of it, in _CODE_MIN_NGRAM-grams
             c = c.model_copy(update={"ngram": c.code_ngram, "min_ngram": min(c.code_ngram, _CODE_MIN_NGRAM)})
@@ -534,7 +514,7 @@ class ContaminationIndex:
         parent = np.array([owners.setdefault((k, i), len(owners)) for k, i in zip(item_set.tolist(), ids)],
                           dtype=np.int64)
         whole = np.array([u == WHOLE for u in units], dtype=bool)
-        tokens = _kind_tokens(kind, texts)
+        tokens = _kind_tokens(kind, texts, words)
         numbers: dict[int, str] = {}
         if kind == "skeleton":
             at = np.flatnonzero(tokens.hashes == np.uint64(_NUMBER))
@@ -585,7 +565,7 @@ class ContaminationIndex:
         per_set = {name: int(((item_set == k) & whole).sum()) for k, name in enumerate(names)}
         sub = code = None
         if c.skeleton and not sub_index and any(_DIGIT.search(t) for t in texts):
-            sub = cls.from_items(sets, c, "skeleton", exclude)
+            sub = cls.from_items(sets, c, "skeleton", exclude, words=tokens)
         if c.code and not sub_index and looks_like_code(texts).any():
             code = cls.from_items(sets, c, "code", exclude)
         semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
@@ -595,7 +575,8 @@ class ContaminationIndex:
             # code items (every unit of an item any of whose units looks like code) are the code tiers'
             code_parent = np.zeros(len(owners), dtype=bool)
             code_parent[parent[looks_like_code(texts)]] = True
-            rewrite = RewriteIndex.build(texts, tokens, (size > 0) & ~code_parent[parent], c.semantic_dim, sample)
+            rewrite = RewriteIndex.build(texts, tokens, (size > 0) & ~code_parent[parent], c.semantic_dim, sample,
+                                         sample_tokens)
             if c.rewrite_keys:
                 keys = KeyIndex.build(texts, ((size > 0) & ~code_parent[parent]).tolist(), sample)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,

@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 from scipy.sparse import coo_matrix
 
-from audit.normalize import Tokens, _hash_words, normalize_array, tokenize_hashed
+from audit.normalize import HashSet, Tokens, _hash_words, distinct, normalize_array, tokenize_hashed
 from audit.stages.semantic import WordVectors
 
 # Suffixes the stemmer strips (longest first) and the forms it generates from a stem.
@@ -96,8 +96,8 @@ def _forms(stem: str) -> list[str]:
 class RewriteIndex:
     """Per unit its rare stems with weights; word-form hashes -> stem; postings stem -> units."""
 
-    form_hash: np.ndarray   # uint64, sorted: hashes of every form of every stem
-    form_stem: np.ndarray   # int32, parallel: its stem
+    forms: HashSet          # hashes of every form of every stem (sorted)
+    form_stem: np.ndarray   # int32, parallel to forms.sorted: its stem
     weight: np.ndarray      # float32, per stem (0: common, not evidence)
     post_start: np.ndarray  # int64, postings of stem s: post_unit[post_start[s]:post_start[s+1]]
     post_unit: np.ndarray   # int32
@@ -114,18 +114,19 @@ class RewriteIndex:
 
     @classmethod
     def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, dim: int,
-              sample: Sequence[str] | None = None) -> "RewriteIndex":
+              sample: Sequence[str] | None = None, sample_tokens: Tokens | None = None) -> "RewriteIndex":
         """Index the units `indexed` (bool per unit) of `texts` (`tokens`: their words); the
         caller leaves code out (its words are syntax and names: the code tiers' evidence).
         `sample`: corpus documents; a stem in more than _CORPUS_SHARE of them is no prefilter key
-        (its postings would be read for most records of this corpus)."""
+        (its postings would be read for most records of this corpus; `sample_tokens`: their words
+        when already tokenised)."""
         raw = [texts[int(t)][int(a):int(b)] for t, a, b in zip(tokens.text_of.tolist(), tokens.starts.tolist(),
                                                                    tokens.ends.tolist())]
         words = [w or "" for w in normalize_array(pa.array(raw, pa.string())).to_pylist()]
         stems: dict[str, int] = {}
-        distinct: dict[str, int] = {}
-        inverse = np.fromiter((distinct.setdefault(w, len(distinct)) for w in words), dtype=np.int64, count=len(words))
-        word_stem = np.array([stems.setdefault(_stem(w), len(stems)) for w in distinct] or [0],
+        word_ids: dict[str, int] = {}
+        inverse = np.fromiter((word_ids.setdefault(w, len(word_ids)) for w in words), dtype=np.int64, count=len(words))
+        word_stem = np.array([stems.setdefault(_stem(w), len(stems)) for w in word_ids] or [0],
                              dtype=np.int32)[inverse]
         names = list(stems)
         # no evidence: function words, one- and two-letter words that are not numbers
@@ -146,13 +147,12 @@ class RewriteIndex:
                     form_stem.append(s)
         hashes = _hash_words(forms)
         order = np.argsort(hashes, kind="stable")
-        form_hash, form_stem_of = hashes[order], np.array(form_stem, dtype=np.int32)[order]
+        forms_set, form_stem_of = HashSet.build(hashes[order]), np.array(form_stem, dtype=np.int32)[order]
         corpus_common = np.zeros(len(stems), dtype=bool)
         if sample:
-            st = tokenize_hashed(list(sample))
-            at = np.minimum(np.searchsorted(form_hash, st.hashes), max(len(form_hash) - 1, 0))
-            found = np.flatnonzero(form_hash[at] == st.hashes) if len(form_hash) else np.zeros(0, np.int64)
-            doc_stem = np.unique(st.text_of[found] * len(stems) + form_stem_of[at[found]])
+            st = sample_tokens if sample_tokens is not None else tokenize_hashed(list(sample))
+            found, at = forms_set.find(st.hashes)
+            doc_stem = distinct(st.text_of[found] * len(stems) + form_stem_of[at])
             docs = np.bincount(doc_stem % len(stems), minlength=len(stems))
             corpus_common = docs > max(_MIN_DF, _CORPUS_SHARE * len(sample))
         pairs = sorted((s, u) for u, mine in enumerate(unit_stems) for s in mine if not common[s])
@@ -167,7 +167,7 @@ class RewriteIndex:
                             shape=(len(texts), len(vectors.vecs))).tocsr()
         sums = np.asarray(counts @ vectors.vecs, dtype=np.float32)
         unit_vec = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-9)
-        return cls(form_hash, form_stem_of, weight, post_start,
+        return cls(forms_set, form_stem_of, weight, post_start,
                    np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
                    (df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common & ~corpus_common,
@@ -188,13 +188,12 @@ class RewriteIndex:
         """(text, unit, coverage, first word, end word, cosine, unit stems found) of each pair whose
         best window covers at least `floor` of the unit's stem weight at cosine >= `similarity`
         (one vectorised pass over the record's stems; the embedding only for those windows)."""
-        if len(tokens.hashes) == 0 or len(self.form_hash) == 0:
+        if len(tokens.hashes) == 0 or len(self.forms.sorted) == 0:
             return
-        at = np.minimum(np.searchsorted(self.form_hash, tokens.hashes), len(self.form_hash) - 1)
-        hit = np.flatnonzero(self.form_hash[at] == tokens.hashes)
+        hit, at = self.forms.find(tokens.hashes)
         if len(hit) == 0:
             return
-        stem = self.form_stem[at[hit]].astype(np.int64)
+        stem = self.form_stem[at].astype(np.int64)
         n_units = len(self.unit_total)
         n_stems = len(self.weight) + 1
         hit_text = tokens.text_of[hit]
@@ -209,7 +208,7 @@ class RewriteIndex:
         block = (word - tokens.bounds[wtext]) // half
         pr = wtext * n_units + unit
         both = np.concatenate([block, np.maximum(block - 1, 0)])
-        key = np.unique((np.concatenate([pr, pr]) * (1 << 20) + both) * n_stems + np.concatenate([st, st])) // n_stems
+        key = distinct((np.concatenate([pr, pr]) * (1 << 20) + both) * n_stems + np.concatenate([st, st])) // n_stems
         wins, n_rare = np.unique(key, return_counts=True)
         cand = wins[n_rare >= _MIN_RARE]
         if len(cand) == 0:
@@ -238,7 +237,7 @@ class RewriteIndex:
         half = np.maximum(_MIN_WINDOW // 2, (self.unit_words[unit] * _WINDOW / 2).astype(np.int64))
         block = (word - tokens.bounds[text]) // half
         both = np.concatenate([block, np.maximum(block - 1, 0)])
-        key = np.unique((np.concatenate([pair, pair]) * (1 << 20) + both) * n_stems + np.concatenate([st, st]))
+        key = distinct((np.concatenate([pair, pair]) * (1 << 20) + both) * n_stems + np.concatenate([st, st]))
         win, kst = key // n_stems, key % n_stems
         wins, first, count = np.unique(win, return_index=True, return_counts=True)
         got = np.add.reduceat(self.weight[kst], first) if len(first) else np.zeros(0)

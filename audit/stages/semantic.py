@@ -13,6 +13,8 @@ WordVectors).
 """
 from __future__ import annotations
 
+import importlib.util
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,12 +29,11 @@ _TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 
 
 def _package_files() -> tuple[Path, Path]:
-    try:
-        import wordllama
-    except ImportError as e:  # pragma: no cover - the dependency is declared
+    spec = importlib.util.find_spec("wordllama")  # its files only: importing the package is not needed
+    if spec is None or spec.origin is None:  # pragma: no cover - the dependency is declared
         raise ConfigError("contamination.semantic: the wordllama package is not installed "
-                          "(pip install wordllama), or set contamination.semantic: false") from e
-    root = Path(wordllama.__file__).parent
+                          "(pip install wordllama), or set contamination.semantic: false")
+    root = Path(spec.origin).parent
     weights, tokenizer = root / _WEIGHTS, root / _TOKENIZER
     for p in (weights, tokenizer):
         if not p.is_file():
@@ -91,9 +92,9 @@ class WordVectors:
         out = np.zeros((len(words), self.dim), dtype=np.float32)
         if not words:
             return out
-        enc = self.tokenizer.encode_batch(words, add_special_tokens=False)
-        lengths = np.fromiter((len(e.ids) for e in enc), dtype=np.int64, count=len(enc))
-        ids = np.fromiter((i for e in enc for i in e.ids), dtype=np.int64, count=int(lengths.sum()))
+        ids_of = [e.ids for e in self.tokenizer.encode_batch(words, add_special_tokens=False)]
+        lengths = np.fromiter(map(len, ids_of), dtype=np.int64, count=len(ids_of))
+        ids = np.fromiter(itertools.chain.from_iterable(ids_of), dtype=np.int64, count=int(lengths.sum()))
         np.clip(ids, 0, len(self.table) - 1, out=ids)
         nonempty = lengths > 0
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
