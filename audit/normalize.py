@@ -18,7 +18,7 @@ marks, Hangul jamo, NFKC expansions) are normalised by `normalize_array` proper.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -367,6 +367,29 @@ def _tokenize_run(texts: Sequence[str | None]) -> Tokens:
     return Tokens(hashes, w_start - offset, w_end - offset, bounds)
 
 
+def ngram_hashes_by_size(tokens: Tokens, sizes: Iterable[int]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """ngram_hashes(tokens, n) for every n of `sizes`: the rolling hash of the n-grams of one size
+    extends that of the size below, so every size costs as many passes as the largest alone."""
+    h = tokens.hashes
+    total = len(h)
+    out = {n: (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)) for n in sizes}
+    fit = {n for n in out if total >= n}
+    if not fit:
+        return out
+    text = tokens.text_of
+    acc = h.copy()  # acc[j]: the polynomial hash of the words j .. j + i
+    for i in range(max(fit)):
+        if i:
+            acc = acc[:total - i]  # the (i + 1)-grams start at most at total - i - 1
+            acc *= _GRAM_MUL
+            acc += h[i:]
+        n = i + 1
+        if n in fit:
+            inside = text[:total - i] == text[i:]
+            out[n] = mix64(acc[inside] ^ np.uint64(n)), np.flatnonzero(inside)
+    return out
+
+
 def ngram_hashes(tokens: Tokens, n: int, short: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Hashes of the word n-grams of every text, and the index of each n-gram's first word.
 
@@ -374,19 +397,7 @@ def ngram_hashes(tokens: Tokens, n: int, short: bool = False) -> tuple[np.ndarra
     its words (so short texts still have a shingle); otherwise it gives none.
     """
     h = tokens.hashes
-    total = len(h)
-    if total >= n:
-        m = total - n + 1
-        acc = h[:m].copy()
-        for i in range(1, n):
-            acc *= _GRAM_MUL
-            acc += h[i:i + m]
-        first = np.arange(m, dtype=np.int64)
-        text = tokens.text_of
-        inside = text[:m] == text[n - 1:]
-        grams, first = mix64(acc[inside] ^ np.uint64(n)), first[inside]
-    else:
-        grams, first = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    grams, first = ngram_hashes_by_size(tokens, (n,))[n]
     if short:
         counts = tokens.counts
         few = np.flatnonzero((counts > 0) & (counts < n))

@@ -103,6 +103,7 @@ def align_pieces(item: np.ndarray, weights: np.ndarray, pieces: np.ndarray, doc:
     c = np.zeros((n_pieces, n + 1), dtype=np.int64)    # matched words along it
     best_score = np.zeros(n_pieces)
     best = np.zeros((n_pieces, 4))  # weight, words, start, end
+    row_base = (np.arange(n_pieces, dtype=np.int64) * (n + 1))[:, None]
     for i in range(int(length[0])):
         k = int(np.count_nonzero(length > i))  # the pieces still going: the first k (longest first)
         at = first[:k] + i
@@ -126,16 +127,17 @@ def align_pieces(item: np.ndarray, weights: np.ndarray, pieces: np.ndarray, doc:
         # A path falling below zero restarts here; one at zero goes on (its matches still count).
         restart = e < 0.0
         e[restart] = 0.0
-        se[restart] = np.broadcast_to(idx_row, (k, n + 1))[restart]
+        se = np.where(restart, idx_row, se)
         we[restart] = 0.0
         ce[restart] = 0
         t = e + ramp
         run = np.maximum.accumulate(t, axis=1)
         arg = np.maximum.accumulate(np.where(t >= run, idx_row, 0), axis=1)
         h[:k] = run - ramp
-        s[:k] = np.take_along_axis(se, arg, axis=1)
-        w[:k] = np.take_along_axis(we, arg, axis=1)
-        c[:k] = np.take_along_axis(ce, arg, axis=1)
+        flat = (arg + row_base[:k]).ravel()  # each row's cell `arg` in the flattened (k, n + 1) arrays
+        s[:k] = se.ravel()[flat].reshape(k, n + 1)
+        w[:k] = we.ravel()[flat].reshape(k, n + 1)
+        c[:k] = ce.ravel()[flat].reshape(k, n + 1)
         j = np.argmax(h[:k], axis=1)
         rows = np.arange(k)
         top = h[rows, j]

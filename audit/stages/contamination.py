@@ -63,7 +63,7 @@ import pyarrow.compute as pc
 from audit.config import ConfigError
 from audit.evalsets import EvalSet, load_eval_sets
 from audit.normalize import (HashSet, Tokens, block_tokens, char_tables_ready, chunk_texts, distinct,
-                             ngram_hashes, number_skeleton, tokenize_hashed)
+                             ngram_hashes, ngram_hashes_by_size, number_skeleton, tokenize_hashed)
 from audit.stages import ConfigStage, Finding, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
@@ -450,8 +450,9 @@ class ContaminationIndex:
             if index is None:
                 continue
             tokens = _kind_tokens(kind, texts, words)
+            hashed = ngram_hashes_by_size(tokens, [gi.n for gi in index.grams])
             for gi in index.grams:
-                g, first = ngram_hashes(tokens, gi.n)
+                g, first = hashed[gi.n]
                 hit = gi.hashes.contains(g)
                 gram, doc = g[hit], tokens.text_of[first[hit]]
                 order = np.lexsort((doc, gram))
@@ -544,8 +545,10 @@ class ContaminationIndex:
             log.warning("eval items shorter than min_ngram=%d words are not indexed: %s", c.min_ngram,
                         {k: v for k, v in too_short.items() if v})
         grams = []
-        for n in sorted({int(x) for x in size if x}, reverse=True):
-            g, first = ngram_hashes(tokens, n)
+        sizes = sorted({int(x) for x in size if x}, reverse=True)
+        hashed = ngram_hashes_by_size(tokens, sizes)
+        for n in sizes:
+            g, first = hashed[n]
             item = tokens.text_of[first]
             mine = size[item] == n
             if kind == "skeleton":  # a run of numbers (a list, a table) is no item's skeleton
@@ -630,8 +633,10 @@ class ContaminationIndex:
         # Pairs whose n-grams cover the whole item: alignment cannot do better (a fixed bar, not the
         # threshold, so what is measured does not depend on a judge-only setting).
         strong: set[int] = set()
+        fuzzy = self.fuzzy is not None and self.settings.minhash
+        hashed = ngram_hashes_by_size(tokens, [gi.n for gi in self.grams] + ([self.fuzzy.grams.n] if fuzzy else []))
         for gi in self.grams:
-            g, first = ngram_hashes(tokens, gi.n)
+            g, first = hashed[gi.n]
             probe, post = gi.lookup(g)
             if len(probe) == 0:
                 continue
@@ -642,8 +647,8 @@ class ContaminationIndex:
                 if coverage >= 1.0:
                     strong.add(p)
                 self._add(found, p, overlap, coverage, spans, method, evidence=evidence, item_words=runs)
-        if self.fuzzy is not None and self.settings.minhash:
-            for p, coverage, spans, longest, runs in self._fuzzy_matches(tokens, text_of, strong):
+        if fuzzy:
+            for p, coverage, spans, longest, runs in self._fuzzy_matches(tokens, text_of, strong, hashed):
                 if coverage >= self.settings.minhash_floor:
                     self._add(found, p, coverage, coverage, spans, "fuzzy", longest, item_words=runs)
         return found
@@ -817,15 +822,17 @@ class ContaminationIndex:
                 ev.append(f"{want} -> {got}")
         return out
 
-    def _fuzzy_matches(self, tokens: Tokens, text_of: np.ndarray,
-                       skip: set[int]) -> Iterable[tuple[int, float, list[list[int]], list[int], list[tuple[int, int]]]]:
+    def _fuzzy_matches(self, tokens: Tokens, text_of: np.ndarray, skip: set[int],
+                       hashed: dict[int, tuple[np.ndarray, np.ndarray]]
+                       ) -> Iterable[tuple[int, float, list[list[int]], list[int], list[tuple[int, int]]]]:
         """(text x item, coverage, spans, longest span, item word ranges aligned) of the pairs holding enough of the item's
         rare n-grams, confirmed by aligning the item's pieces against the record around those hits.
-        Coverage: the weight of the item words aligned (matches only) over the item's weight."""
+        Coverage: the weight of the item words aligned (matches only) over the item's weight.
+        `hashed`: the record's n-grams by size (ngram_hashes_by_size), the fuzzy tier's among them."""
         f = self.fuzzy
         assert f is not None
         n_items = len(self.item_ids)
-        g, first = ngram_hashes(tokens, f.grams.n)
+        g, first = hashed[f.grams.n]
         probe, post = f.grams.lookup(g)
         if len(probe) == 0:
             return

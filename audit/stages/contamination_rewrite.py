@@ -5,7 +5,7 @@ rephrasing).
 A rewrite keeps what the item is about: its rare words (in some inflection), its numbers and its
 names, and loses the word order and the common words that n-grams and alignment need. So:
 
-1. Keys. Each unit's words are reduced to stems by suffix rules (`_stem`: walks, walked, walking
+1. Keys. Each unit's words are reduced to stems by suffix rules (`_stems`: walks, walked, walking
    -> walk); every inflected form of a stem the rules produce is hashed like a record word
    (audit.normalize), so a record's already hashed words map to stems by one sorted lookup, with
    no per-word Python. Stems are weighted by rarity among the units (inverse document
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from scipy.sparse import coo_matrix
 
 from audit.normalize import HashSet, Tokens, _hash_words, distinct, normalize_array, tokenize_hashed
@@ -37,6 +38,7 @@ from audit.stages.semantic import WordVectors
 # Suffixes the stemmer strips (longest first) and the forms it generates from a stem.
 _SUFFIXES = ("ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "ers", "er", "est", "e")
 _FORMS = ("", "s", "es", "ed", "d", "ing", "e", "er", "ers", "ly", "est", "ies", "ied", "y")
+_SUFFIXES_BY_LAST = {c: tuple((s, len(s)) for s in _SUFFIXES if s[-1] == c) for c in {s[-1] for s in _SUFFIXES}}
 # Function words and the commonest verbs: no evidence whatever the eval set (a small set of
 # items has no document frequency to tell them).
 _STOP = frozenset("""
@@ -64,32 +66,42 @@ _WINDOW = 2.0
 _MIN_WINDOW = 24
 
 
-def _stem(word: str) -> str:
-    """A crude English stem: the longest listed suffix stripped when at least 3 letters remain
-    (a final doubled consonant undone: running -> run); digits and short words as they are."""
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    for suf in _SUFFIXES:
-        if word.endswith(suf) and len(word) - len(suf) >= 3:
-            stem = word[: -len(suf)]
-            if suf in ("ies", "ied"):
-                stem += "y"
-            if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
-                stem = stem[:-1]
-            return stem
-    return word
+def _stems(words: Sequence[str]) -> list[str]:
+    """A crude English stem of each word: the first listed suffix stripped when at least 3 letters
+    remain (a final doubled consonant undone: running -> run); digits and short words as they are.
+    One loop over the words, no call per word: it runs over every form of every item word."""
+    out = []
+    for word in words:
+        stem = word
+        n = len(word)
+        if n > 3 and word.isalpha():
+            for suf, k in _SUFFIXES_BY_LAST.get(word[-1], ()):  # the listed order, among those that can end it
+                if n - k >= 3 and word.endswith(suf):
+                    stem = word[:-k]
+                    if suf in ("ies", "ied"):
+                        stem += "y"
+                    if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                        stem = stem[:-1]
+                    break
+        out.append(stem)
+    return out
 
 
-def _forms(stem: str) -> list[str]:
-    """The words that `_stem` maps to `stem`, as far as the listed suffixes go."""
-    if not stem.isalpha():
-        return [stem]
-    out = [stem + f for f in _FORMS]
-    if stem.endswith("y"):
-        out += [stem[:-1] + "ies", stem[:-1] + "ied"]
-    if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
-        out += [stem + stem[-1] + f for f in ("ing", "ed", "er", "ers")]
-    return [w for w in out if _stem(w) == stem]
+def _forms(stems: Sequence[str]) -> list[list[str]]:
+    """Per stem, the words that `_stems` maps to it, as far as the listed suffixes go."""
+    cands = []
+    for stem in stems:
+        if not stem.isalpha():
+            cands.append([stem])
+            continue
+        out = [stem + f for f in _FORMS]
+        if stem.endswith("y"):
+            out += [stem[:-1] + "ies", stem[:-1] + "ied"]
+        if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
+            out += [stem + stem[-1] + f for f in ("ing", "ed", "er", "ers")]
+        cands.append(out)
+    back = iter(_stems([w for stem, c in zip(stems, cands) if stem.isalpha() for w in c]))
+    return [c if not stem.isalpha() else [w for w in c if next(back) == stem] for stem, c in zip(stems, cands)]
 
 
 @dataclass
@@ -108,9 +120,10 @@ class RewriteIndex:
     names: list[str]        # per stem, its text (evidence)
     word_stem: np.ndarray   # int32, per unit word (units after units), its stem
     unit_bounds: np.ndarray  # int64, unit u's words are word_stem[unit_bounds[u]:unit_bounds[u+1]]
-    rare: np.ndarray         # bool, per stem: held by few units (the prefilter's postings)
     unit_stem_keys: np.ndarray  # int64, sorted: unit * (stems + 1) + stem of every posting
     unit_need: np.ndarray    # int32, per unit: distinct stems a window must hold (see _MIN_STEMS)
+    rare_forms: HashSet      # the forms of the rare stems: held by few units (the prefilter's short postings)
+    rare_form_stem: np.ndarray  # int32, parallel to rare_forms.sorted: its stem
 
     @classmethod
     def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, dim: int,
@@ -122,11 +135,11 @@ class RewriteIndex:
         when already tokenised)."""
         raw = [texts[int(t)][int(a):int(b)] for t, a, b in zip(tokens.text_of.tolist(), tokens.starts.tolist(),
                                                                    tokens.ends.tolist())]
-        words = [w or "" for w in normalize_array(pa.array(raw, pa.string())).to_pylist()]
+        # the distinct normalised words in order of first use, and each token's
+        words = pc.dictionary_encode(pc.fill_null(normalize_array(pa.array(raw, pa.string())), ""))
+        inverse = words.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         stems: dict[str, int] = {}
-        word_ids: dict[str, int] = {}
-        inverse = np.fromiter((word_ids.setdefault(w, len(word_ids)) for w in words), dtype=np.int64, count=len(words))
-        word_stem = np.array([stems.setdefault(_stem(w), len(stems)) for w in word_ids] or [0],
+        word_stem = np.array([stems.setdefault(st, len(stems)) for st in _stems(words.dictionary.to_pylist())] or [0],
                              dtype=np.int32)[inverse]
         names = list(stems)
         # no evidence: function words, one- and two-letter words that are not numbers
@@ -140,11 +153,10 @@ class RewriteIndex:
         common = (df > max(_MIN_DF, _MAX_DF_SHARE * n_units)) | stop
         weight = np.where(common, 0.0, np.log((n_units + 1) / (df + 1))).astype(np.float32)
         forms, form_stem = [], []
-        for s, name in enumerate(names):
-            if not common[s]:
-                for f in _forms(name):
-                    forms.append(f)
-                    form_stem.append(s)
+        evidence = np.flatnonzero(~common).tolist()
+        for s, mine in zip(evidence, _forms([names[s] for s in evidence])):
+            forms += mine
+            form_stem += [s] * len(mine)
         hashes = _hash_words(forms)
         order = np.argsort(hashes, kind="stable")
         forms_set, form_stem_of = HashSet.build(hashes[order]), np.array(form_stem, dtype=np.int32)[order]
@@ -155,6 +167,9 @@ class RewriteIndex:
             doc_stem = distinct(st.text_of[found] * len(stems) + form_stem_of[at])
             docs = np.bincount(doc_stem % len(stems), minlength=len(stems))
             corpus_common = docs > max(_MIN_DF, _CORPUS_SHARE * len(sample))
+        rare = (df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common & ~corpus_common
+        # a form (by hash) is rare when the stem a lookup finds for it (its first entry) is
+        rare_form = rare[form_stem_of[np.searchsorted(forms_set.sorted, forms_set.sorted)]]
         pairs = sorted((s, u) for u, mine in enumerate(unit_stems) for s in mine if not common[s])
         post_of = np.array([s for s, _ in pairs], dtype=np.int64)
         post_start = np.searchsorted(post_of, np.arange(len(stems) + 1))
@@ -170,10 +185,10 @@ class RewriteIndex:
         return cls(forms_set, form_stem_of, weight, post_start,
                    np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
-                   (df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common & ~corpus_common,
                    np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
                    np.array([min(_MIN_STEMS, max(_MIN_RARE + 1, -(-len([s for s in m if not common[s]]) * 6 // 10)))
-                             for m in unit_stems], dtype=np.int32))
+                             for m in unit_stems], dtype=np.int32),
+                   HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form])
 
     def _postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(word, stem, unit) for every posting of each word's stem."""
@@ -190,16 +205,12 @@ class RewriteIndex:
         (one vectorised pass over the record's stems; the embedding only for those windows)."""
         if len(tokens.hashes) == 0 or len(self.forms.sorted) == 0:
             return
-        hit, at = self.forms.find(tokens.hashes)
-        if len(hit) == 0:
-            return
-        stem = self.form_stem[at].astype(np.int64)
         n_units = len(self.unit_total)
         n_stems = len(self.weight) + 1
-        hit_text = tokens.text_of[hit]
-        # Prefilter: pairs holding _MIN_RARE distinct rare stems (short postings: a small fan-out).
-        rare = self.rare[stem]
-        word, st, unit = self._postings(hit[rare], stem[rare])
+        # Prefilter: pairs holding _MIN_RARE distinct rare stems (short postings: a small fan-out),
+        # found by the forms of the rare stems alone (most record words are none of them).
+        rare_hit, rare_at = self.rare_forms.find(tokens.hashes)
+        word, st, unit = self._postings(rare_hit, self.rare_form_stem[rare_at].astype(np.int64))
         if len(word) == 0:
             return
         # ... within one window (blocks as below): distinct rare stems per (pair, window)
@@ -219,6 +230,13 @@ class RewriteIndex:
         c_half = np.maximum(_MIN_WINDOW // 2, (self.unit_words[c_unit] * _WINDOW / 2).astype(np.int64))
         lo_word = tokens.bounds[c_text] + np.maximum(c_block - 1, 0) * c_half
         hi_word = np.minimum(tokens.bounds[c_text] + (c_block + 3) * c_half, tokens.bounds[c_text + 1])
+        # the stem hits of every form, looked up only in the words those windows span
+        size = len(tokens.hashes) + 1
+        some = hi_word > lo_word
+        spanned = np.flatnonzero(np.cumsum(np.bincount(lo_word[some], minlength=size)
+                                           - np.bincount(hi_word[some], minlength=size))[:-1] > 0)
+        hit, at = self.forms.find(tokens.hashes[spanned])
+        hit, stem = spanned[hit], self.form_stem[at].astype(np.int64)
         t_lo, t_hi = np.searchsorted(hit, lo_word), np.searchsorted(hit, hi_word)
         count = t_hi - t_lo
         at_hit = np.repeat(t_lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
