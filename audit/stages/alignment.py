@@ -98,9 +98,12 @@ def align_pieces(item: np.ndarray, weights: np.ndarray, pieces: np.ndarray, doc:
     ramp = np.arange(n + 1, dtype=np.float64) * -_GAP  # E[k] + gap*k form of the running maximum
     idx_row = np.arange(n + 1, dtype=np.int64)
     h = np.zeros((n_pieces, n + 1))
-    s = np.tile(idx_row, (n_pieces, 1))                # start column of the alignment ending at each cell
-    w = np.zeros((n_pieces, n + 1))                    # matched item-word weight along it
-    c = np.zeros((n_pieces, n + 1), dtype=np.int64)    # matched words along it
+    # What each cell carries, stacked so that one numpy pass moves all three: the start column of
+    # the alignment ending there, the matched item-word weight and the matched words along it.
+    st = np.zeros((3, n_pieces, n + 1))
+    st[0] = idx_row
+    restarted = np.zeros((3, 1, n + 1))  # what a path starting at a cell carries: its column, nothing matched
+    restarted[0, 0] = idx_row
     best_score = np.zeros(n_pieces)
     best = np.zeros((n_pieces, 4))  # weight, words, start, end
     row_base = (np.arange(n_pieces, dtype=np.int64) * (n + 1))[:, None]
@@ -115,29 +118,22 @@ def align_pieces(item: np.ndarray, weights: np.ndarray, pieces: np.ndarray, doc:
         e = np.empty((k, n + 1))
         e[:, 0] = -1.0
         e[:, 1:] = np.maximum(diag, vert)
-        se = np.empty((k, n + 1), dtype=np.int64)
-        se[:, 0] = 0
-        se[:, 1:] = np.where(use_diag, s[:k, :-1], s[:k, 1:])
-        we = np.empty((k, n + 1))
-        we[:, 0] = 0.0
-        we[:, 1:] = np.where(use_diag, w[:k, :-1] + eq * weights[at][:, None], w[:k, 1:])
-        ce = np.empty((k, n + 1), dtype=np.int64)
-        ce[:, 0] = 0
-        ce[:, 1:] = np.where(use_diag, c[:k, :-1] + eq, c[:k, 1:])
+        gain = np.zeros((3, k, n))  # a diagonal step adds the item word's weight and one word where it matches
+        gain[1] = eq * weights[at][:, None]
+        gain[2] = eq
+        carried = np.empty((3, k, n + 1))
+        carried[:, :, 0] = 0.0
+        carried[:, :, 1:] = np.where(use_diag, st[:, :k, :-1] + gain, st[:, :k, 1:])
         # A path falling below zero restarts here; one at zero goes on (its matches still count).
         restart = e < 0.0
         e[restart] = 0.0
-        se = np.where(restart, idx_row, se)
-        we[restart] = 0.0
-        ce[restart] = 0
+        carried = np.where(restart, restarted, carried)
         t = e + ramp
         run = np.maximum.accumulate(t, axis=1)
         arg = np.maximum.accumulate(np.where(t >= run, idx_row, 0), axis=1)
         h[:k] = run - ramp
         flat = (arg + row_base[:k]).ravel()  # each row's cell `arg` in the flattened (k, n + 1) arrays
-        s[:k] = se.ravel()[flat].reshape(k, n + 1)
-        w[:k] = we.ravel()[flat].reshape(k, n + 1)
-        c[:k] = ce.ravel()[flat].reshape(k, n + 1)
+        st[:, :k] = carried.reshape(3, -1)[:, flat].reshape(3, k, n + 1)
         j = np.argmax(h[:k], axis=1)
         rows = np.arange(k)
         top = h[rows, j]
@@ -146,7 +142,7 @@ def align_pieces(item: np.ndarray, weights: np.ndarray, pieces: np.ndarray, doc:
             b = rows[better]
             jb = j[better]
             best_score[b] = top[better]
-            best[b] = np.stack([w[b, jb], c[b, jb], s[b, jb], jb], axis=1)
+            best[b] = np.stack([st[1, b, jb], st[2, b, jb], st[0, b, jb], jb], axis=1)
     out = [PieceHit(0.0, 0, 0, 0)] * n_pieces
     for p, hit in zip(order.tolist(), best.tolist()):
         out[p] = PieceHit(float(hit[0]), int(hit[1]), int(hit[2]), int(hit[3]))

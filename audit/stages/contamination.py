@@ -605,7 +605,9 @@ class ContaminationIndex:
         keyed = None
         if self.code_key is not None:
             arr = column if column is not None else pa.array(list(texts), pa.string())
-            keyed = looks_like_any_code(arr) & self.code_key.maybe(arr)
+            keyed = looks_like_any_code(arr)
+            if keyed.any():  # the names' regex (the costlier) only over the texts that look like code
+                keyed[keyed] = self.code_key.maybe(arr.filter(pa.array(keyed)))
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
             for sub, sub_tokens, method in tiers:
