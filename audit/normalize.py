@@ -337,19 +337,17 @@ def _tokenize_run(texts: Sequence[str | None]) -> Tokens:
         return Tokens(np.zeros(0, dtype=np.uint64), empty, empty.copy(), np.zeros(len(strs) + 1, dtype=np.int64))
 
     kept = cls == _KEEP
-    # kept_upto[p]: kept characters before position p; a word's characters hash with their rank
-    # among the kept characters of the word.
-    kept_upto = np.zeros(len(cps) + 1, dtype=np.int32)
-    np.cumsum(kept, dtype=np.int32, out=kept_upto[1:])
-    marks = np.zeros(len(cps), dtype=np.int32)
-    marks[w_start] = kept_upto[w_start]
-    word_base = np.maximum.accumulate(marks)  # kept_upto at the start of each position's word
+    # A word's characters hash with their rank among the kept characters of the word: kept
+    # characters lie inside words, so the k-th kept one of a word with `before` kept ones before
+    # it is kept character number before + k.
+    per_word = np.add.reduceat(kept, w_start, dtype=np.int64)  # kept characters of each word
+    before = np.cumsum(per_word) - per_word
     idx = np.flatnonzero(kept)
-    ranks = kept_upto[idx] - word_base[idx]
+    ranks = np.arange(len(idx), dtype=np.int64) - np.repeat(before, per_word)
     h = np.zeros(len(cps), dtype=np.uint64)
     h[idx] = _hash_code_points(lower_table[cps[idx]], ranks)
     hashes = np.bitwise_xor.reduceat(h, w_start)
-    keep_word = kept_upto[w_end] > kept_upto[w_start]
+    keep_word = per_word > 0
     complex_at = np.flatnonzero(cls == _COMPLEX)
     hard = distinct(np.searchsorted(w_start, complex_at, side="right") - 1)
     if len(hard):
