@@ -1,6 +1,7 @@
 """Contamination tiers beyond exact n-grams: canonical code, and boilerplate that must not match."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -259,3 +260,38 @@ def test_an_item_copied_into_many_documents_keeps_its_ngrams():
     index, common = _corpus_index(config, [("gsm", item)], sample)
     assert len(common) == 0
     assert [bool(m) for m in _counted(config, index, [f"Homework: {item}"])] == [True]
+
+
+def test_the_built_index_equals_the_items_indexed_without_the_corpus_common_ngrams(tmp_path):
+    # build() indexes the items once, finds the n-grams common in the sample from that index, and
+    # indexes the n-gram tiers again without them: the index of the items with those n-grams left
+    # out from the start, in every n-gram tier (words, number skeleton, code)
+    items = [("q1", QUOTE + " said the teacher to 12 students of grade 7 before 3 of them left for the break"),
+             ("he1", CODE_ITEM)]
+    evals = tmp_path / "evals.jsonl"
+    evals.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in items))
+    config = parse_config({"input": {"paths": ["x/"]}, "eval_sets": [
+        {"name": "evals", "path": str(evals), "text_fields": ["text"], "id_field": "id"}]}, base_dir=tmp_path)
+    header = CODE_ITEM[:CODE_ITEM.index('    """')]
+    sample = ([f"{HOSTS[i % 3]} {QUOTE}. Page {i} of the notes, with 12 students of grade {i}." for i in range(40)]
+              + [f"Snippet {i}:\n\n{header}    for value in numbers:\n        if value >= 7:\n            print({i})\n"
+                 for i in range(40)]
+              + HOSTS)
+    built = ContaminationIndex.build(config, sample)
+    c = config.contamination
+    sets = [("evals", [i for i, _ in items], [t for _, t in items])]
+    common = ContaminationIndex.from_items(sets, c).corpus_common(sample, c.corpus_df_min_docs, c.corpus_df_ratio)
+    direct = ContaminationIndex.from_items(sets, c, exclude=common, sample=sample)
+    assert built.corpus_common_grams == len(common) > 0
+    for a, b in ((built, direct), (built.skeleton, direct.skeleton), (built.code, direct.code)):
+        assert a.settings == b.settings and np.array_equal(a.coverable, b.coverable)
+        assert [(g.n, g.hashes.sorted.tolist(), g.item.tolist(), g.pos.tolist()) for g in a.grams] == \
+            [(g.n, g.hashes.sorted.tolist(), g.item.tolist(), g.pos.tolist()) for g in b.grams]
+    excluded = {k: sum(len(g.hashes.sorted) for g in direct_tier.grams) - sum(
+        len(g.hashes.sorted) for g in full.grams) for k, direct_tier, full in (
+        ("words", direct, ContaminationIndex.from_items(sets, c)),
+        ("skeleton", direct.skeleton, ContaminationIndex.from_items(sets, c).skeleton),
+        ("code", direct.code, ContaminationIndex.from_items(sets, c).code))}
+    assert all(v < 0 for v in excluded.values()), excluded  # each tier lost some n-grams to the sample
+    texts = [f"Leaked: {items[0][1]}", f"{HOSTS[1]} {QUOTE}.", f"Found this:\n\n{CODE_ITEM}", HOSTS[2]]
+    assert built.match(texts) == direct.match(texts)
