@@ -289,10 +289,10 @@ class SemanticIndex:
     mats: list[np.ndarray]     # per class, items x dim unit vectors (float32)
 
     @classmethod
-    def build(cls, texts: list[str], tokens: Tokens, indexed: np.ndarray, dim: int) -> "SemanticIndex":
-        """Embed every indexed item (bool per item) of `tokens`, the words of `texts`."""
-        vectors = WordVectors(dim)
-        vectors.add_words(texts, tokens)
+    def build(cls, texts: list[str], tokens: Tokens, indexed: np.ndarray, vectors: WordVectors) -> "SemanticIndex":
+        """Embed every indexed item (bool per item) of `tokens`, the words of `texts` (`vectors`:
+        holding every word of theirs, see WordVectors.add_words)."""
+        dim = vectors.dim
         rows = vectors.rows(tokens.hashes)
         counts = tokens.counts
         sums = np.stack([vectors.vecs[rows[a:b]].sum(axis=0) for a, b in
@@ -571,14 +571,18 @@ class ContaminationIndex:
             sub = cls.from_items(sets, c, "skeleton", exclude, words=tokens)
         if c.code and not sub_index and looks_like_code(texts).any():
             code = cls.from_items(sets, c, "code", exclude)
-        semantic = SemanticIndex.build(texts, tokens, size > 0, c.semantic_dim) if c.semantic and not sub_index else None
+        vectors = None
+        if (c.semantic or c.rewrite) and not sub_index:  # the model loaded, the items' words embedded, once
+            vectors = WordVectors(c.semantic_dim)
+            vectors.add_words(texts, tokens)
+        semantic = SemanticIndex.build(texts, tokens, size > 0, vectors) if c.semantic and vectors is not None else None
         code_key = CodeKeyIndex.build(texts, looks_like_any_code(texts)) if c.code_key and not sub_index else None
         rewrite = keys = None
         if c.rewrite and not sub_index:
             # code items (every unit of an item any of whose units looks like code) are the code tiers'
             code_parent = np.zeros(len(owners), dtype=bool)
             code_parent[parent[looks_like_code(texts)]] = True
-            rewrite = RewriteIndex.build(texts, tokens, (size > 0) & ~code_parent[parent], c.semantic_dim, sample,
+            rewrite = RewriteIndex.build(texts, tokens, (size > 0) & ~code_parent[parent], vectors, sample,
                                          sample_tokens)
             if c.rewrite_keys:
                 keys = KeyIndex.build(texts, ((size > 0) & ~code_parent[parent]).tolist(), sample)

@@ -126,10 +126,11 @@ class RewriteIndex:
     rare_form_stem: np.ndarray  # int32, parallel to rare_forms.sorted: its stem
 
     @classmethod
-    def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, dim: int,
+    def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, vectors: WordVectors,
               sample: Sequence[str] | None = None, sample_tokens: Tokens | None = None) -> "RewriteIndex":
-        """Index the units `indexed` (bool per unit) of `texts` (`tokens`: their words); the
-        caller leaves code out (its words are syntax and names: the code tiers' evidence).
+        """Index the units `indexed` (bool per unit) of `texts` (`tokens`: their words, all of them
+        in `vectors`, see WordVectors.add_words); the caller leaves code out (its words are syntax
+        and names: the code tiers' evidence).
         `sample`: corpus documents; a stem in more than _CORPUS_SHARE of them is no prefilter key
         (its postings would be read for most records of this corpus; `sample_tokens`: their words
         when already tokenised)."""
@@ -174,8 +175,6 @@ class RewriteIndex:
         post_of = np.array([s for s, _ in pairs], dtype=np.int64)
         post_start = np.searchsorted(post_of, np.arange(len(stems) + 1))
         total = np.array([float(weight[list(m)].sum()) if m else 0.0 for m in unit_stems])
-        vectors = WordVectors(dim)
-        vectors.add_words(texts, tokens)
         # per unit the sum of its words' vectors: a sparse (units x vocabulary) count matrix times
         # the vectors, never a (words x dim) array
         counts = coo_matrix((np.ones(len(tokens.hashes), np.float32), (tokens.text_of, vectors.rows(tokens.hashes))),
