@@ -60,6 +60,27 @@ def test_model_loads_from_the_wheel_with_no_network(monkeypatch):
     assert cos(bakery, bread) > cos(bakery, council)
 
 
+def test_word_vectors_are_numpys_own_sums_of_the_token_vectors():
+    # embed_words sums a word's token vectors by token count, in numpy's reduction order: bit for
+    # bit what np.add.reduceat gives (the vectors the eval index was measured with); a numpy that
+    # sums in another order fails here
+    import itertools
+
+    import numpy as np
+
+    from audit.stages.semantic import WordVectors
+    vectors = WordVectors(64)
+    words = ["bakery", "the", "unbelievably", "x" * 700, "ab" * 90, "", "zq" * 7, "floccinaucinihilipilification"]
+    ids = [e.ids for e in vectors.tokenizer.encode_batch(words, add_special_tokens=False)]
+    sizes = [len(i) for i in ids]
+    assert {0, 1}.issubset(set(sizes)) and max(sizes) > 128 and any(8 <= n <= 128 for n in sizes)
+    flat = np.array(list(itertools.chain.from_iterable(ids)), dtype=np.int64)
+    starts = np.cumsum([0] + sizes[:-1])[[n > 0 for n in sizes]]
+    want = np.zeros((len(words), 64), dtype=np.float32)
+    want[[n > 0 for n in sizes]] = np.add.reduceat(vectors.table[flat], starts, axis=0)
+    assert np.array_equal(vectors.embed_words(words).view(np.uint32), want.view(np.uint32))
+
+
 @pytest.mark.parametrize("key,value", [("semantic_dim", 100), ("semantic_similarity", 0.0)])
 def test_bad_semantic_settings_are_refused(key, value):
     with pytest.raises(Exception, match=key):

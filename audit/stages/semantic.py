@@ -42,6 +42,32 @@ def _package_files() -> tuple[Path, Path]:
     return weights, tokenizer
 
 
+def _pairwise_sum(rows: list[np.ndarray]) -> np.ndarray:
+    """The sum of equal-shape float32 arrays in numpy's own order for a reduction (pairwise_sum in
+    numpy/_core/src/umath/loops_utils.h.src): under 8 terms one after the other from -0.0, up to
+    128 in 8 running sums, more in halves. reduceat's sum of a segment is its first row plus this."""
+    m = len(rows)
+    if m < 8:
+        out = np.full(rows[0].shape, -0.0, dtype=rows[0].dtype)
+        for r in rows:
+            out = out + r
+        return out
+    if m <= 128:
+        acc = [r.copy() for r in rows[:8]]
+        i = 8
+        while i < m - m % 8:
+            for j in range(8):
+                acc[j] += rows[i + j]
+            i += 8
+        out = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+        for r in rows[i:]:
+            out = out + r
+        return out
+    half = m // 2
+    half -= half % 8
+    return _pairwise_sum(rows[:half]) + _pairwise_sum(rows[half:])
+
+
 class WordVectors:
     """Per normalised word (by hash), the sum of its WordLlama token vectors (float32, `dim` wide).
 
@@ -96,10 +122,13 @@ class WordVectors:
         lengths = np.fromiter(map(len, ids_of), dtype=np.int64, count=len(ids_of))
         ids = np.fromiter(itertools.chain.from_iterable(ids_of), dtype=np.int64, count=int(lengths.sum()))
         np.clip(ids, 0, len(self.table) - 1, out=ids)
-        nonempty = lengths > 0
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        if len(ids):
-            out[nonempty] = np.add.reduceat(self.table[ids], starts[nonempty], axis=0)
+        # The words of one token count at a time, each token row a pass over them: the same sums, bit
+        # for bit, as np.add.reduceat(table[ids], starts, axis=0), which loops per word and column.
+        for size in np.unique(lengths[lengths > 0]).tolist():
+            mine = np.flatnonzero(lengths == size)
+            rows = [self.table[ids[starts[mine] + k]] for k in range(size)]
+            out[mine] = rows[0] if size == 1 else rows[0] + _pairwise_sum(rows[1:])
         return out
 
     def add_words(self, texts: Sequence[str | None], tokens: Tokens) -> None:
