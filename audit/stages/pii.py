@@ -305,7 +305,7 @@ class LineTokens:
     Presidio needs tokens only for the few words of context around each result, but tokenizing
     the whole analysed text and building its keyword list cost more than the analysis itself.
     The text is cut at line starts (`_LINE_START`), each piece tokenized on first use; the tokens
-    are exactly those of the whole text (tests/test_presidio_private.py checks it word by word).
+    are exactly those of the whole text (tests/test_presidio_context.py checks it word by word).
     """
 
     def __init__(self, text: str, tokenizer) -> None:
@@ -313,6 +313,7 @@ class LineTokens:
         self.cuts = [0, *(m.end() for m in _LINE_START.finditer(text)), len(text)]
         self._lines: dict[int, tuple[list[int], list[str]]] = {}
         self._colon_pieces: frozenset[str] | None = None
+        self._keywords: dict[str, bool] = {}  # is_keyword, by lemma
 
     def line(self, k: int) -> tuple[list[int], list[str]]:
         """(token ends in the text, lower-cased token texts) of piece `k`."""
@@ -334,11 +335,11 @@ class LineTokens:
             return True
         if self._colon_pieces is None:
             pieces: set[str] = set()
-            for m in _COLON_CHUNK.finditer(self.text):
-                for token in self.tokenizer(m.group()):
-                    k = token.text.lower()
-                    if ":" in k and k != "be" and not _is_punct(k):
-                        pieces.update(k.lower().split(":"))
+            # the stretches joined by single spaces tokenize as each does alone
+            for token in self.tokenizer(" ".join(m.group() for m in _COLON_CHUNK.finditer(self.text))):
+                k = token.text.lower()
+                if ":" in k and k != "be" and not _is_punct(k):
+                    pieces.update(k.lower().split(":"))
             self._colon_pieces = frozenset(pieces)
         return lemma in self._colon_pieces
 
@@ -365,6 +366,7 @@ class LineTokens:
         out: list[str] = []
         last = len(self.cuts) - 2
         lemmas = self.line(k)[1]
+        known = self._keywords
         while remaining > 0:
             if not 0 <= j < len(lemmas):
                 k += step
@@ -374,7 +376,10 @@ class LineTokens:
                 j = len(lemmas) - 1 if step < 0 else 0
                 continue
             lemma = lemmas[j].lower()
-            if self.is_keyword(lemma):
+            keyword = known.get(lemma)
+            if keyword is None:
+                keyword = known[lemma] = self.is_keyword(lemma)
+            if keyword:
                 out.append(lemma)
                 remaining -= 1
             j += step
@@ -383,7 +388,7 @@ class LineTokens:
 
 def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "AnalyzerEngine":
     """A Presidio AnalyzerEngine with the pattern recognisers for `entities`, no network."""
-    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResult
     from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
     from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngineProvider, SpacyNlpEngine
     from spacy.attrs import IDX, LENGTH, LOWER
@@ -452,21 +457,35 @@ def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "A
             return _is_punct(word)
 
     class LineContextEnhancer(LemmaContextAwareEnhancer):
-        """Presidio's context enhancer reading a result's context words from LineArtifacts: the
-        few lines around it are tokenized, not the whole text, and its token is found by
-        bisection (Presidio walks every token of the text for every result).
+        """Presidio's context enhancement (LemmaContextAwareEnhancer, whole-word matching) on
+        LineArtifacts: each result's context words are read from the lines around it (the whole
+        text is never tokenized), and its results are raised in place (Presidio deep-copies
+        every result first; the analyzer keeps only what this returns).
+        tests/test_presidio_context.py checks the words and scores against Presidio's own."""
 
-        `_extract_surrounding_words` is Presidio's private method: pyproject.toml bounds
-        presidio-analyzer to the tested range, and tests/test_presidio_private.py fails when its
-        name, signature or result changes."""
-
-        def _extract_surrounding_words(self, nlp_artifacts, word: str, start: int) -> list[str]:
+        def enhance_using_context(self, text: str, raw_results: list, nlp_artifacts, recognizers: list,
+                                  context: list[str] | None = None) -> list:
             lines = getattr(nlp_artifacts, "lines", None)
             if not isinstance(lines, LineTokens):  # artifacts made elsewhere: Presidio's own way
-                return super()._extract_surrounding_words(nlp_artifacts=nlp_artifacts, word=word, start=start)
-            if not lines.text:  # no tokens: Presidio's empty context
-                return [""]
-            return list(set(lines.context(start, self.context_prefix_count, self.context_suffix_count)))
+                return super().enhance_using_context(text, raw_results, nlp_artifacts, recognizers, context)
+            by_id = {r.id: r for r in recognizers}
+            given = [w.lower() for w in context or []]
+            for result in raw_results:
+                meta = result.recognition_metadata or {}
+                recognizer = by_id.get(meta.get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY))
+                if recognizer is None or not recognizer.context or \
+                        meta.get(RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY):
+                    continue
+                words = lines.context(result.start, self.context_prefix_count,
+                                      self.context_suffix_count) if lines.text else [""]
+                present = {w.lower() for w in words} | set(given)
+                word = next((w for w in recognizer.context if w.lower() in present), "")
+                if word:
+                    result.score = min(max(result.score + self.context_similarity_factor,
+                                           self.min_score_with_context_similarity), self.MAX_SCORE)
+                    result.analysis_explanation.set_supportive_context_word(word)
+                    result.analysis_explanation.set_improved_score(result.score)
+            return raw_results
 
     provider = NlpEngineProvider(
         nlp_engines=(BlankSpacyNlpEngine,),
