@@ -10,9 +10,11 @@ digits with phone/card separators, IPv4/IPv6 shapes, IBAN country codes with che
 mark the records that can hold PII at all and which kinds. In those, Python's `re` finds each
 candidate, and only a window around it (widened to white space, with room for Presidio's
 context words) is analysed. The windows of one kind are packed into one analyzer call for that
-kind's entities and the findings mapped back to document offsets. The candidate patterns are
-looser than the recognisers', so whatever the analyzer finds in the whole text lies in a window;
-bench/eval_language_pii.py measures recall with and without the prefilter.
+kind's entities and the findings mapped back to document offsets; Presidio reads each result's
+context words from the lines around it, tokenized when asked for (LineTokens), so a pack is
+never tokenized whole. The candidate patterns are looser than the recognisers', so whatever the
+analyzer finds in the whole text lies in a window; bench/eval_language_pii.py measures recall
+with and without the prefilter.
 
 Start-up needs no network and no model download: spaCy is a blank English pipeline (a plain
 tokenizer only) saved once to a cache folder, and the e-mail recogniser's domain check uses
