@@ -75,6 +75,7 @@ def make_doc_id(shard: str, record: int) -> str:
     return f"d{h}"
 
 
-def text_sha256(text: str) -> str:
-    """SHA-256 of the UTF-8 text (lone surrogates kept, so the hash is defined for any str)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+def text_sha256(text: str, raw: bytes | None = None) -> str:
+    """SHA-256 of the UTF-8 text (lone surrogates kept, so the hash is defined for any str);
+    `raw`: those bytes, when the caller has them already."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass") if raw is None else raw).hexdigest()

@@ -157,6 +157,26 @@ def test_the_stages_of_one_block_share_its_view_and_measure_as_alone():
             assert tagged.column(name).equals(alone.column(name)), name
 
 
+def test_word_runs_are_made_once_per_block_and_counted_per_row():
+    """Utf8View.words: one set of runs for every stage of the block, cut at row ends, so the
+    words of each row are the runs starting in it (a word running into the next row, an escape
+    sequence, an empty and a null row)."""
+    import re
+
+    from audit.stages.utf8view import Utf8View, words_per_row
+
+    texts = ["tail\x1b[1m", "head more", "", None, "one\x1b[31mtwo  three\n", "x" * 5, "lead", "é"]
+    view = Utf8View.of(pa.array(texts, pa.string()))
+    assert view.words() is view.words()
+    spaced, _ = words_per_row(view)
+    # ANSI escapes are not words: a text's words are its runs of non-space outside them
+    want = [len(re.sub(r"\x1b\[[0-9;]*m", " ", t or "").split()) for t in texts]
+    assert spaced.tolist() == want
+    inside, start, end = view.words()
+    assert not inside.flags.writeable
+    assert (view.row_of(start) == view.row_of(end - 1)).all()
+
+
 def test_no_block_text_outlives_its_tagging():
     """The view goes with the block: nothing module-level keeps the last block's text alive."""
     import gc

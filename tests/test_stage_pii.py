@@ -71,6 +71,23 @@ def test_clean_text_empty_list_and_unreadable_null(stage):
     assert out == [[], None, []]
 
 
+def test_candidate_kinds_are_each_kinds_own_matches(stage):
+    """One pass for any kind, then a pass per kind over the texts that hold one: each kind's
+    rows are those its own pattern matches."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    texts = pa.array([None, "", "plain words only", "mail a@b.co now", "call 555 123 4567", "host 10.0.0.1",
+                      "DE89370400440532013000", "mac 00:1b:44:11:3a:b7", "a@b 10.0.0.2 and 555-123-4567"],
+                     pa.string())
+    got = stage.candidate_kinds(texts)
+    assert set(got) == set(stage.kinds_re2)
+    for kind, r2 in stage.kinds_re2.items():
+        want = pc.fill_null(pc.match_substring_regex(texts, r2), False).to_numpy(zero_copy_only=False)
+        assert np.array_equal(got[kind], want), kind
+    assert got["email"][[3, 8]].all() and got["ip"][[5, 8]].all() and not any(m[2] for m in got.values())
+
+
 def test_prefilter_finds_what_whole_text_analysis_finds(stage):
     whole = PiiStage(config(), prefilter=False)
     filler = "Nothing to see in this line of ordinary prose about gardens. " * 40

@@ -235,56 +235,51 @@ def _scalar_str(v: object) -> str | None:
 # ---- Arrow blocks of records (the job) --------------------------------------------------------
 
 class RecordBlock:
-    """Records of one shard accumulated column-wise, cut into RECORD_SCHEMA tables of bounded size."""
+    """Records of one shard gathered a row at a time, cut into RECORD_SCHEMA tables of bounded size."""
+
+    # The columns a row holds, in RECORD_SCHEMA's order without `shard` and `shard_index` (the
+    # same for every row of the block).
+    _ROW = [n for n in RECORD_SCHEMA.names if n not in ("shard", "shard_index")]
 
     def __init__(self, shard: str, shard_index: int, block_bytes: int) -> None:
         self.shard, self.shard_index, self.block_bytes = shard, shard_index, block_bytes
         self._reset()
 
     def _reset(self) -> None:
-        self.cols: dict[str, list] = {n: [] for n in RECORD_SCHEMA.names}
+        self.rows: list[tuple] = []
         self.size = 0
 
     def __len__(self) -> int:
-        return len(self.cols["shard"])
+        return len(self.rows)
 
     def add(self, record: int | None, offset: int | None, d: Decoded, line: int | None = None) -> None:
         """One decoded record at its place (`record` None: a fault of the whole file)."""
-        c = self.cols
-        c["doc_id"].append(make_doc_id(self.shard, record) if record is not None else None)
-        c["source_id"].append(d.source_id)
-        c["shard"].append(self.shard)
-        c["shard_index"].append(self.shard_index)
-        c["record"].append(record)
-        c["byte_offset"].append(offset)
-        c["line"].append(line)
-        c["url"].append(d.url)
-        c["source"].append(d.source)
         text = d.text
-        c["text"].append(text)
         if text is None:
-            c["sha256"].append(None)
-            c["chars"].append(None)
-            c["bytes"].append(None)
+            sha = chars = size = None
         else:
             raw = text.encode("utf-8", "surrogatepass")
-            c["sha256"].append(text_sha256(text))
-            c["chars"].append(len(text))
-            c["bytes"].append(len(raw))
-            self.size += len(raw)
-        c["error"].append(d.error)
+            sha = text_sha256(text, raw)
+            chars, size = len(text), len(raw)
+            self.size += size
+        self.rows.append((make_doc_id(self.shard, record) if record is not None else None, d.source_id, record,
+                          offset, line, d.url, d.source, text, sha, chars, size, d.error))
 
     def fault(self, error: str, offset: int | None = None, line: int | None = None) -> None:
         """A fault of the whole file (or of its rest): a row with no record."""
         self.add(None, offset, Decoded(None, None, None, None, error), line)
 
     def full(self) -> bool:
-        return self.size >= self.block_bytes or len(self) >= _MAX_BLOCK_ROWS
+        return self.size >= self.block_bytes or len(self.rows) >= _MAX_BLOCK_ROWS
 
     def take(self) -> pa.Table | None:
         """The records gathered so far as a table (None when there are none); starts a new block."""
-        if not self.cols["shard"]:
+        if not self.rows:
             return None
-        t = pa.Table.from_pydict(self.cols, schema=RECORD_SCHEMA)
+        n = len(self.rows)
+        columns = dict(zip(self._ROW, zip(*self.rows)))
+        columns["shard"] = pa.repeat(pa.scalar(self.shard, pa.string()), n)  # type: ignore[assignment]
+        columns["shard_index"] = pa.repeat(pa.scalar(self.shard_index, pa.int32()), n)  # type: ignore[assignment]
+        t = pa.Table.from_arrays([pa.array(columns[f.name], f.type) for f in RECORD_SCHEMA], schema=RECORD_SCHEMA)
         self._reset()
         return t

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from audit.dedup.exact import KEY_TYPE
 from audit.normalize import block_tokens
@@ -29,17 +31,15 @@ class ExactDupStage(ConfigStage):
     writes = ("exact_key",)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        raw = batch.column("text").to_pylist()
+        text = batch.column("text")
+        valid = pc.is_valid(text).to_numpy(zero_copy_only=False)
         tokens = block_tokens(batch)
-        words, bounds = tokens.hashes.astype("<u8"), tokens.bounds
-        keys: list[bytes | None] = []
-        for i, r in enumerate(raw):
-            if r is None:
-                keys.append(None)
-            elif bounds[i + 1] > bounds[i]:
-                keys.append(hashlib.sha256(words[bounds[i]:bounds[i + 1]].tobytes()).digest()[:16])
-            else:
-                keys.append(_key("\x00raw\x00" + r))
+        words, bounds = tokens.hashes.astype("<u8").tobytes(), (tokens.bounds * 8).tolist()
+        keys: list[bytes | None] = [None] * len(valid)
+        for i in np.flatnonzero(valid).tolist():
+            a, b = bounds[i], bounds[i + 1]
+            # no words: only such rows' texts are decoded to Python
+            keys[i] = hashlib.sha256(words[a:b]).digest()[:16] if b > a else _key("\x00raw\x00" + text[i].as_py())
         return batch.append_column("exact_key", pa.array(keys, KEY_TYPE))
 
 

@@ -36,8 +36,8 @@ import pyarrow.compute as pc
 
 from audit.normalize import mix64
 from audit.stages import ConfigStage, Finding
-from audit.stages.utf8view import (CLASS_MASK, CODE, SPACE, UNSPACED, VIEW, Utf8View, ansi_escapes, codepoint_classes,
-                                   column_values, null_where, segment_sums, span_counts, word_bytes)
+from audit.stages.utf8view import (CLASS_MASK, CODE, SPACE, UNSPACED, VIEW, Utf8View, codepoint_classes, column_values,
+                                   null_where, segment_sums, span_counts)
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig, JunkConfig
@@ -114,10 +114,9 @@ def markup_chars(text: pa.ChunkedArray | pa.Array, chars: np.ndarray) -> np.ndar
 class _Words:
     """Whitespace-delimited words of spaced scripts: byte spans and rows."""
 
-    def __init__(self, view: Utf8View, cls: np.ndarray) -> None:
+    def __init__(self, view: Utf8View) -> None:
         self.view = view
-        self.inside = word_bytes(cls, ansi_escapes(view))
-        self.start, self.end = view.runs(self.inside)
+        self.inside, self.start, self.end = view.words()
         self.bytes = self.end - self.start
         self.bounds = np.searchsorted(self.start, view.offsets)  # row r holds words bounds[r]:bounds[r+1]
         self.row = np.repeat(np.arange(view.rows, dtype=np.int32), np.diff(self.bounds))
@@ -384,7 +383,7 @@ class JunkStage(ConfigStage):
         cls = view.classes(spread=True)
         lead = (view.data & 0xC0) != 0x80  # the first byte of each character
 
-        words = _Words(view, cls)
+        words = _Words(view)
         n_words = np.diff(words.bounds)
         word_bytes_ = words.row_sum(words.bytes)
         pos, cp, width = view.multibyte()

@@ -38,7 +38,7 @@ class LengthStage(ConfigStage):
         text = batch.column("text")
         if view is None:  # called alone, not by the Tagger with the block's shared view
             view = Utf8View.of(text)
-        spaced, unspaced = words_per_row(view, view.classes(spread=True))
+        spaced, unspaced = words_per_row(view)
         newlines = view.row_sums(view.data == 0x0A)
         nonempty = view.offsets[1:] > view.offsets[:-1]
         last_byte = np.zeros(view.rows, dtype=np.uint8)

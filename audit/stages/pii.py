@@ -10,9 +10,11 @@ digits with phone/card separators, IPv4/IPv6 shapes, IBAN country codes with che
 mark the records that can hold PII at all and which kinds. In those, Python's `re` finds each
 candidate, and only a window around it (widened to white space, with room for Presidio's
 context words) is analysed. The windows of one kind are packed into one analyzer call for that
-kind's entities and the findings mapped back to document offsets. The candidate patterns are
-looser than the recognisers', so whatever the analyzer finds in the whole text lies in a window;
-bench/eval_language_pii.py measures recall with and without the prefilter.
+kind's entities and the findings mapped back to document offsets; Presidio reads each result's
+context words from the lines around it, tokenized when asked for (LineTokens), so a pack is
+never tokenized whole. The candidate patterns are looser than the recognisers', so whatever the
+analyzer finds in the whole text lies in a window; bench/eval_language_pii.py measures recall
+with and without the prefilter.
 
 Start-up needs no network and no model download: spaCy is a blank English pipeline (a plain
 tokenizer only) saved once to a cache folder, and the e-mail recogniser's domain check uses
@@ -286,26 +288,109 @@ def _build_recognizers(entities: Sequence[str], tld) -> list:
     return [r for e in dict.fromkeys(entities) for r in makers[e]()]
 
 
-class _KeywordList(list):
-    """Presidio's keyword list with set membership: its context lookup asks `word in keywords`
-    for every word around every result."""
-
-    def __init__(self, items: Iterable[str]) -> None:
-        super().__init__(items)
-        self._members = frozenset(self)
-
-    def __contains__(self, item: object) -> bool:
-        return item in self._members
-
-
 @functools.lru_cache(maxsize=65536)
 def _is_punct(word: str) -> bool:
     return bool(word) and all(unicodedata.category(ch).startswith("P") for ch in word)
 
 
+# Where spaCy's tokenization may be cut: the first character after a run of white space holding
+# a line break (spaCy tokenizes the runs between white space each on its own, so the tokens of
+# the pieces cut there are the tokens of the whole text).
+_LINE_START = re.compile(r"\n\s*(?=\S)")
+# The stretches of non-space text holding a ":" (Presidio's keyword list splits tokens at ":").
+_COLON_CHUNK = re.compile(r"\S*:\S*")
+
+
+class LineTokens:
+    """spaCy's tokens of a text, tokenized a line at a time and only where asked.
+
+    Presidio needs tokens only for the few words of context around each result, but tokenizing
+    the whole analysed text and building its keyword list cost more than the analysis itself.
+    The text is cut at line starts (`_LINE_START`), each piece tokenized on first use; the tokens
+    are exactly those of the whole text (tests/test_presidio_context.py checks it word by word).
+    """
+
+    def __init__(self, text: str, tokenizer) -> None:
+        self.text, self.tokenizer = text, tokenizer
+        self.cuts = [0, *(m.end() for m in _LINE_START.finditer(text)), len(text)]
+        self._lines: dict[int, tuple[list[int], list[str]]] = {}
+        self._colon_pieces: frozenset[str] | None = None
+        self._keywords: dict[str, bool] = {}  # is_keyword, by lemma
+
+    def line(self, k: int) -> tuple[list[int], list[str]]:
+        """(token ends in the text, lower-cased token texts) of piece `k`."""
+        got = self._lines.get(k)
+        if got is None:
+            from spacy.attrs import IDX, LENGTH
+
+            a, b = self.cuts[k], self.cuts[k + 1]
+            doc = self.tokenizer(self.text[a:b])
+            spans = doc.to_array([IDX, LENGTH]).tolist() if len(doc) else []
+            got = self._lines[k] = ([a + i + n for i, n in spans], [self.text[a + i:a + i + n].lower() for i, n in spans])
+        return got
+
+    def is_keyword(self, lemma: str) -> bool:
+        """`lemma in NlpArtifacts.keywords` of the whole text: Presidio keeps every lemma that is
+        not punctuation nor "be", split at ":", so a lemma is a keyword when it is one itself or
+        a piece of another's split (those are found in the text's stretches holding a ":")."""
+        if ":" not in lemma and lemma != "be" and not _is_punct(lemma):
+            return True
+        if self._colon_pieces is None:
+            pieces: set[str] = set()
+            # the stretches joined by single spaces tokenize as each does alone
+            for token in self.tokenizer(" ".join(m.group() for m in _COLON_CHUNK.finditer(self.text))):
+                k = token.text.lower()
+                if ":" in k and k != "be" and not _is_punct(k):
+                    pieces.update(k.lower().split(":"))
+            self._colon_pieces = frozenset(pieces)
+        return lemma in self._colon_pieces
+
+    def context(self, start: int, before: int, after: int) -> list[str]:
+        """Presidio's context words of a result starting at `start` (its `_add_n_words` both
+        ways): from the first token ending after `start` (else the last token), up to
+        `before` + 1 keywords back and `after` + 1 forward, the result's own token included."""
+        last = len(self.cuts) - 2
+        k = min(max(bisect.bisect_right(self.cuts, start) - 1, 0), last)
+        while True:  # no token of an earlier piece ends after `start`
+            ends = self.line(k)[0]
+            j = bisect.bisect_right(ends, start)
+            if j < len(ends):
+                break
+            if k == last:  # none ends after it: Presidio's walk stops on the last token
+                while k > 0 and not self.line(k)[0]:
+                    k -= 1
+                j = len(self.line(k)[0]) - 1
+                break
+            k += 1
+        return self._walk(k, j, before + 1, -1) + self._walk(k, j, after + 1, 1)
+
+    def _walk(self, k: int, j: int, remaining: int, step: int) -> list[str]:
+        out: list[str] = []
+        last = len(self.cuts) - 2
+        lemmas = self.line(k)[1]
+        known = self._keywords
+        while remaining > 0:
+            if not 0 <= j < len(lemmas):
+                k += step
+                if not 0 <= k <= last:
+                    break
+                lemmas = self.line(k)[1]
+                j = len(lemmas) - 1 if step < 0 else 0
+                continue
+            lemma = lemmas[j].lower()
+            keyword = known.get(lemma)
+            if keyword is None:
+                keyword = known[lemma] = self.is_keyword(lemma)
+            if keyword:
+                out.append(lemma)
+                remaining -= 1
+            j += step
+        return out
+
+
 def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "AnalyzerEngine":
     """A Presidio AnalyzerEngine with the pattern recognisers for `entities`, no network."""
-    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResult
     from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
     from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngineProvider, SpacyNlpEngine
     from spacy.attrs import IDX, LENGTH, LOWER
@@ -314,31 +399,51 @@ def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "A
     if unknown:
         raise ValueError(f"pii.entities: unsupported {unknown}; supported: {list(SUPPORTED_ENTITIES)}")
 
+    class LineArtifacts(NlpArtifacts):
+        """Presidio's NLP artifacts of a text, tokenized only where a result's context is read
+        (`lines`, a LineTokens); the whole text's tokens, lemmas and keywords are built if asked for."""
+
+        def __init__(self, text: str, nlp, engine: "BlankSpacyNlpEngine", language: str) -> None:
+            # NlpArtifacts.__init__ is not called: it builds the keyword list of every token
+            self.entities, self.scores, self.nlp_engine, self.language = [], [], engine, language
+            self.nlp = nlp
+            self.lines = LineTokens(text, nlp.tokenizer)
+
+        @functools.cached_property
+        def tokens(self):
+            return self.nlp(self.lines.text)
+
+        @functools.cached_property
+        def _spans(self) -> list[list[int]]:
+            # offsets from one array call: building a Token object per token costs more
+            return self.tokens.to_array([IDX, LENGTH]).tolist() if len(self.tokens) else []
+
+        @functools.cached_property
+        def tokens_indices(self) -> list[int]:
+            return [i for i, _ in self._spans]
+
+        @functools.cached_property
+        def lemmas(self) -> list[str]:
+            return [self.lines.text[i:i + n].lower() for i, n in self._spans]
+
+        @functools.cached_property
+        def keywords(self) -> list[str]:
+            return NlpArtifacts.set_keywords(self.nlp_engine, self.lemmas, self.language)
+
     class BlankSpacyNlpEngine(SpacyNlpEngine):
         """spaCy with a tokenizer only: lower-cased tokens stand in for lemmas, and no word is a
         stop word, so context words ("call", "phone") count where Presidio looks for them."""
 
         def process_text(self, text: str, language: str):
-            return self._artifacts(self.nlp[language](text), text, language)
+            return LineArtifacts(text, self.nlp[language], self, language)
 
         def process_batch(self, texts, language: str, batch_size: int = 1, n_process: int = 1,
                           as_tuples: bool = False, **kwargs):
             # Presidio's own batch call builds artifacts through a private method: ours do not
-            docs = self.nlp[language].pipe(((str(t), c) for t, c in texts) if as_tuples else (str(t) for t in texts),
-                                           as_tuples=as_tuples, batch_size=batch_size, n_process=n_process)
-            for out in docs:
-                doc, context = out if as_tuples else (out, None)
-                art = self._artifacts(doc, doc.text, language)
-                yield (doc.text, art, context) if as_tuples else (doc.text, art)
-
-        def _artifacts(self, doc, text: str, language: str):
-            # offsets from one array call: building a Token object per token costs more
-            spans = doc.to_array([IDX, LENGTH]).tolist() if len(doc) else []
-            artifacts = NlpArtifacts(entities=[], tokens=doc, tokens_indices=[i for i, _ in spans],
-                                     lemmas=[text[i:i + n].lower() for i, n in spans],
-                                     nlp_engine=self, language=language)
-            artifacts.keywords = _KeywordList(artifacts.keywords)
-            return artifacts
+            for item in texts:
+                text, context = (str(item[0]), item[1]) if as_tuples else (str(item), None)
+                art = self.process_text(text, language)
+                yield (text, art, context) if as_tuples else (text, art)
 
         def load(self) -> None:
             super().load()
@@ -353,21 +458,36 @@ def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "A
         def is_punct(self, word: str, language: str) -> bool:
             return _is_punct(word)
 
-    class IndexedContextEnhancer(LemmaContextAwareEnhancer):
-        """Presidio's context enhancer, finding the match's token by bisection over the token
-        offsets (Presidio walks every token of the text for every result).
+    class LineContextEnhancer(LemmaContextAwareEnhancer):
+        """Presidio's context enhancement (LemmaContextAwareEnhancer, whole-word matching) on
+        LineArtifacts: each result's context words are read from the lines around it (the whole
+        text is never tokenized), and its results are raised in place (Presidio deep-copies
+        every result first; the analyzer keeps only what this returns).
+        tests/test_presidio_context.py checks the words and scores against Presidio's own."""
 
-        `_find_index_of_match_token` is Presidio's private method: pyproject.toml bounds
-        presidio-analyzer to the tested range, and tests/test_presidio_private.py fails when its
-        name, signature or result changes."""
-
-        @staticmethod
-        def _find_index_of_match_token(word, start, tokens, tokens_indices):
-            k = max(bisect.bisect_right(tokens_indices, start) - 1, 0)
-            # the first token that ends after `start`, as Presidio's walk finds it
-            if k + 1 < len(tokens_indices) and start >= tokens_indices[k] + len(tokens[k]):
-                k += 1
-            return k
+        def enhance_using_context(self, text: str, raw_results: list, nlp_artifacts, recognizers: list,
+                                  context: list[str] | None = None) -> list:
+            lines = getattr(nlp_artifacts, "lines", None)
+            if not isinstance(lines, LineTokens):  # artifacts made elsewhere: Presidio's own way
+                return super().enhance_using_context(text, raw_results, nlp_artifacts, recognizers, context)
+            by_id = {r.id: r for r in recognizers}
+            given = [w.lower() for w in context or []]
+            for result in raw_results:
+                meta = result.recognition_metadata or {}
+                recognizer = by_id.get(meta.get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY))
+                if recognizer is None or not recognizer.context or \
+                        meta.get(RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY):
+                    continue
+                words = lines.context(result.start, self.context_prefix_count,
+                                      self.context_suffix_count) if lines.text else [""]
+                present = {w.lower() for w in words} | set(given)
+                word = next((w for w in recognizer.context if w.lower() in present), "")
+                if word:
+                    result.score = min(max(result.score + self.context_similarity_factor,
+                                           self.min_score_with_context_similarity), self.MAX_SCORE)
+                    result.analysis_explanation.set_supportive_context_word(word)
+                    result.analysis_explanation.set_improved_score(result.score)
+            return raw_results
 
     provider = NlpEngineProvider(
         nlp_engines=(BlankSpacyNlpEngine,),
@@ -376,7 +496,7 @@ def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "A
     registry = RecognizerRegistry(supported_languages=["en"])
     for recognizer in _build_recognizers(entities, offline_tld_extractor()):
         registry.add_recognizer(recognizer)
-    enhancer = IndexedContextEnhancer(context_prefix_count=6, context_suffix_count=6,
+    enhancer = LineContextEnhancer(context_prefix_count=6, context_suffix_count=6,
                                       context_matching_mode="whole_word")
     return AnalyzerEngine(registry=registry, nlp_engine=provider.create_engine(), supported_languages=["en"],
                           context_aware_enhancer=enhancer)
@@ -391,15 +511,18 @@ def candidate_kinds(entities: Iterable[str]) -> dict[str, tuple[str, str]]:
     return {k: table[k] for k in dict.fromkeys(CANDIDATES[e] for e in entities)}
 
 
+# The last white space character of a stretch (greedy), and the first one.
+_LAST_SPACE = re.compile(r".*\s", re.DOTALL)
+_SPACE = re.compile(r"\s")
+
+
 def _widen(text: str, start: int, end: int, reach: int = 40) -> tuple[int, int]:
     """Move window edges out to the nearest white space, at most `reach` characters further,
     so a window does not begin or end inside a number or a word."""
     low, high = max(0, start - reach), min(len(text), end + reach)
-    while start > low and not text[start - 1].isspace():
-        start -= 1
-    while end < high and not text[end].isspace():
-        end += 1
-    return start, end
+    before = _LAST_SPACE.match(text, low, start)
+    after = _SPACE.search(text, end, high)
+    return (before.end() if before else low), (after.start() if after else high)
 
 
 def candidate_windows(text: str, patterns: Iterable[re.Pattern]) -> list[tuple[int, int]]:
@@ -523,10 +646,24 @@ class PiiStage(ConfigStage):
     def setup(self) -> None:
         self.analyzer = build_analyzer(self.entities) if self.enabled and self.entities else None
 
+    @functools.cached_property
+    def any_kind_re2(self) -> str:
+        """One RE2 pattern matching where any candidate kind matches."""
+        return "|".join(f"(?:{r2})" for r2 in self.kinds_re2.values())
+
     def candidate_kinds(self, texts: pa.Array | pa.ChunkedArray) -> dict[str, np.ndarray]:
-        """Per candidate kind, the rows whose text holds such a candidate (vectorised, RE2)."""
-        return {k: pc.fill_null(pc.match_substring_regex(texts, r2), False).to_numpy(zero_copy_only=False)
-                for k, r2 in self.kinds_re2.items()}
+        """Per candidate kind, the rows whose text holds such a candidate (vectorised, RE2): one
+        pass over every text for any kind (a pass costs the same for one pattern or their union),
+        then a pass per kind over the few texts that hold one."""
+        hit = pc.fill_null(pc.match_substring_regex(texts, self.any_kind_re2), False).to_numpy(zero_copy_only=False)
+        rows = np.flatnonzero(hit)
+        some = pc.take(texts, pa.array(rows)) if len(rows) else None
+        out: dict[str, np.ndarray] = {}
+        for k, r2 in self.kinds_re2.items():
+            out[k] = np.zeros(len(hit), dtype=bool)
+            if some is not None:
+                out[k][rows] = pc.fill_null(pc.match_substring_regex(some, r2), False).to_numpy(zero_copy_only=False)
+        return out
 
     def windows(self, text: str, kinds: Iterable[str] | None = None) -> list[tuple[str | None, list[tuple[int, int]]]]:
         """The parts of `text` the analyzer reads, as (candidate kind, windows) pairs: with the

@@ -146,6 +146,7 @@ class Utf8View:
     valid: np.ndarray       # bool, False where the text is null
     _decoded: tuple | None = field(default=None, repr=False)
     _spread: np.ndarray | None = field(default=None, repr=False)
+    _words: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, array: pa.Array | pa.ChunkedArray) -> "Utf8View":
@@ -226,6 +227,18 @@ class Utf8View:
             self._spread = cls
         return cls
 
+    def words(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(byte mask, start, end) of the words of spaced scripts: `word_bytes` of the spread
+        classes without the ANSI escape sequences, and its runs (never crossing rows). Made
+        once per block for every stage that counts words (length, junk); read-only."""
+        if self._words is None:
+            inside = word_bytes(self.classes(spread=True), ansi_escapes(self))
+            start, end = self.runs(inside)
+            for a in (inside, start, end):
+                a.setflags(write=False)
+            self._words = (inside, start, end)
+        return self._words
+
     def runs(self, inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(start, end) byte positions of the maximal runs of `inside` bytes; runs never cross rows."""
         if len(inside) == 0:
@@ -245,20 +258,6 @@ class Utf8View:
             start = np.sort(np.concatenate([start, cut]), kind="stable")
             end = np.sort(np.concatenate([end, cut]), kind="stable")
         return start, end
-
-    def run_counts(self, inside: np.ndarray) -> np.ndarray:
-        """Per row, the number of maximal runs of `inside` bytes (runs never cross rows)."""
-        if len(inside) == 0:
-            return np.zeros(self.rows, dtype=np.int64)
-        starts = inside.copy()
-        starts[1:] &= ~inside[:-1]
-        counts = self.row_sums(starts)
-        # A row whose first byte continues a run from the row before starts a run of its own.
-        first = self.offsets[:-1]
-        nonempty = np.flatnonzero((self.offsets[1:] > first) & (first > 0))
-        at = first[nonempty]
-        counts[nonempty] += inside[at] & inside[at - 1]
-        return counts
 
     def row_of(self, positions: np.ndarray) -> np.ndarray:
         """Row index of each byte position."""
@@ -316,14 +315,14 @@ def word_bytes(classes_spread: np.ndarray, escapes: np.ndarray | None = None) ->
     return inside
 
 
-def words_per_row(view: Utf8View, classes_spread: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def words_per_row(view: Utf8View) -> tuple[np.ndarray, np.ndarray]:
     """(spaced-script words, unspaced-script characters) per row.
 
     A word is a maximal run of bytes that are neither white space, nor part of an unspaced-script
-    character, nor of an ANSI escape sequence; each Han/Kana/Thai/... character counts as one
-    word, so Chinese is not "one word per line".
+    character, nor of an ANSI escape sequence (`Utf8View.words`); each Han/Kana/Thai/...
+    character counts as one word, so Chinese is not "one word per line".
     """
-    return view.run_counts(word_bytes(classes_spread, ansi_escapes(view))), unspaced_per_row(view)
+    return view.row_counts_at(view.words()[1]), unspaced_per_row(view)
 
 
 def unspaced_per_row(view: Utf8View) -> np.ndarray:
