@@ -377,7 +377,7 @@ class ContaminationConfig(Section):
     # Off by default for its cost: the stage about 30% slower (two regular expression passes per
     # record in Python); on, it finds 0.86 of German/Spanish/French and 0.38 of Chinese/Russian
     # translated GSM8K questions at no false document in 1,800 (bench/eval_contamination_wild.py).
-    rewrite_keys: bool = measure(False)
+    rewrite_keys: bool = measure(True)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the
