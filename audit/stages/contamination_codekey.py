@@ -261,7 +261,14 @@ class CodeKeyIndex:
         toks = [(self.vocab.get(k, -1), a, b) for k, a, b in key_tokens(text)]
         toks = [t for t in toks if t[0] >= 0]
         ids = np.array([k for k, _, _ in toks], dtype=np.int64)
+        held = set(ids.tolist())
         for e in cand:
+            # a port key under a name of one piece (`encode`, `solve`: many programs define one) asks
+            # for a literal of the item too (a string, a number of two digits or more)
+            if self.entry_port[e] and e not in own and not any(
+                    self.words[k][0] == "'" or self.words[k][0] == "#" and len(self.words[k]) > 2
+                    for k in held.intersection(self.entry_keys[e])):
+                continue
             best = self._best_window(e, ids, toks, _MIN_KEYS - 1 if e in own or self.entry_port[e] else _MIN_KEYS)
             if best is not None and best[0] >= floor:
                 yield (int(self.entry_item[e]), *best)
