@@ -14,8 +14,14 @@ functions it calls. The key of a code text is the bag of those, each made langua
   calls and values travel with a port, the prose is the word tiers' evidence.
 
 An item's key is weighted by rarity among the indexed items (inverse document frequency), so
-`result` or `0` count little and `close` or `2.8` much; an item is keyed twice, with and without
-its docstring examples (a port may drop them), the better of the two counts. Only items that
+`result` or `0` count little and `close` or `2.8` much; an item is keyed three times, with and
+without its docstring examples (a port may drop them), and by what a port written from scratch
+keeps (`port_tokens`: the pieces of its functions' names and parameters, its literals and its
+library calls; its locals are renamed and its body restructured), the best of them counts. The
+port key is matched only where the record defines a function the item defines at its top level
+(its interface: a helper nested in a solution, `is_prime`, is any program's) and, under a name of
+one piece (`encode`, `median`), only with a literal of the item (a string, a number of two digits
+or more) in the record. Only items that
 define a named function are keyed, and a record is looked at only where it holds that name as
 one identifier in any naming convention (`hasCloseElements` for `has_close_elements`), the
 anchor that keeps clean code from matching by a few common words and small numbers. Records

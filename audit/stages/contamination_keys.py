@@ -39,7 +39,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from anyascii import anyascii
@@ -148,9 +148,12 @@ def _trie_regex(words: Iterable[str]) -> str:
 
 
 _WORD_VALUE = _number_words()
+_SMALL = frozenset(str(v) for v in range(2, 13))  # the numbers a translator spells out most
 _TENS_VALUES = frozenset(range(20, 100, 10))
 _UNIT_VALUES = frozenset(range(1, 10))
-_NUMBER_WORD = re.compile(r"\b" + _trie_regex({w.lower() for w in _WORD_VALUE}) + r"\b", re.IGNORECASE)
+# (read in the lower-cased text: case-insensitive matching is three times slower)
+_NUMBER_WORD = re.compile(r"(?<!\w)" + _trie_regex({w.lower() for w in _WORD_VALUE}) + r"(?!\w)")
+_NUMBER_WORD_ANY_CASE = re.compile(_NUMBER_WORD.pattern, re.IGNORECASE)
 # What joins the words of one compound number (twenty-five, treinta y cinco, vingt et un, two hundred and five)
 _JOIN = re.compile(r"[ \t-]+(?:(?:and|und|y|et|и)[ \t-]+)?")
 # Chinese numerals (第 before one: an ordinal); a lone 一 (one, a) and a lone 万/千/百 are no number
@@ -199,8 +202,13 @@ def word_numbers(text: str) -> list[tuple[str, int, int]]:
                     current += v
             out.append((_key_of(total + current), run[0][1], run[-1][2]))
             run.clear()
-    for m in _NUMBER_WORD.finditer(text):
-        v = _WORD_VALUE[m.group().lower()]
+    lower = text.lower()
+    # (a few characters lower-case to two, İ: then offsets would shift, and case is folded by the regex)
+    found = _NUMBER_WORD.finditer(lower) if len(lower) == len(text) else _NUMBER_WORD_ANY_CASE.finditer(text)
+    for m in found:
+        v = _WORD_VALUE.get(m.group().lower())
+        if v is None:  # matched by case folding alone (Turkish dotless ı for i): no number word
+            continue
         # a run goes on when joined by a space, hyphen or "and", and the value fits (twenty-five, not five-twenty)
         last = run[-1][0] if run else 0
         if run and _JOIN.fullmatch(text, run[-1][2], m.start()) and (
@@ -382,6 +390,8 @@ class KeyIndex:
     unit_need: np.ndarray           # int32, per unit: distinct keys a window must hold (_MIN_KEYS, _KEYS_SHARE of its keys)
     sound: dict[str, list[int]]     # sound skeleton -> the name keys it stands for in Cyrillic or Chinese text
     name_ids: frozenset[int] = frozenset()  # the ids of name_keys
+    unit_small: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # per unit: its keys 2-12
+    unit_small_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per unit: their weight
 
     @classmethod
     def build(cls, texts: Sequence[str], indexed: Sequence[bool], sample: Sequence[str] | None = None) -> "KeyIndex":
@@ -431,12 +441,15 @@ class KeyIndex:
                 sound.setdefault(sk, []).append(i)
         fdf = Counter(sk for t in sample or () for sk in {sk for sk, _, _ in foreign_names(t)} if sk in sound)
         sound = {sk: ids for sk, ids in sound.items() if fdf[sk] <= max(_MIN_DF, _RARE_SHARE * n_sample)}
+        small = {key_id[k] for k in _SMALL if k in key_id}
         return cls(key_id, list(key_id), weight, rare_units, ids,
                    [sum(weight[i] for i in keys) for keys in ids], [len(t) for t in texts],
                    frozenset(k for k in key_id if not k[0].isdigit()),
                    np.array([sum(weight[i] for i in keys) for keys in ids], dtype=np.float64),
                    np.array([max(_MIN_KEYS, math.ceil(_KEYS_SHARE * len(keys))) for keys in ids], dtype=np.int32),
-                   sound, frozenset(key_id[k] for k in key_id if not k[0].isdigit()))
+                   sound, frozenset(key_id[k] for k in key_id if not k[0].isdigit()),
+                   np.array([sum(1 for i in keys if i in small) for keys in ids], dtype=np.int32),
+                   np.array([sum(weight[i] for i in keys if i in small) for keys in ids]))
 
     def matches(self, text: str, floor: float) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
         """(unit, coverage, record span, unit spans, keys found) of each unit whose keys the best
@@ -454,28 +467,23 @@ class KeyIndex:
         foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] \
             if self.sound and _FOREIGN.search(text) else []
         present.update(i for _, _, i in foreign)
-        rare = [i for i in present if i in self.rare_units]
-        if not rare:  # no unit can be a candidate: before the slower read of number words
+        if not any(i in self.rare_units for i in present):  # no unit can be a candidate
+            return
+        # numbers in words (a slower read) where they could make a candidate: with the unit's small
+        # numbers (2-12, what a translator spells out) added, it would hold enough
+        units, ok = self._tally(present, floor, with_small=True)
+        if not ok.any():
             return
         worded = [(key_id[k], a, b) for k, a, b in word_numbers(text) if k in key_id]
         present.update(i for i, _, _ in worded)
         if sum(1 for i in present if self.names[i][0].isdigit()) < _MIN_NUMBERS:
             return
-        rare = [i for i in present if i in self.rare_units]
-        # a unit's keys in the text: its rare ones (counted, weighed) and at most every common one
-        common = [i for i in present if i not in self.rare_units]
-        post = np.concatenate([self.rare_units[i] for i in rare])
-        units, inverse, n_rare = np.unique(post, return_inverse=True, return_counts=True)
-        got = np.bincount(inverse, weights=np.repeat(np.array([self.weight[i] for i in rare]),
-                                                     [len(self.rare_units[i]) for i in rare]), minlength=len(units))
-        got += sum(self.weight[i] for i in common)
-        ok = (n_rare >= _MIN_RARE) & (n_rare + len(common) >= self.unit_need[units]) & (got >= _MIN_WEIGHT) \
-            & (got >= floor * self.unit_total_arr[units])
+        units, ok = self._tally(present, floor)
         cands = []
         for u in units[ok].tolist():
             mine = present.intersection(self.unit_keys[u])
             if len(mine) >= self.unit_need[u] and sum(self.weight[i] for i in mine) >= \
-                    max(_MIN_WEIGHT, floor * self.unit_total[u]):
+                    max(_MIN_WEIGHT, floor * self.unit_total[u]) and self._strong_enough(mine):
                 cands.append(u)
         if not cands:
             return
@@ -509,9 +517,8 @@ class KeyIndex:
                 continue
             got, window = best
             found = {i for _, _, i in window}
-            named = any(i in self.name_ids for i in found)
-            strong = sum(1 for i in found if i not in self.name_ids and len(self.names[i]) > 1)
-            if strong < (_MIN_STRONG_NAMED if named else _MIN_STRONG_NUMBERS):
+            named = not self.name_ids.isdisjoint(found)
+            if not self._strong_enough(found):
                 continue
             a, b = window[0][0], window[-1][1]
             # a table, a list of figures or page numbers holds any numbers: the unit's numbers must
@@ -533,6 +540,30 @@ class KeyIndex:
             rarest = sorted(found, key=lambda i: -self.weight[i])[:10]
             yield u, got / self.unit_total[u], [a, b], spans, ["keys " + " ".join(self.names[i] for i in rarest),
                                                               f"in order {in_order} of {len(found)}"]
+
+    def _strong_enough(self, keys: set[int]) -> bool:
+        """Whether `keys` hold enough numbers of two digits or more: _MIN_STRONG_NAMED with a name
+        among them, _MIN_STRONG_NUMBERS without one."""
+        strong = sum(1 for i in keys if i not in self.name_ids and len(self.names[i]) > 1)
+        return strong >= (_MIN_STRONG_NUMBERS if self.name_ids.isdisjoint(keys) else _MIN_STRONG_NAMED)
+
+    def _tally(self, present: set[int], floor: float, with_small: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(units holding a rare key of `present`, whether each may hold enough of them by count and
+        weight wherever they stand); `with_small`: as if the unit's small numbers were present too."""
+        rare = [i for i in present if i in self.rare_units]
+        # a unit's keys in the text: its rare ones (counted, weighed) and at most every common one
+        common = [i for i in present if i not in self.rare_units]
+        post = np.concatenate([self.rare_units[i] for i in rare])
+        units, inverse, n_rare = np.unique(post, return_inverse=True, return_counts=True)
+        got = np.bincount(inverse, weights=np.repeat(np.array([self.weight[i] for i in rare]),
+                                                     [len(self.rare_units[i]) for i in rare]), minlength=len(units))
+        got += sum(self.weight[i] for i in common)
+        held = n_rare + len(common)
+        if with_small:
+            held = held + self.unit_small[units]
+            got = got + self.unit_small_weight[units]
+        return units, (n_rare >= _MIN_RARE) & (held >= self.unit_need[units]) & (got >= _MIN_WEIGHT) \
+            & (got >= floor * self.unit_total_arr[units])
 
     def _best_window(self, u: int, mine: list[tuple[int, int, int]]) -> tuple[float, list[tuple[int, int, int]]] | None:
         """(weight, hits) of the window of `mine` (the text's hits of unit u's keys, in order) of
