@@ -7,30 +7,40 @@ names.
    ("5,000", "5.000", "5 000" and "5000" -> 5000; "1.2" and "1,2" -> 1.2; full-width digits as
    ASCII; a number inside a time, date, range, version or identifier is none), and its names:
    capitalised Latin-script words (Eliza, Toula, Windows) whose lower-case form is no word of any
-   unit nor of the corpus sample ("What" is a word). Each key is weighted by its rarity: the lower
+   unit nor of the corpus sample ("What" is a word) and that name no weekday or month. Numbers
+   written as words read as digits (five, fünf, cinq, cinco, пять, 五 -> 5; twenty-five,
+   fünfundzwanzig, veinticinco, двадцать пять -> 25; 三千五百 -> 3500; ordinals: second, zweite,
+   segunda, deuxième, второй, 第二 -> 2; "one" in no language: it is an article more often), and
+   names written in Cyrillic or Chinese are transliterated (anyascii) and compared loosely with
+   the unit's Latin-script names by a sound skeleton (Кайлар, 凯拉 ~ Kylar; Джилл, 吉尔 ~ Jill):
+   the first three consonants, with what transliteration confuses merged (c/k/q, r/l,
+   s/z/sh, j/dzh/zh, ng/n). Each key is weighted by its rarity: the lower
    of its inverse frequency among the units and among the corpus sample's documents (a "2" or a
    "10" is in most documents with numbers: nearly no evidence).
 2. Candidates, from the sets of the record's numbers and names (one findall each): a unit holding
    _MIN_RARE of its rare keys (in at most _RARE_SHARE of the units and of the sample: short
    postings) and possibly enough keys of enough weight (step 3's bounds, wherever they stand).
-   Most records stop here; for the rest, the positions of the candidates' keys.
+   Number words are read (a slower pass) only where the unit's small numbers, spelled out,
+   could make a candidate. Most records stop here; for the rest, the positions of the
+   candidates' keys.
 3. Match. The best window of the record (_WINDOW times the unit's characters, at least
    _MIN_WINDOW) holds _MIN_KEYS distinct keys of the unit and _KEYS_SHARE of them (a unit with
    fewer is not indexed), _MIN_NUMBERS of them numbers, none on a line of code, markup or a table;
    the unit's numbers are most of the numbers there and words stand between them (no list of
    figures); their weight is at least _MIN_WEIGHT (a rare combination) and covers the measure
    floor of the unit's key weight (judged, like every rewrite match, by `rewrite_threshold`).
-
-Numbers written as words read as digits (five, fünf, cinq, cinco, пять, 五 -> 5; twenty-five,
-fünfundzwanzig, veinticinco, двадцать пять -> 25; 三千五百 -> 3500; ordinals: second, zweite,
-segundo, deuxième, второй, 第二 -> 2), and names written in Cyrillic or Chinese are
-transliterated (anyascii) and compared loosely with the unit's Latin-script names by a sound
-skeleton (Кайлар, 凯拉 ~ Kylar; Джилл, 吉尔 ~ Jill): their consonants with the distinctions
-transliteration loses merged (c/k/q, r/l, s/z/sh, j/dzh/zh), vowels dropped.
+   With a name among them, _MIN_STRONG_NAMED of them are numbers of two digits or more and
+   _IN_ORDER of them stand in the unit's order; without one (numbers alone meet by chance in
+   reports and stories), _MIN_STRONG_NUMBERS such numbers and _IN_ORDER_NUMBERS in order (a
+   translation keeps the order of most quantities). The evidence names the keys and how many
+   are in order.
 
 Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
-numbers and no name, a multiple-choice question in words), names translated rather than
-transliterated, and number words of other languages.
+numbers and no name, a multiple-choice question in words), a name that is a word of the corpus
+sample (Gloria, John: lower-case somewhere) or transliterated past the skeleton (Cynthia as 辛西娅),
+names translated rather than transliterated, number words of other languages, and a record
+whose keys make a candidate only with a number above 12 written in words (number words are read
+where the unit's numbers 2-12 could complete a candidate).
 """
 from __future__ import annotations
 
@@ -471,14 +481,20 @@ class KeyIndex:
             return
         # numbers in words (a slower read) where they could make a candidate: with the unit's small
         # numbers (2-12, what a translator spells out) added, it would hold enough
-        units, ok = self._tally(present, floor, with_small=True)
-        if not ok.any():
+        units, n_rare, held, got, strong = self._tally(present)
+        if not (self._enough(units, n_rare, held + self.unit_small[units], got + self.unit_small_weight[units], floor)
+                & strong).any():
             return
         worded = [(key_id[k], a, b) for k, a, b in word_numbers(text) if k in key_id]
-        present.update(i for i, _, _ in worded)
+        new = {i for i, _, _ in worded} - present
+        present |= new
         if sum(1 for i in present if self.names[i][0].isdigit()) < _MIN_NUMBERS:
             return
-        units, ok = self._tally(present, floor)
+        if any(i in self.rare_units for i in new):
+            units, n_rare, held, got, strong = self._tally(present)
+        elif new:  # common keys only: every unit holds them at most
+            held, got = held + len(new), got + sum(self.weight[i] for i in new)
+        ok = self._enough(units, n_rare, held, got, floor) & strong
         cands = []
         for u in units[ok].tolist():
             mine = present.intersection(self.unit_keys[u])
@@ -544,12 +560,13 @@ class KeyIndex:
     def _strong_enough(self, keys: set[int]) -> bool:
         """Whether `keys` hold enough numbers of two digits or more: _MIN_STRONG_NAMED with a name
         among them, _MIN_STRONG_NUMBERS without one."""
-        strong = sum(1 for i in keys if i not in self.name_ids and len(self.names[i]) > 1)
+        strong = sum(1 for i in keys if self._strong(i))
         return strong >= (_MIN_STRONG_NUMBERS if self.name_ids.isdisjoint(keys) else _MIN_STRONG_NAMED)
 
-    def _tally(self, present: set[int], floor: float, with_small: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """(units holding a rare key of `present`, whether each may hold enough of them by count and
-        weight wherever they stand); `with_small`: as if the unit's small numbers were present too."""
+    def _tally(self, present: set[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(units holding a rare key of `present`; per unit, its rare keys there, at most its keys
+        there and at most their weight, wherever they stand, and whether it may hold enough numbers
+        of two digits or more (`_strong_enough`; number words add none of them))."""
         rare = [i for i in present if i in self.rare_units]
         # a unit's keys in the text: its rare ones (counted, weighed) and at most every common one
         common = [i for i in present if i not in self.rare_units]
@@ -558,11 +575,25 @@ class KeyIndex:
         got = np.bincount(inverse, weights=np.repeat(np.array([self.weight[i] for i in rare]),
                                                      [len(self.rare_units[i]) for i in rare]), minlength=len(units))
         got += sum(self.weight[i] for i in common)
-        held = n_rare + len(common)
-        if with_small:
-            held = held + self.unit_small[units]
-            got = got + self.unit_small_weight[units]
-        return units, (n_rare >= _MIN_RARE) & (held >= self.unit_need[units]) & (got >= _MIN_WEIGHT) \
+        lens = [len(self.rare_units[i]) for i in rare]
+        n_strong = np.bincount(inverse, weights=np.repeat(np.array([self._strong(i) for i in rare], dtype=np.float64),
+                                                          lens), minlength=len(units))
+        n_strong += sum(1 for i in common if self._strong(i))
+        named = np.bincount(inverse, weights=np.repeat(np.array([i in self.name_ids for i in rare], dtype=np.float64),
+                                                       lens), minlength=len(units)) > 0
+        if not self.name_ids.isdisjoint(common):
+            named[:] = True
+        strong = n_strong >= np.where(named, _MIN_STRONG_NAMED, _MIN_STRONG_NUMBERS)
+        return units, n_rare, n_rare + len(common), got, strong
+
+    def _strong(self, i: int) -> bool:
+        """Whether key i is a number of two digits or more, past 12 (a translator spells out 2-12)."""
+        return i not in self.name_ids and len(self.names[i]) > 1 and self.names[i] not in _SMALL
+
+    def _enough(self, units: np.ndarray, n_rare: np.ndarray, held: np.ndarray, got: np.ndarray,
+                floor: float) -> np.ndarray:
+        """Per unit of `_tally`, whether it may hold enough keys by count and weight."""
+        return (n_rare >= _MIN_RARE) & (held >= self.unit_need[units]) & (got >= _MIN_WEIGHT) \
             & (got >= floor * self.unit_total_arr[units])
 
     def _best_window(self, u: int, mine: list[tuple[int, int, int]]) -> tuple[float, list[tuple[int, int, int]]] | None:
