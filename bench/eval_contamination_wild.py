@@ -419,6 +419,7 @@ def main() -> None:
             clean_s += time.perf_counter() - t1
         matches += counted(out.column("contamination"), config).to_pylist()
     hit, total = Counter(), Counter()
+    missed: dict[str, list[str]] = defaultdict(list)
     by_method: dict[str, Counter] = defaultdict(Counter)
     for (kind, key, _), got in zip(leaks, matches):
         total[kind] += 1
@@ -426,6 +427,8 @@ def main() -> None:
         if found:
             hit[kind] += 1
             by_method[kind][f"{found[0]['method']}/{found[0]['unit']}"] += 1
+        else:
+            missed[kind].append(key[1])
     false_docs, false_methods, clean_total = Counter(), Counter(), Counter()
     examples = []
     for (kind, text), got in zip(clean, matches[len(leak_docs):]):
@@ -439,6 +442,7 @@ def main() -> None:
     mb = sum(len(t.encode()) for _, t in clean) / 1e6
     result = {"recall": {k: round(hit[k] / total[k], 3) for k in total}, "leaks": dict(total),
               "by_method": {k: dict(v) for k, v in by_method.items()},
+              "missed": {k: v for k, v in missed.items() if len(v) <= 20},
               "false_docs": dict(false_docs), "clean_docs": dict(clean_total),
               "false_doc_rate": round(sum(false_docs.values()) / max(1, len(clean)), 5),
               "false_by_method": dict(false_methods), "false_examples": examples,
@@ -449,7 +453,8 @@ def main() -> None:
         return
     print(f"{'leak kind':18s} recall  leaks  by method/unit")
     for k in total:
-        print(f"{k:18s} {result['recall'][k]:.3f}  {total[k]:5d}  {dict(by_method[k])}")
+        print(f"{k:18s} {result['recall'][k]:.3f}  {total[k]:5d}  {dict(by_method[k])}"
+              + (f"  missed {missed[k]}" if 0 < len(missed[k]) <= 20 else ""))
     print(f"false contaminated docs: {sum(false_docs.values())} of {len(clean)} clean "
           f"({result['false_doc_rate']:.3%}); per kind {dict(false_docs)} of {dict(clean_total)}; "
           f"by method {dict(false_methods)}")

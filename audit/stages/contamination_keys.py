@@ -425,7 +425,11 @@ class KeyIndex:
         key_id = {k: i for i, k in enumerate(df)}
         sdf: Counter = Counter()
         for t in sample or ():
-            sdf.update({k for k, _, _ in text_keys(t) if k in key_id})
+            # numbers in digits and names (number words are no rare key: 2-12 and ordinals are in
+            # most documents; reading them in thousands of documents would double the build)
+            keys = {k for g in set(_NUMBER.findall(t)) for k in number_keys(g)}
+            keys.update(_CAPITAL.findall(t))
+            sdf.update(keys.intersection(key_id))
         n_sample = len(sample or ())
         weight, rare = [], []
         for k in key_id:
