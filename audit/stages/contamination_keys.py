@@ -402,6 +402,7 @@ class KeyIndex:
     name_ids: frozenset[int] = frozenset()  # the ids of name_keys
     unit_small: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # per unit: its keys 2-12
     unit_small_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per unit: their weight
+    unit_teens: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # per unit: its keys 10-12
 
     @classmethod
     def build(cls, texts: Sequence[str], indexed: Sequence[bool], sample: Sequence[str] | None = None) -> "KeyIndex":
@@ -456,6 +457,7 @@ class KeyIndex:
         fdf = Counter(sk for t in sample or () for sk in {sk for sk, _, _ in foreign_names(t)} if sk in sound)
         sound = {sk: ids for sk, ids in sound.items() if fdf[sk] <= max(_MIN_DF, _RARE_SHARE * n_sample)}
         small = {key_id[k] for k in _SMALL if k in key_id}
+        teens = {i for k, i in key_id.items() if k in _SMALL and len(k) > 1}
         return cls(key_id, list(key_id), weight, rare_units, ids,
                    [sum(weight[i] for i in keys) for keys in ids], [len(t) for t in texts],
                    frozenset(k for k in key_id if not k[0].isdigit()),
@@ -463,7 +465,8 @@ class KeyIndex:
                    np.array([max(_MIN_KEYS, math.ceil(_KEYS_SHARE * len(keys))) for keys in ids], dtype=np.int32),
                    sound, frozenset(key_id[k] for k in key_id if not k[0].isdigit()),
                    np.array([sum(1 for i in keys if i in small) for keys in ids], dtype=np.int32),
-                   np.array([sum(weight[i] for i in keys if i in small) for keys in ids]))
+                   np.array([sum(weight[i] for i in keys if i in small) for keys in ids]),
+                   np.array([sum(1 for i in keys if i in teens) for keys in ids], dtype=np.int32))
 
     def matches(self, text: str, floor: float) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
         """(unit, coverage, record span, unit spans, keys found) of each unit whose keys the best
@@ -485,9 +488,9 @@ class KeyIndex:
             return
         # numbers in words (a slower read) where they could make a candidate: with the unit's small
         # numbers (2-12, what a translator spells out) added, it would hold enough
-        units, n_rare, held, got, strong = self._tally(present)
+        units, n_rare, held, got, n_strong, need_strong = self._tally(present)
         if not (self._enough(units, n_rare, held + self.unit_small[units], got + self.unit_small_weight[units], floor)
-                & strong).any():
+                & (n_strong + self.unit_teens[units] >= need_strong)).any():
             return
         worded = [(key_id[k], a, b) for k, a, b in word_numbers(text) if k in key_id]
         new = {i for i, _, _ in worded} - present
@@ -495,10 +498,11 @@ class KeyIndex:
         if sum(1 for i in present if self.names[i][0].isdigit()) < _MIN_NUMBERS:
             return
         if any(i in self.rare_units for i in new):
-            units, n_rare, held, got, strong = self._tally(present)
+            units, n_rare, held, got, n_strong, need_strong = self._tally(present)
         elif new:  # common keys only: every unit holds them at most
             held, got = held + len(new), got + sum(self.weight[i] for i in new)
-        ok = self._enough(units, n_rare, held, got, floor) & strong
+            n_strong = n_strong + sum(1 for i in new if self._strong(i))
+        ok = self._enough(units, n_rare, held, got, floor) & (n_strong >= need_strong)
         cands = []
         for u in units[ok].tolist():
             mine = present.intersection(self.unit_keys[u])
@@ -567,10 +571,10 @@ class KeyIndex:
         strong = sum(1 for i in keys if self._strong(i))
         return strong >= (_MIN_STRONG_NUMBERS if self.name_ids.isdisjoint(keys) else _MIN_STRONG_NAMED)
 
-    def _tally(self, present: set[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _tally(self, present: set[int]) -> tuple[np.ndarray, ...]:
         """(units holding a rare key of `present`; per unit, its rare keys there, at most its keys
-        there and at most their weight, wherever they stand, and whether it may hold enough numbers
-        of two digits or more (`_strong_enough`; number words add none of them))."""
+        there and at most their weight, wherever they stand, at most its numbers of two digits or
+        more there and how many it needs (`_strong_enough`))."""
         rare = [i for i in present if i in self.rare_units]
         # a unit's keys in the text: its rare ones (counted, weighed) and at most every common one
         common = [i for i in present if i not in self.rare_units]
@@ -587,12 +591,11 @@ class KeyIndex:
                                                        lens), minlength=len(units)) > 0
         if not self.name_ids.isdisjoint(common):
             named[:] = True
-        strong = n_strong >= np.where(named, _MIN_STRONG_NAMED, _MIN_STRONG_NUMBERS)
-        return units, n_rare, n_rare + len(common), got, strong
+        return units, n_rare, n_rare + len(common), got, n_strong, np.where(named, _MIN_STRONG_NAMED, _MIN_STRONG_NUMBERS)
 
     def _strong(self, i: int) -> bool:
-        """Whether key i is a number of two digits or more, past 12 (a translator spells out 2-12)."""
-        return i not in self.name_ids and len(self.names[i]) > 1 and self.names[i] not in _SMALL
+        """Whether key i is a number of two digits or more."""
+        return i not in self.name_ids and len(self.names[i]) > 1
 
     def _enough(self, units: np.ndarray, n_rare: np.ndarray, held: np.ndarray, got: np.ndarray,
                 floor: float) -> np.ndarray:
