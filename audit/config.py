@@ -377,10 +377,10 @@ class ContaminationConfig(Section):
     # 5,000 = 5.000 = 5 000; 1,2 = 1.2; five, fünf, пять, 五 = 5) and names (Latin script, or
     # transliterated from Cyrillic or Chinese), three or more of them of rare combined weight in
     # one window of a record, mostly in the unit's order, whatever its language (a translated
-    # question). It finds 0.67-0.69 of German/Spanish/French/Russian and 0.62 of Chinese
+    # question). It finds 0.75 of German/Spanish/French, 0.77 of Russian and 0.62 of Chinese
     # translated GSM8K questions at no false document in 3,000 (bench/eval_contamination_wild.py);
-    # it costs about 1.9 CPU s of the stage and 1 s of the eval index build on the 31 MB bench
-    # corpus (the stage 8.9 -> 5.8 MB/s of one core; under a sixth of the whole job).
+    # on the 31 MB bench corpus it costs 1.9-2.5 CPU s of the stage (8.2-8.7 -> 5.0-5.8 MB/s of
+    # one core) and 1.4 CPU s of the eval index build: about a seventh of the whole job's CPU.
     rewrite_keys: bool = measure(True)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
