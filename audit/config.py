@@ -345,7 +345,9 @@ class ContaminationConfig(Section):
     # pieces (snake_case and camelCase split), literals and docstring example values, weighted by
     # rarity among the items, found in one window of a code-like record in any order
     # (audit/stages/contamination_codekey.py); a match covers >= code_key_threshold of the item's
-    # key weight. Human ports without docstrings: 0.51-0.69 found, no false document in 1,800
+    # key weight; a port written from scratch is also keyed by its signature, literals and calls
+    # where the record defines the item's top-level function. Human ports without docstrings:
+    # C++ 0.67, Go 0.76, Java 0.77, Rust 0.67 found, no false document in 3,000
     # (bench/eval_contamination_wild.py); about 3% of the stage's time (an RE2 prefilter by name).
     code_key: bool = measure(True)
     code_key_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
@@ -372,12 +374,14 @@ class ContaminationConfig(Section):
     rewrite_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
     rewrite_similarity: float = measure(0.7, gt=0, le=1)
     # ... and across languages (audit/stages/contamination_keys.py): a unit's numbers (normalised:
-    # 5,000 = 5.000 = 5 000; 1,2 = 1.2) and Latin-script names, three or more of them of rare
-    # combined weight in one window of a record, whatever its language (a translated question).
-    # Off by default for its cost: the stage about 30% slower (two regular expression passes per
-    # record in Python); on, it finds 0.86 of German/Spanish/French and 0.38 of Chinese/Russian
-    # translated GSM8K questions at no false document in 1,800 (bench/eval_contamination_wild.py).
-    rewrite_keys: bool = measure(False)
+    # 5,000 = 5.000 = 5 000; 1,2 = 1.2; five, fünf, пять, 五 = 5) and names (Latin script, or
+    # transliterated from Cyrillic or Chinese), three or more of them of rare combined weight in
+    # one window of a record, mostly in the unit's order, whatever its language (a translated
+    # question). It finds 0.75 of German/Spanish/French, 0.77 of Russian and 0.62 of Chinese
+    # translated GSM8K questions at no false document in 3,000 (bench/eval_contamination_wild.py);
+    # on the 31 MB bench corpus it costs 1.9-2.5 CPU s of the stage (8.2-8.7 -> 5.0-5.8 MB/s of
+    # one core) and 1.4 CPU s of the eval index build: about a seventh of the whole job's CPU.
+    rewrite_keys: bool = measure(True)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the

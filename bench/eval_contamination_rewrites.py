@@ -276,11 +276,16 @@ def main() -> None:
     by_method: dict[str, Counter] = defaultdict(Counter)
     false_docs = clean = 0
     false_methods: Counter = Counter()
-    for want, got in zip(truth, matches):
+    examples = []
+    for text, want, got in zip(texts, truth, matches):
         if want is None:
             clean += 1
             false_docs += bool(got)
             false_methods.update(m["method"] for m in got or [])
+            if got and len(examples) < 5:
+                m = got[0]
+                examples.append({**{k: m[k] for k in ("eval_id", "method", "coverage", "evidence")},
+                                 "excerpt": text[m["longest_span"][0]:m["longest_span"][1]][:300]})
             continue
         kind, key = want
         total[kind] += 1
@@ -293,7 +298,7 @@ def main() -> None:
         "by_method": {k: dict(by_method[k]) for k in kinds},
         "leaks": dict(total), "false_docs": false_docs, "clean_docs": clean,
         "false_doc_rate": round(false_docs / max(1, clean), 5), "false_by_method": dict(false_methods),
-        "mb": round(mb, 2), "stage_mb_s": round(mb / secs, 2), "index_build_s": round(build_s, 2),
+        "false_examples": examples, "mb": round(mb, 2), "stage_mb_s": round(mb / secs, 2), "index_build_s": round(build_s, 2),
         "corpus_df": {"sample_documents": index.corpus_sample_docs, "ngrams_left_out": index.corpus_common_grams},
     }
     if args.json:
@@ -307,6 +312,8 @@ def main() -> None:
                                                      for m, n in methods.most_common()))
     print(f"false contaminated docs: {false_docs} of {clean} clean ({result['false_doc_rate']:.3%}); "
           f"by method {dict(false_methods)}")
+    for e in examples:
+        print("  false:", e)
     print(f"stage: {mb:.1f} MB in {secs:.1f} s = {result['stage_mb_s']} MB/s (one process); index {build_s:.1f} s")
     print(f"corpus document frequency: {index.corpus_common_grams} item n-grams left out as common in "
           f"{index.corpus_sample_docs} sampled documents")

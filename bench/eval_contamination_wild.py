@@ -2,7 +2,7 @@
 documents on real clean text of several kinds.
 
     python bench/eval_contamination_wild.py --data ../shared/data [--clean 3000] [--rule 200] [--json]
-        [--set rewrite_keys=true]   (the translation keys, off by default for their cost)
+        [--set rewrite_keys=false]   (without the translation keys)
 
 Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
 (question, answer), HumanEval (prompt, canonical_solution) and a small multiple-choice set
@@ -16,8 +16,8 @@ Leak kinds, each planted into a real ABC news paragraph:
   and phrases swapped from a synonym table (bench/eval_contamination_rewrites.py's), a tenth of
   the words dropped or replaced;
 - translated_de / _es / _fr / _zh / _ru: GSM8K questions translated by hand (checked by reading;
-  Chinese and Russian names are transliterated, so only their numbers carry), each planted among
-  Leipzig sentences of its language;
+  12-13 a language; Chinese and Russian names transliterated, small numbers often in words), each
+  planted among Leipzig sentences of its language;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
 None of it comes from, or was tuned on, any published set of model-written rewrites.
@@ -193,6 +193,82 @@ TRANSLATED["ru"] = {
         "каждое и несколько коробок пиццы. Всего Мари заплатила 50 $. Сколько коробок пиццы заказала Мари, "
         "если каждая коробка стоит 8,50 $?",
 }
+# Five more items in every language, written for this round (numbers often in words, as a
+# translator writes small ones; names transliterated in Chinese and Russian), checked by reading.
+TRANSLATED["de"] |= {
+    21: "Raymond und Samantha sind Cousin und Cousine. Raymond wurde sechs Jahre vor Samantha geboren. Mit 23 "
+        "Jahren bekam Raymond einen Sohn. Wenn Samantha jetzt 31 ist, vor wie vielen Jahren wurde Raymonds "
+        "Sohn geboren?",
+    27: "Cynthia isst jeden Abend eine Portion Eiscreme. Sie kauft Eiscreme in Packungen mit je 15 Portionen, "
+        "eine Packung kostet 4,00 $. Wie viel gibt sie nach 60 Tagen für Eiscreme aus?",
+    29: "Gloria kauft Schuhe und findet ein Paar Stiefel, das in ihr Schuhbudget passt. Sie muss sich jedoch "
+        "zwischen den Stiefeln und zwei Paar High Heels entscheiden, die zusammen fünf Dollar weniger kosten "
+        "als die Stiefel. Wenn ein Paar High Heels 33 $ kostet und das andere doppelt so viel, wie viele Dollar "
+        "kosten die Stiefel?",
+    31: "Gunter versucht, die Geleebohnen in einem Glas zu zählen. Er fragt seine Freunde, wie viele sie im Glas "
+        "vermuten. Einer sagt 80. Ein anderer sagt 20 mehr als die Hälfte des ersten. Ein Dritter sagt 25 % "
+        "mehr als der erste. Wie hoch ist ihre durchschnittliche Schätzung?",
+    37: "John will all sein Spielzeug verkaufen und mit dem Geld Videospiele kaufen. Er hat 13 Lego-Sets und "
+        "verkauft sie für je 15 $. Am Ende kauft er 8 Videospiele für je 20 $ und hat noch 5 $ übrig. Wie viele "
+        "Lego-Sets hat er noch?",
+}
+TRANSLATED["es"] |= {
+    21: "Raymond y Samantha son primos. Raymond nació seis años antes que Samantha. Raymond tuvo un hijo a los "
+        "23 años. Si Samantha tiene ahora 31 años, ¿hace cuántos años nació el hijo de Raymond?",
+    27: "Cynthia come una porción de helado cada noche. Compra cajas de helado de 15 porciones cada una a 4,00 $ "
+        "la caja. Después de 60 días, ¿cuánto habrá gastado en helado?",
+    29: "Gloria está comprando zapatos cuando encuentra un par de botas que se ajustan a su presupuesto. Sin "
+        "embargo, tiene que elegir entre las botas y dos pares de tacones que juntos cuestan cinco dólares menos "
+        "que las botas. Si un par de tacones cuesta 33 $ y el otro cuesta el doble, ¿cuántos dólares cuestan "
+        "las botas?",
+    31: "Gunter intenta contar las gominolas de un frasco. Pregunta a sus amigos cuántas creen que hay. Uno dice "
+        "80. Otro dice 20 más que la mitad del primero. Un tercero dice un 25 % más que el primero. ¿Cuál es la "
+        "media de sus estimaciones?",
+    37: "John planea vender todos sus juguetes y usar el dinero para comprar videojuegos. Tiene 13 sets de Lego "
+        "y los vende a 15 $ cada uno. Al final compra 8 videojuegos a 20 $ cada uno y le sobran 5 $. ¿Cuántos "
+        "sets de Lego le quedan?",
+}
+TRANSLATED["fr"] |= {
+    21: "Raymond et Samantha sont cousins. Raymond est né six ans avant Samantha. Raymond a eu un fils à l'âge "
+        "de 23 ans. Si Samantha a maintenant 31 ans, il y a combien d'années le fils de Raymond est-il né ?",
+    27: "Cynthia mange une portion de glace chaque soir. Elle achète des boîtes de glace de 15 portions "
+        "chacune, au prix de 4,00 $ la boîte. Au bout de 60 jours, combien aura-t-elle dépensé en glace ?",
+    29: "Gloria fait les magasins de chaussures quand elle trouve une paire de bottes qui correspond à son "
+        "budget. Elle doit cependant choisir entre les bottes et deux paires de talons hauts qui, ensemble, "
+        "coûtent cinq dollars de moins que les bottes. Si une paire de talons coûte 33 $ et l'autre deux fois "
+        "plus, combien de dollars coûtent les bottes ?",
+    31: "Gunter essaie de compter les bonbons dans un bocal. Il demande à ses amis combien ils pensent qu'il y "
+        "en a. L'un dit 80. Un autre dit 20 de plus que la moitié du premier. Un troisième dit 25 % de plus que "
+        "le premier. Quelle est leur estimation moyenne ?",
+    37: "John prévoit de vendre tous ses jouets et d'utiliser l'argent pour acheter des jeux vidéo. Il a 13 "
+        "boîtes de Lego qu'il vend 15 $ chacune. Il finit par acheter 8 jeux vidéo à 20 $ chacun et il lui "
+        "reste 5 $. Combien de boîtes de Lego lui reste-t-il ?",
+}
+TRANSLATED["zh"] |= {
+    21: "雷蒙德和萨曼莎是表兄妹。雷蒙德比萨曼莎早出生六年。雷蒙德23岁时有了一个儿子。如果萨曼莎现在31岁，雷蒙德的儿子是多少年前出生的？",
+    27: "辛西娅每天晚上吃一份冰淇淋。她买的冰淇淋每盒有15份，每盒4.00美元。60天后，她在冰淇淋上要花多少钱？",
+    29: "格洛丽亚在买鞋时看到一双符合她鞋子预算的靴子。但她必须在这双靴子和两双高跟鞋之间做出选择，这两双高跟鞋加起来比靴子便宜"
+        "五美元。如果一双高跟鞋售价33美元，另一双的价格是它的两倍，这双靴子多少美元？",
+    31: "冈特想数一数罐子里的软糖。他问朋友们觉得罐子里有多少颗。一个人说80颗。另一个人说比第一个人的一半多20颗。第三个人说比第一"
+        "个人多25%。他们猜测的平均数是多少？",
+    37: "约翰打算卖掉他所有的玩具，用这笔钱买电子游戏。他有13套乐高，每套卖15美元。最后他买了8个电子游戏，每个20美元，还剩下5美元。"
+        "他还剩多少套乐高？",
+}
+TRANSLATED["ru"] |= {
+    21: "Раймонд и Саманта — двоюродные брат и сестра. Раймонд родился на шесть лет раньше Саманты. В 23 года у "
+        "Раймонда родился сын. Если Саманте сейчас 31 год, сколько лет назад родился сын Раймонда?",
+    27: "Синтия каждый вечер съедает одну порцию мороженого. Она покупает мороженое в коробках по 15 порций, "
+        "коробка стоит 4,00 $. Сколько она потратит на мороженое за 60 дней?",
+    29: "Глория выбирает обувь и находит пару сапог, которые укладываются в её бюджет. Однако ей приходится "
+        "выбирать между сапогами и двумя парами туфель на каблуках, которые вместе стоят на пять долларов "
+        "меньше сапог. Если одна пара туфель стоит 33 $, а другая вдвое дороже, сколько долларов стоят сапоги?",
+    31: "Гюнтер пытается сосчитать мармеладки в банке. Он спрашивает друзей, сколько их там, по их мнению. Один "
+        "говорит 80. Другой говорит на 20 больше половины того, что назвал первый. Третий говорит на 25 % "
+        "больше, чем первый. Каково их среднее предположение?",
+    37: "Джон собирается продать все свои игрушки и на вырученные деньги купить видеоигры. У него 13 наборов "
+        "Lego, и он продаёт их по 15 $ за штуку. В итоге он покупает 8 видеоигр по 20 $ за каждую, и у него "
+        "остаётся 5 $. Сколько наборов Lego у него осталось?",
+}
 # A multiple-choice set written for this bench: (question, choices, the question restated by hand).
 MC = [
     ("Which layer of the Earth's atmosphere contains most of the ozone that absorbs ultraviolet radiation "
@@ -343,6 +419,7 @@ def main() -> None:
             clean_s += time.perf_counter() - t1
         matches += counted(out.column("contamination"), config).to_pylist()
     hit, total = Counter(), Counter()
+    missed: dict[str, list[str]] = defaultdict(list)
     by_method: dict[str, Counter] = defaultdict(Counter)
     for (kind, key, _), got in zip(leaks, matches):
         total[kind] += 1
@@ -350,6 +427,8 @@ def main() -> None:
         if found:
             hit[kind] += 1
             by_method[kind][f"{found[0]['method']}/{found[0]['unit']}"] += 1
+        else:
+            missed[kind].append(key[1])
     false_docs, false_methods, clean_total = Counter(), Counter(), Counter()
     examples = []
     for (kind, text), got in zip(clean, matches[len(leak_docs):]):
@@ -358,10 +437,12 @@ def main() -> None:
             false_docs[kind] += 1
             false_methods.update(m["method"] for m in got)
             if len(examples) < 5:
-                examples.append({"kind": kind, **{k: got[0][k] for k in ("eval_id", "method", "coverage", "evidence")}})
+                examples.append({"kind": kind, **{k: got[0][k] for k in ("eval_id", "method", "coverage", "evidence")},
+                                 "excerpt": text[got[0]["longest_span"][0]:got[0]["longest_span"][1]][:400]})
     mb = sum(len(t.encode()) for _, t in clean) / 1e6
     result = {"recall": {k: round(hit[k] / total[k], 3) for k in total}, "leaks": dict(total),
               "by_method": {k: dict(v) for k, v in by_method.items()},
+              "missed": {k: v for k, v in missed.items() if len(v) <= 20},
               "false_docs": dict(false_docs), "clean_docs": dict(clean_total),
               "false_doc_rate": round(sum(false_docs.values()) / max(1, len(clean)), 5),
               "false_by_method": dict(false_methods), "false_examples": examples,
@@ -372,7 +453,8 @@ def main() -> None:
         return
     print(f"{'leak kind':18s} recall  leaks  by method/unit")
     for k in total:
-        print(f"{k:18s} {result['recall'][k]:.3f}  {total[k]:5d}  {dict(by_method[k])}")
+        print(f"{k:18s} {result['recall'][k]:.3f}  {total[k]:5d}  {dict(by_method[k])}"
+              + (f"  missed {missed[k]}" if 0 < len(missed[k]) <= 20 else ""))
     print(f"false contaminated docs: {sum(false_docs.values())} of {len(clean)} clean "
           f"({result['false_doc_rate']:.3%}); per kind {dict(false_docs)} of {dict(clean_total)}; "
           f"by method {dict(false_methods)}")

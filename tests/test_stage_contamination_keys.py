@@ -1,6 +1,7 @@
 """Keys that survive translation (audit/stages/contamination_keys.py): a GSM8K question translated
-into German or Chinese is found by its numbers and names; lists of figures, code, dates and news
-sharing a few of its numbers are not."""
+into German, Chinese or Russian is found by its numbers (in digits or words) and names (in Latin
+script, or transliterated); lists of figures, code, dates and news sharing a few of its numbers
+are not."""
 from __future__ import annotations
 
 import json
@@ -11,13 +12,20 @@ import pytest
 
 from audit.config import parse_config
 from audit.stages.contamination import ContaminationStage, counted
-from audit.stages.contamination_keys import KeyIndex, number_keys, text_keys
+from audit.stages.contamination_keys import KeyIndex, number_keys, sound_key, text_keys, word_numbers
 
 # GSM8K test item 11 (Toula's bakery), translated by hand.
 DE_11 = ("Toula ging in die Bäckerei und kaufte verschiedene Gebäcksorten. Sie kaufte 3 Dutzend Donuts zu "
          "68 $ pro Dutzend, 2 Dutzend Mini-Cupcakes zu 80 $ pro Dutzend und 6 Dutzend Mini-Käsekuchen zu "
          "55 $ pro Dutzend. Wie hoch waren die Gesamtkosten?")
 ZH_11 = "图拉去面包店买了各种糕点。她买了3打甜甜圈，每打68美元；2打迷你纸杯蛋糕，每打80美元；还有6打迷你芝士蛋糕，每打55美元。总共花了多少钱？"
+# GSM8K test item 5 (Kylar's glasses) in Russian: two of its three numbers and the name are what
+# carries (Кайлар), and item 21 with a number in words (шесть: 6).
+RU_5 = ("Кайлар пошёл в магазин купить стаканы для своей новой квартиры. Один стакан стоит 5 $, но каждый "
+        "второй стакан стоит только 60 % от цены. Кайлар хочет купить 16 стаканов. Сколько ему нужно за них "
+        "заплатить?")
+RU_21 = ("Раймонд и Саманта — двоюродные брат и сестра. Раймонд родился на шесть лет раньше Саманты. В 23 года у "
+         "Раймонда родился сын. Если Саманте сейчас 31 год, сколько лет назад родился сын Раймонда?")
 # The same numbers where no word problem is: a doctest, a list of figures, a time stamp.
 DOCTEST = ">>> prices = [68, 80, 55]\n>>> sum(p * n for p, n in zip(prices, [3, 2, 6]))\n694"
 FIGURES = "Scores this season: 3, 68, 2, 80, 6, 55, 12, 40, 9, 31."
@@ -36,6 +44,26 @@ def test_times_dates_ranges_versions_and_identifiers_hold_no_number():
     assert [k for k, _, _ in text_keys("she paid 5 000 $ for 16 glasses")] == ["5000", "16"]
 
 
+@pytest.mark.parametrize("text,keys", [
+    ("twenty-five and three hundred and five", ["25", "305"]), ("the second glass, twice", ["2", "2"]),
+    ("fünfundzwanzig, dreimal, zweiten", ["25", "3", "2"]), ("veinticinco, treinta y cinco, segunda", ["25", "35", "2"]),
+    ("vingt-cinq, quatre-vingt-dix, deuxième", ["25", "90", "2"]), ("двадцать пять, шесть, второй", ["25", "6", "2"]),
+    ("三千五百, 十二, 第二, 两个, 二〇二三", ["3500", "12", "2", "2", "2023"]),
+    # one is an article or a pronoun (a, ein, un, один, 一个): no number
+    ("one day, ein Tag, un jour, один день, 一个, 统一", []),
+    # case folding matches Turkish dotless ı to i: no number word, and no error
+    ("SIX sıx altı", ["6"])])
+def test_numbers_written_as_words_read_as_digits(text, keys):
+    assert [k for k, _, _ in word_numbers(text)] == keys
+
+
+def test_a_name_transliterated_into_cyrillic_or_chinese_meets_its_latin_form():
+    for latin, *others in (("Kylar", "Кайлар", "凯拉"), ("Jill", "Джилл", "吉尔"), ("Samantha", "Саманты", "萨曼莎"),
+                           ("Raymond", "Раймонда", "雷蒙德"), ("Marissa", "Марисса", "玛丽莎")):
+        assert {sound_key(n) for n in others} == {sound_key(latin)}, latin
+    assert len({sound_key(n) for n in ("Kylar", "Jill", "Samantha", "Marissa", "Toula")}) == 5
+
+
 @pytest.fixture(scope="module")
 def gsm_keys(shared_data: Path) -> tuple[KeyIndex, list[str]]:
     with open(shared_data / "evals/gsm8k_test.jsonl", encoding="utf-8") as f:
@@ -49,14 +77,32 @@ def gsm_keys(shared_data: Path) -> tuple[KeyIndex, list[str]]:
 def test_a_translated_question_is_found_by_its_numbers_and_names(gsm_keys):
     index, sentences = gsm_keys
     host = " ".join(sentences[:6])
-    for translated, name_kept in ((DE_11, True), (ZH_11, False)):
+    for translated in (DE_11, ZH_11):
         found = {u: (cov, span, spans, ev) for u, cov, span, spans, ev in index.matches(host + " " + translated, 0.3)}
         assert 11 in found, translated
-        cov, (a, b), spans, [evidence] = found[11]
+        cov, (a, b), spans, [evidence, order] = found[11]
         # the record's span is the translation; the item's spans are its numbers (and its name)
         assert a >= len(host) and b <= len(host) + 1 + len(translated) and cov >= 0.5
         assert evidence.startswith("keys ") and {"68", "55", "80"} <= set(evidence.split()[1:])
-        assert ("Toula" in evidence) == name_kept and len(spans) >= 6
+        assert order.startswith("in order ")
+        # the name too: in Latin script as written, in Chinese transliterated (图拉 ~ Toula)
+        assert "Toula" in evidence and len(spans) >= 6
+
+
+def test_a_russian_translation_is_found_by_number_words_and_a_transliterated_name(gsm_keys):
+    index, sentences = gsm_keys
+    host = " ".join(sentences[:6])
+    for item, translated, keys in ((5, RU_5, {"Kylar", "16", "60"}), (21, RU_21, {"Raymond", "Samantha", "6", "23", "31"})):
+        found = {u: ev for u, _, _, _, ev in index.matches(host + " " + translated, 0.3)}
+        assert item in found and keys <= set(found[item][0].split()[1:]), (item, found)
+
+
+def test_numbers_alone_meeting_by_chance_are_not_a_translation(gsm_keys):
+    """Three numbers of an item (1184: 850 kilos of coal in 50 kg bags at $18) in a news line, in its
+    order, without a name: a coincidence (matched before four such numbers were asked)."""
+    index, _ = gsm_keys
+    news = "The shop sold 850 bicycles in its first year, 50 of them electric, to riders as young as 18."
+    assert list(index.matches(news, 0.3)) == []
 
 
 def test_figures_code_and_news_sharing_its_numbers_are_not_found(gsm_keys):
@@ -79,10 +125,10 @@ def test_the_stage_reports_a_translation_as_a_rewrite_of_its_question(shared_dat
         out = ContaminationStage(config)(pa.table({"text": pa.array([ZH_11, FIGURES], pa.string())}))
         return counted(out.column("contamination"), config).to_pylist()
 
-    [m], clean = run(rewrite_keys=True)
+    [m], clean = run()
     assert (m["eval_id"], m["unit"], m["method"]) == ("gsm11", "question", "rewrite") and clean == []
     assert m["evidence"][0].startswith("keys ") and m["spans"] == [m["longest_span"]]
     question = rows[11]["question"]
     assert {question[a:b] for a, b in m["item_spans"]} >= {"68", "80", "55"}
-    # off (the default, for its cost), nothing else finds it
-    assert run() == [[], []]
+    # without the keys (on by default), nothing else finds it
+    assert run(rewrite_keys=False) == [[], []]

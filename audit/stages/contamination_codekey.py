@@ -14,8 +14,14 @@ functions it calls. The key of a code text is the bag of those, each made langua
   calls and values travel with a port, the prose is the word tiers' evidence.
 
 An item's key is weighted by rarity among the indexed items (inverse document frequency), so
-`result` or `0` count little and `close` or `2.8` much; an item is keyed twice, with and without
-its docstring examples (a port may drop them), the better of the two counts. Only items that
+`result` or `0` count little and `close` or `2.8` much; an item is keyed three times, with and
+without its docstring examples (a port may drop them), and by what a port written from scratch
+keeps (`port_tokens`: the pieces of its functions' names and parameters, its literals and its
+library calls; its locals are renamed and its body restructured), the best of them counts. The
+port key is matched only where the record defines a function the item defines at its top level
+(its interface: a helper nested in a solution, `is_prime`, is any program's) and, under a name of
+one piece (`encode`, `median`), only with a literal of the item (a string, a number of two digits
+or more) in the record. Only items that
 define a named function are keyed, and a record is looked at only where it holds that name as
 one identifier in any naming convention (`hasCloseElements` for `has_close_elements`), the
 anchor that keeps clean code from matching by a few common words and small numbers. Records
@@ -32,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -59,6 +65,9 @@ _EXAMPLE = re.compile(r">>>|==|\w\(")
 # The name an item defines (its anchor: a port keeps it, in its own naming convention), and identifiers.
 _DEFINED = re.compile(r"\b(?:def|function|func|fn)\s+([A-Za-z_]\w*)\s*[(<]")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_TOP_DEFINED = re.compile(r"(?m)^(?:def|function|func|fn)\s+([A-Za-z_]\w*)\s*[(<]")
+# A function's signature: its name and parameter list.
+_SIGNATURE = re.compile(r"\b(?:def|function|func|fn)\s+[A-Za-z_]\w*\s*\([^)]*\)")
 # An identifier of two or more pieces: an underscore between word characters, or a camelCase step.
 _PIECE_BREAK = re.compile(r"[A-Za-z0-9]_+[A-Za-z0-9]|[a-z0-9][A-Z]")
 # A function defined in a record: Python/JS/Go/Rust keywords, or a C-like name(params) {.
@@ -75,8 +84,10 @@ _MIN_WINDOW = 40
 _MIN_KEYS = 3
 # A one-word defined name shorter than this (`f`, `add`) anchors nothing: too many programs define it.
 _MIN_NAME = 4
-# An item with fewer distinct keys than this is not indexed (a one-line body says too little).
+# An item with fewer distinct keys than this is not indexed (a one-line body says too little), and
+# its port key (port_tokens: matched only where a record defines its name) with fewer than this.
 _MIN_ITEM_KEYS = 5
+_MIN_PORT_KEYS = 3
 
 
 def looks_like_any_code(texts: Sequence[str | None] | pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -93,6 +104,7 @@ _CALLS = {"tolower": "lower", "lowercase": "lower", "lowercased": "lower", "toup
           "sorted": "sort", "isdigit": "digit", "isnumeric": "digit", "isalpha": "alpha",
           "isalphabetic": "alpha", "isupper": "upper", "islower": "lower", "startswith": "starts",
           "endswith": "ends", "strip": "trim", "abs": "abs", "fabs": "abs", "sqrt": "sqrt", "pow": "pow"}
+_CALL_KEYS = frozenset(_CALLS.values())
 
 
 def _code_keys(code: str, base: int, out: list[tuple[str, int, int]]) -> None:
@@ -137,6 +149,19 @@ def key_tokens(text: str, examples: bool = True) -> list[tuple[str, int, int]]:
     return out
 
 
+def port_tokens(text: str) -> list[tuple[str, int, int]]:
+    """The part of the code key of `text` that a port written from scratch keeps: the pieces of each
+    defined function's name and parameters, and the literals and the library calls of its code
+    (a port renames its locals and restructures its body, but keeps its signature, its constants
+    and what it calls)."""
+    out: list[tuple[str, int, int]] = []
+    for m in _SIGNATURE.finditer(text):
+        _code_keys(m.group(), m.start(), out)
+    calls = _CALL_KEYS
+    out += [t for t in key_tokens(text, False) if t[0][0] in "#'" or t[0] in calls]
+    return sorted(out, key=lambda t: t[1])
+
+
 def _without_number_suffixes(code: str) -> str:
     """`code` with the type suffixes of number literals (1.0f, 10L, 3u) blanked, offsets kept."""
     return re.sub(r"(?<=\d)[fFlLuU]+\b", lambda m: " " * len(m.group()), code)
@@ -158,6 +183,8 @@ class CodeKeyIndex:
     anchors: dict[str, list[int]]  # each defined name (underscores dropped, lower-cased) -> its entries
     anchor_regex: str = ""  # RE2: any defined name in any naming convention (the records' prefilter)
     multi_piece: frozenset[str] = frozenset()  # the anchors of two or more key pieces (not is_prime: "is" is none)
+    entry_port: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per entry: a port's key (port_tokens)
+    top_anchors: dict[str, list[int]] = field(default_factory=dict)  # names defined at the top level -> their port entries
 
     @classmethod
     def build(cls, texts: Sequence[str], code: np.ndarray) -> "CodeKeyIndex | None":
@@ -173,14 +200,17 @@ class CodeKeyIndex:
                 continue
             spelled.update(defined)
             seen: set[frozenset[int]] = set()
-            for examples in (True, False):
-                toks = key_tokens(t, examples)
+            body = key_tokens(t, False)
+            # with its docstring's examples, without them, and what a port from scratch keeps (its
+            # window as wide as the item's code)
+            for toks, size in ((key_tokens(t, True), 0), (body, 0), (port_tokens(t), len(body))):
                 keys: dict[int, tuple[int, int]] = {}
                 for k, a, b in toks:
                     keys.setdefault(vocab.setdefault(k, len(vocab)), (a, b))
-                if len(keys) >= _MIN_ITEM_KEYS and frozenset(keys) not in seen:
+                port = size > 0
+                if len(keys) >= (_MIN_PORT_KEYS if port else _MIN_ITEM_KEYS) and frozenset(keys) not in seen:
                     seen.add(frozenset(keys))
-                    entries.append((i, names, len(toks), keys))
+                    entries.append((i, names, size or len(toks), keys, port))
         if not entries:
             return None
         items = len({e[0] for e in entries})
@@ -189,14 +219,19 @@ class CodeKeyIndex:
             df[k[1]] += 1
         weight = (np.log((items + 1) / (df + 1)) + 0.1).astype(np.float32)
         anchors: dict[str, list[int]] = {}
+        top_anchors: dict[str, list[int]] = {}
         for n, e in enumerate(entries):
             for name in e[1]:
                 anchors.setdefault(name, []).append(n)
+            if e[4]:
+                for name in {_anchor(m) for m in _TOP_DEFINED.findall(texts[e[0]])}:
+                    top_anchors.setdefault(name, []).append(n)
         strong = np.array([not (k[0] == "#" and len(k) == 2) for k in vocab], dtype=bool)
         return cls(vocab, list(vocab), weight, strong, np.array([e[0] for e in entries], dtype=np.int32),
                    np.array([float(weight[list(e[3])].sum()) for e in entries]),
                    np.array([e[2] for e in entries], dtype=np.int32), [e[3] for e in entries], anchors,
-                   _anchor_regex(spelled), frozenset(_anchor(n) for n in spelled if len(key_tokens(n)) >= 2))
+                   _anchor_regex(spelled), frozenset(_anchor(n) for n in spelled if len(key_tokens(n)) >= 2),
+                   np.array([e[4] for e in entries], dtype=bool), top_anchors)
 
     def maybe(self, texts: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """Per text, whether it may hold a defined name of an item in any naming convention (one
@@ -222,13 +257,25 @@ class CodeKeyIndex:
             return
         # an item's name of two or more pieces defined here (a port's own definition of it) asks
         # one key fewer: a short function keeps little more than its name and parameters
-        defined = {_anchor(a or b) for a, b in set(_RECORD_DEFINED.findall(text))} & self.multi_piece
-        own = {e for name in defined & self.anchors.keys() for e in self.anchors[name]}
+        defined = {_anchor(a or b) for a, b in set(_RECORD_DEFINED.findall(text))}
+        own = {e for name in defined & self.multi_piece & self.anchors.keys() for e in self.anchors[name]}
+        # a port's key (a signature and a few literals) only where the record defines a function
+        # the item defines at its top level (its interface; a helper nested in a solution, such as
+        # `is_prime`, is any program's)
+        here = {e for name in defined & self.top_anchors.keys() if len(name) >= _MIN_NAME for e in self.top_anchors[name]}
+        cand = [e for e in cand if not self.entry_port[e] or e in here]
         toks = [(self.vocab.get(k, -1), a, b) for k, a, b in key_tokens(text)]
         toks = [t for t in toks if t[0] >= 0]
         ids = np.array([k for k, _, _ in toks], dtype=np.int64)
+        held = set(ids.tolist())
         for e in cand:
-            best = self._best_window(e, ids, toks, _MIN_KEYS - 1 if e in own else _MIN_KEYS)
+            # a port key under a name of one piece (`encode`, `solve`: many programs define one) asks
+            # for a literal of the item too (a string, a number of two digits or more)
+            if self.entry_port[e] and e not in own and not any(
+                    self.words[k][0] == "'" or self.words[k][0] == "#" and len(self.words[k]) > 2
+                    for k in held.intersection(self.entry_keys[e])):
+                continue
+            best = self._best_window(e, ids, toks, _MIN_KEYS - 1 if e in own or self.entry_port[e] else _MIN_KEYS)
             if best is not None and best[0] >= floor:
                 yield (int(self.entry_item[e]), *best)
 

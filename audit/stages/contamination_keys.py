@@ -7,23 +7,40 @@ names.
    ("5,000", "5.000", "5 000" and "5000" -> 5000; "1.2" and "1,2" -> 1.2; full-width digits as
    ASCII; a number inside a time, date, range, version or identifier is none), and its names:
    capitalised Latin-script words (Eliza, Toula, Windows) whose lower-case form is no word of any
-   unit nor of the corpus sample ("What" is a word). Each key is weighted by its rarity: the lower
+   unit nor of the corpus sample ("What" is a word) and that name no weekday or month. Numbers
+   written as words read as digits (five, fünf, cinq, cinco, пять, 五 -> 5; twenty-five,
+   fünfundzwanzig, veinticinco, двадцать пять -> 25; 三千五百 -> 3500; ordinals: second, zweite,
+   segunda, deuxième, второй, 第二 -> 2; "one" in no language: it is an article more often), and
+   names written in Cyrillic or Chinese are transliterated (anyascii) and compared loosely with
+   the unit's Latin-script names by a sound skeleton (Кайлар, 凯拉 ~ Kylar; Джилл, 吉尔 ~ Jill):
+   the first three consonants, with what transliteration confuses merged (c/k/q, r/l,
+   s/z/sh, j/dzh/zh, ng/n). Each key is weighted by its rarity: the lower
    of its inverse frequency among the units and among the corpus sample's documents (a "2" or a
    "10" is in most documents with numbers: nearly no evidence).
 2. Candidates, from the sets of the record's numbers and names (one findall each): a unit holding
    _MIN_RARE of its rare keys (in at most _RARE_SHARE of the units and of the sample: short
    postings) and possibly enough keys of enough weight (step 3's bounds, wherever they stand).
-   Most records stop here; for the rest, the positions of the candidates' keys.
+   Number words are read (a slower pass) only where the unit's small numbers, spelled out,
+   could make a candidate. Most records stop here; for the rest, the positions of the
+   candidates' keys.
 3. Match. The best window of the record (_WINDOW times the unit's characters, at least
    _MIN_WINDOW) holds _MIN_KEYS distinct keys of the unit and _KEYS_SHARE of them (a unit with
    fewer is not indexed), _MIN_NUMBERS of them numbers, none on a line of code, markup or a table;
    the unit's numbers are most of the numbers there and words stand between them (no list of
    figures); their weight is at least _MIN_WEIGHT (a rare combination) and covers the measure
    floor of the unit's key weight (judged, like every rewrite match, by `rewrite_threshold`).
+   With a name among them, _MIN_STRONG_NAMED of them are numbers of two digits or more and
+   _IN_ORDER of them stand in the unit's order; without one (numbers alone meet by chance in
+   reports and stories), _MIN_STRONG_NUMBERS such numbers and _IN_ORDER_NUMBERS in order (a
+   translation keeps the order of most quantities). The evidence names the keys and how many
+   are in order.
 
 Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
-numbers and no name, a multiple-choice question in words), numbers written as words, and names
-in another script (transliteration).
+numbers and no name, a multiple-choice question in words), a name that is a word of the corpus
+sample (Gloria, John: lower-case somewhere) or transliterated past the skeleton (Cynthia as 辛西娅),
+names translated rather than transliterated, number words of other languages, and a record
+whose keys make a candidate only with a number above 12 written in words (number words are read
+where the unit's numbers 2-12 could complete a candidate).
 """
 from __future__ import annotations
 
@@ -32,9 +49,10 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+from anyascii import anyascii
 
 # A number in ASCII or full-width digits (digit groups joined by one separator each; not part of
 # a time, date, range, version or identifier: 07:21:23, 28/01, 9-14, MiG-19, task1) ...
@@ -55,12 +73,225 @@ _CODE = re.compile(r">>>|::|[\[\]{}=|<>_\\]")
 _INDENT = re.compile(r"[ \t]{3,}")
 
 
-def _code_line(text: str, at: int) -> bool:
-    """Whether the line of `text` holding `at` is code, markup or a table row (or indented)."""
-    a = text.rfind("\n", 0, at) + 1
-    b = text.find("\n", at)
-    b = len(text) if b < 0 else b
-    return bool(_INDENT.match(text, a) or _CODE.search(text, a, b))
+# Number words, by language: units, teens and tens (a compound is read by _combine: twenty-five,
+# vingt-cinq, двадцать пять, treinta y cinco) and the multipliers hundred and thousand. One is
+# left out in every language: it is an article or pronoun (a, ein, un, una, один) more often.
+_UNITS = {
+    "en": "_ _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen",
+    "de": "_ _ zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn fünfzehn "
+          "sechzehn siebzehn achtzehn neunzehn",
+    "es": "_ _ dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis "
+          "diecisiete dieciocho diecinueve",
+    "fr": "_ _ deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize "
+          "dix-sept dix-huit dix-neuf",
+    "ru": "_ _ два три четыре пять шесть семь восемь девять десять одиннадцать двенадцать тринадцать "
+          "четырнадцать пятнадцать шестнадцать семнадцать восемнадцать девятнадцать",
+}
+_TENS = {
+    "en": "twenty thirty forty fifty sixty seventy eighty ninety",
+    "de": "zwanzig dreißig vierzig fünfzig sechzig siebzig achtzig neunzig",
+    "es": "veinte treinta cuarenta cincuenta sesenta setenta ochenta noventa",
+    "fr": "vingt trente quarante cinquante soixante soixante-dix quatre-vingt quatre-vingt-dix",
+    "ru": "двадцать тридцать сорок пятьдесят шестьдесят семьдесят восемьдесят девяносто",
+}
+_MULTIPLIERS = {"hundred": 100, "hundert": 100, "cien": 100, "ciento": 100, "cent": 100, "cents": 100, "сто": 100,
+                "thousand": 1000, "tausend": 1000, "mil": 1000, "mille": 1000, "тысяча": 1000, "тысячи": 1000,
+                "тысяч": 1000}
+# Ordinals 1-10 (their stems, with each language's endings) and other inflected forms.
+_ORDINALS = {
+    "en": "first second third fourth fifth sixth seventh eighth ninth tenth",
+    "de": "erst zweit dritt viert fünft sechst siebt acht neunt zehnt",
+    "es": "primer segund tercer cuart quint sext séptim octav noven décim",
+    "fr": "premier deuxième troisième quatrième cinquième sixième septième huitième neuvième dixième",
+    "ru": "перв втор трет четвёрт пят шест седьм восьм девят десят",
+}
+_ENDINGS = {"de": ("e", "en", "er", "es", "em"), "es": ("o", "a", "os", "as"),
+            "ru": ("ый", "ой", "ий", "ая", "ья", "ое", "ье", "ые", "ьи", "ую", "ью", "ого", "его", "ьего", "ых", "их", "ьих",
+                   "ом", "ем", "ьем")}
+_INFLECTED = {"twice": 2, "zweimal": 2, "dreimal": 3, "viermal": 4, "fünfmal": 5, "zehnmal": 10,
+              "première": 1, "premiers": 1, "premières": 1,
+              "две": 2, "двух": 2, "двумя": 2, "вдвое": 2, "втрое": 3, "трёх": 3, "трех": 3, "четырёх": 4, "четырех": 4, "пяти": 5, "шести": 6,
+              "семи": 7, "восьми": 8, "девяти": 9, "десяти": 10, "двадцати": 20, "тридцати": 30}
+
+
+def _number_words() -> dict[str, float]:
+    """Every number word of _UNITS, _TENS, _MULTIPLIERS, _ORDINALS and _INFLECTED with its value."""
+    out: dict[str, float] = dict(_MULTIPLIERS) | _INFLECTED
+    for lang, units in _UNITS.items():
+        for v, w in enumerate(units.split()):
+            if w != "_":
+                out[w] = v
+        tens = _TENS[lang].split()
+        for v, w in zip(range(20, 100, 10), tens):
+            out[w] = v
+        for v, stem in enumerate(_ORDINALS[lang].split(), 1):
+            for e in _ENDINGS.get(lang, ("",)):
+                out.setdefault(stem + e, v)
+    de_units = _UNITS["de"].split()
+    for t, w in zip(range(20, 100, 10), _TENS["de"].split()):  # einundzwanzig .. neunundneunzig
+        for u in range(1, 10):
+            out[("ein" if u == 1 else de_units[u]) + "und" + w] = t + u
+    for u, w in enumerate(_UNITS["es"].split()[2:10], 2):  # veintidós .. veintinueve
+        out["veinti" + w] = 20 + u
+    out.update({"veintiuno": 21, "veintidós": 22, "veintitrés": 23, "veintiséis": 26, "vingts": 80, "quatre-vingts": 80})
+    return out
+
+
+def _trie_regex(words: Iterable[str]) -> str:
+    """One regular expression for `words`, their common prefixes factored out (a flat alternation of
+    hundreds of words is tried branch by branch at every position of a text: a hundred times slower)."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def walk(node: dict) -> str:
+        alts = [re.escape(ch) + walk(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+    return walk(trie)
+
+
+_WORD_VALUE = _number_words()
+_SMALL = frozenset(str(v) for v in range(2, 13))  # the numbers a translator spells out most
+_TENS_VALUES = frozenset(range(20, 100, 10))
+_UNIT_VALUES = frozenset(range(1, 10))
+# (read in the lower-cased text: case-insensitive matching is three times slower)
+_NUMBER_WORD = re.compile(r"(?<!\w)" + _trie_regex({w.lower() for w in _WORD_VALUE}) + r"(?!\w)")
+_NUMBER_WORD_ANY_CASE = re.compile(_NUMBER_WORD.pattern, re.IGNORECASE)
+# What joins the words of one compound number (twenty-five, treinta y cinco, vingt et un, two hundred and five)
+_JOIN = re.compile(r"[ \t-]+(?:(?:and|und|y|et|и)[ \t-]+)?")
+# Chinese numerals (第 before one: an ordinal); a lone 一 (one, a) and a lone 万/千/百 are no number
+_HAN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+_HAN_DIGIT = {c: v for v, cs in enumerate(["零〇", "一", "二两", "三", "四", "五", "六", "七", "八", "九"]) for c in cs}
+_HAN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+
+
+def _han_value(run: str) -> int | None:
+    """The value of a run of Chinese numerals (三千五百 -> 3500, 十二 -> 12, 二〇二三 -> 2023)."""
+    if all(c in _HAN_DIGIT for c in run):  # digit by digit, as in a year
+        return int("".join(str(_HAN_DIGIT[c]) for c in run)) if len(run) > 1 or run not in "一〇零" else None
+    total = section = digit = 0
+    for c in run:
+        if c in _HAN_DIGIT:
+            digit = _HAN_DIGIT[c]
+        elif c == "万":
+            total += (section + digit) * 10000
+            section = digit = 0
+        else:
+            section += max(digit, 1) * _HAN_UNIT[c] if digit or c == "十" else 0
+            digit = 0
+    value = total + section + digit
+    return value or None
+
+
+def _key_of(value: float) -> str:
+    """The key of a number's value, as number_keys writes it (12 -> "12", 0.5 -> "0.5")."""
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def word_numbers(text: str) -> list[tuple[str, int, int]]:
+    """(number key, start, end) of every number written in words in `text` (a compound as one)."""
+    out: list[tuple[str, int, int]] = []
+    run: list[tuple[float, int, int]] = []
+
+    def close() -> None:
+        if run:
+            total = current = 0.0
+            for v, _, _ in run:
+                if v in (100, 1000):
+                    current = max(current, 1) * v
+                    if v == 1000:
+                        total, current = total + current, 0
+                else:
+                    current += v
+            out.append((_key_of(total + current), run[0][1], run[-1][2]))
+            run.clear()
+    lower = text.lower()
+    # (a few characters lower-case to two, İ: then offsets would shift, and case is folded by the regex)
+    found = _NUMBER_WORD.finditer(lower) if len(lower) == len(text) else _NUMBER_WORD_ANY_CASE.finditer(text)
+    for m in found:
+        v = _WORD_VALUE.get(m.group().lower())
+        if v is None:  # matched by case folding alone (Turkish dotless ı for i): no number word
+            continue
+        # a run goes on when joined by a space, hyphen or "and", and the value fits (twenty-five, not five-twenty)
+        last = run[-1][0] if run else 0
+        if run and _JOIN.fullmatch(text, run[-1][2], m.start()) and (
+                v in (100, 1000) or last in _TENS_VALUES and v in _UNIT_VALUES or last in (100, 1000) and v < 100):
+            run.append((v, m.start(), m.end()))
+            continue
+        close()
+        run.append((v, m.start(), m.end()))
+    close()
+    for m in _HAN_NUMBER.finditer(text):
+        v = _han_value(m.group())
+        if v is not None and not (len(m.group()) == 1 and m.group() in "万千百"):
+            out.append((str(v), m.start(), m.end()))
+    return out
+
+
+# Transliterated names: a capitalised Cyrillic word, or a run of the characters Chinese writes
+# foreign names with (the Xinhua transliteration table's commonest), read as Latin by anyascii.
+_CYRILLIC_NAME = re.compile(r"(?<![\w])[А-ЯЁ][а-яё]{2,}(?![\w])")
+_HAN_NAME_CHARS = ("阿艾安奥巴拜班邦贝本比彼宾波伯博布达戴丹道德迪蒂丁杜多厄恩尔法菲费芬弗福盖甘戈格贡古哈海汉豪赫亨"
+                   "胡华霍基吉加贾杰金卡凯坎康考柯科克肯库奎拉莱兰朗劳勒雷蕾里丽利莉林琳卢鲁伦罗洛玛马迈麦曼梅蒙米"
+                   "敏莫姆穆纳娜南内妮尼娘诺欧帕潘佩彭皮珀普奇乔切琴丘萨塞桑瑟莎沙史斯苏索塔泰汤唐特提汀图托瓦冈娅"
+                   "万威韦维温沃乌西希谢辛休雅亚扬耶伊英尤约泽扎詹朱兹佐")
+_HAN_NAME = re.compile(f"[{_HAN_NAME_CHARS}]{{2,6}}")
+_HAN_ANY = re.compile(r"[\u4e00-\u9fff]")
+_FOREIGN = re.compile(r"[А-ЯЁ\u4e00-\u9fff]")
+_SOUND_RULES = [(re.compile(a), b) for a, b in (
+    (r"dzh|dj|zh|j", "j"), (r"tsch|sch|sh|ch|z|x|c(?=[eiy])", "s"), (r"ph", "f"), (r"th", "t"), (r"ck|c|q", "k"),
+    (r"ng", "n"), (r"r", "l"), (r"w", "v"), (r"[aeiouyh'`]", ""), (r"(.)\1+", r"\1"))]
+
+
+def sound_key(name: str) -> str:
+    """A name's loose sound skeleton across scripts: its Latin transliteration's consonants, with
+    what transliteration confuses merged, its first three (Kylar, Кайлар, 凯拉 -> "kl"; Jill,
+    Джилл, 吉尔 -> "jl"; Raymond, Раймонда, 雷蒙德 -> "lmn")."""
+    s = anyascii(name).lower()
+    for rx, to in _SOUND_RULES:
+        s = rx.sub(to, s)
+    return s[:3]  # endings differ by case and by transliteration (Саманты, 萨曼莎 ~ Samantha)
+
+
+def foreign_names(text: str) -> Iterable[tuple[str, int, int]]:
+    """(sound key, start, end) of each name-like word of `text` in Cyrillic (capitalised, its
+    lower-case form not in the text) or Chinese (a run of transliteration characters, and every
+    part of it of 2-4 characters)."""
+    if _CYRILLIC_NAME.search(text):
+        lower = text.lower()
+        for m in _CYRILLIC_NAME.finditer(text):
+            w = m.group()
+            if w.lower() + " " not in lower or text.count(w) == lower.count(w.lower()):
+                yield sound_key(w), m.start(), m.end()
+    if _HAN_ANY.search(text):
+        for m in _HAN_NAME.finditer(text):
+            run, a = m.group(), m.start()
+            for n in range(2, min(4, len(run)) + 1):
+                for i in range(len(run) - n + 1):
+                    yield sound_key(run[i:i + n]), a + i, a + i + n
+
+
+def _off_code_lines(text: str, hits: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The hits (in text order) not on a line of `text` that is code, markup or a table row (or
+    indented); each line is read once, however many hits it holds."""
+    kept: list[tuple[int, int, int]] = []
+    end, code = -1, False
+    for h in hits:
+        if h[0] > end:  # a new line
+            a = text.rfind("\n", 0, h[0]) + 1
+            end = text.find("\n", h[0])
+            end = len(text) if end < 0 else end
+            code = bool(_INDENT.match(text, a) or _CODE.search(text, a, end))
+        if not code:
+            kept.append(h)
+    return kept
 
 
 # A candidate holds this many distinct rare keys of the unit ...
@@ -80,6 +311,19 @@ _KEYS_SHARE = 0.5
 _MIN_NUMBERS = 2
 # ... whose rarity weights sum to this much (natural log units) ...
 _MIN_WEIGHT = 12.0
+# Of them, this many numbers of two digits or more with a name among the keys, and this many
+# without one (a few such numbers meet by chance in any report, table or story; 1-9, in digits or
+# words, are in any text that counts) ...
+_MIN_STRONG_NAMED = 2
+_MIN_STRONG_NUMBERS = 4
+# ... and this share of its keys stand in the unit's order (the longest run of them in order, gaps
+# allowed): a translation keeps the order of most quantities, a coincidence of numbers seldom does.
+# (without a name, numbers are the only evidence: most of them in order)
+_IN_ORDER = 0.6
+_IN_ORDER_NUMBERS = 0.8
+# Capitalised words that are no names (a date's, not an item's): weekdays and months.
+_CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march april
+june july august september october november december""".split())
 # ... in a window of this many times the unit's characters (at least _MIN_WINDOW).
 _WINDOW = 2.5
 _MIN_WINDOW = 300
@@ -116,8 +360,18 @@ def text_keys(text: str) -> Iterable[tuple[str, int, int]]:
     """(key, start, end) of every number and capitalised word of `text` (names not yet told from
     sentence-initial words: the index does that)."""
     yield from text_numbers(text)
+    yield from word_numbers(text)
     for m in _CAPITAL.finditer(text):
         yield m.group(), m.start(), m.end()
+
+
+def _in_order(seq: list[int]) -> int:
+    """The length of the longest increasing subsequence of `seq` (patience sorting)."""
+    tails: list[int] = []
+    for x in seq:
+        at = bisect_left(tails, x)
+        tails[at:at + 1] = [x]
+    return len(tails)
 
 
 def _word_at(text: str, word: str) -> Iterable[int]:
@@ -144,6 +398,11 @@ class KeyIndex:
     name_keys: frozenset[str]       # the keys that are names
     unit_total_arr: np.ndarray      # float64, unit_total as an array
     unit_need: np.ndarray           # int32, per unit: distinct keys a window must hold (_MIN_KEYS, _KEYS_SHARE of its keys)
+    sound: dict[str, list[int]]     # sound skeleton -> the name keys it stands for in Cyrillic or Chinese text
+    name_ids: frozenset[int] = frozenset()  # the ids of name_keys
+    unit_small: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # per unit: its keys 2-12
+    unit_small_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per unit: their weight
+    unit_teens: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # per unit: its keys 10-12
 
     @classmethod
     def build(cls, texts: Sequence[str], indexed: Sequence[bool], sample: Sequence[str] | None = None) -> "KeyIndex":
@@ -159,7 +418,7 @@ class KeyIndex:
             keys: dict[str, list[list[int]]] = {}
             if on:
                 for k, a, b in text_keys(t):
-                    if k[0].isdigit() or k.lower() not in lower:
+                    if k[0].isdigit() or k.lower() not in lower and k.lower().rstrip("s") not in _CALENDAR:
                         keys.setdefault(k, []).append([a, b])
             unit_keys.append(keys if len(keys) >= _MIN_KEYS else {})
         n_units = max(1, sum(1 for k in unit_keys if k))
@@ -167,7 +426,11 @@ class KeyIndex:
         key_id = {k: i for i, k in enumerate(df)}
         sdf: Counter = Counter()
         for t in sample or ():
-            sdf.update({k for k, _, _ in text_keys(t) if k in key_id})
+            # numbers in digits and names (number words are no rare key: 2-12 and ordinals are in
+            # most documents; reading them in thousands of documents would double the build)
+            keys = {k for g in set(_NUMBER.findall(t)) for k in number_keys(g)}
+            keys.update(_CAPITAL.findall(t))
+            sdf.update(keys.intersection(key_id))
         n_sample = len(sample or ())
         weight, rare = [], []
         for k in key_id:
@@ -184,11 +447,26 @@ class KeyIndex:
                 if rare[i]:
                     postings.setdefault(i, []).append(u)
         rare_units = {i: np.array(us, dtype=np.int32) for i, us in postings.items()}
+        # names as Cyrillic or Chinese write them: by a sound skeleton of two consonants or more,
+        # unless the sample's Cyrillic/Chinese words often read as it (a common word, not a name)
+        sound: dict[str, list[int]] = {}
+        for k, i in key_id.items():
+            sk = "" if k[0].isdigit() else sound_key(k)
+            if len(sk) >= 2:
+                sound.setdefault(sk, []).append(i)
+        fdf = Counter(sk for t in sample or () for sk in {sk for sk, _, _ in foreign_names(t)} if sk in sound)
+        sound = {sk: ids for sk, ids in sound.items() if fdf[sk] <= max(_MIN_DF, _RARE_SHARE * n_sample)}
+        small = {key_id[k] for k in _SMALL if k in key_id}
+        teens = {i for k, i in key_id.items() if k in _SMALL and len(k) > 1}
         return cls(key_id, list(key_id), weight, rare_units, ids,
                    [sum(weight[i] for i in keys) for keys in ids], [len(t) for t in texts],
                    frozenset(k for k in key_id if not k[0].isdigit()),
                    np.array([sum(weight[i] for i in keys) for keys in ids], dtype=np.float64),
-                   np.array([max(_MIN_KEYS, math.ceil(_KEYS_SHARE * len(keys))) for keys in ids], dtype=np.int32))
+                   np.array([max(_MIN_KEYS, math.ceil(_KEYS_SHARE * len(keys))) for keys in ids], dtype=np.int32),
+                   sound, frozenset(key_id[k] for k in key_id if not k[0].isdigit()),
+                   np.array([sum(1 for i in keys if i in small) for keys in ids], dtype=np.int32),
+                   np.array([sum(weight[i] for i in keys if i in small) for keys in ids]),
+                   np.array([sum(1 for i in keys if i in teens) for keys in ids], dtype=np.int32))
 
     def matches(self, text: str, floor: float) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
         """(unit, coverage, record span, unit spans, keys found) of each unit whose keys the best
@@ -198,27 +476,38 @@ class KeyIndex:
         key_id = self.key_id
         present = {key_id[k] for g in set(_NUMBER.findall(text)) for k in
                    ((g,) if g.isascii() and g.isdigit() and g[0] != "0" else number_keys(g)) if k in key_id}
-        if len(present) < _MIN_NUMBERS:
+        if not present:  # a number of some unit, in digits
             return
         names = {key_id[g] for g in set(_CAPITAL.findall(text)).intersection(self.name_keys)}
         present |= names
-        rare = [i for i in present if i in self.rare_units]
-        if not rare:
+        # names in Cyrillic or Chinese (only a text in those scripts is read for them)
+        foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] \
+            if self.sound and _FOREIGN.search(text) else []
+        present.update(i for _, _, i in foreign)
+        if not any(i in self.rare_units for i in present):  # no unit can be a candidate
             return
-        # a unit's keys in the text: its rare ones (counted, weighed) and at most every common one
-        common = [i for i in present if i not in self.rare_units]
-        post = np.concatenate([self.rare_units[i] for i in rare])
-        units, inverse, n_rare = np.unique(post, return_inverse=True, return_counts=True)
-        got = np.bincount(inverse, weights=np.repeat(np.array([self.weight[i] for i in rare]),
-                                                     [len(self.rare_units[i]) for i in rare]), minlength=len(units))
-        got += sum(self.weight[i] for i in common)
-        ok = (n_rare >= _MIN_RARE) & (n_rare + len(common) >= self.unit_need[units]) & (got >= _MIN_WEIGHT) \
-            & (got >= floor * self.unit_total_arr[units])
+        # numbers in words (a slower read) where they could make a candidate: with the unit's small
+        # numbers (2-12, what a translator spells out) added, it would hold enough
+        units, n_rare, held, got, n_strong, need_strong = self._tally(present)
+        if not (self._enough(units, n_rare, held + self.unit_small[units], got + self.unit_small_weight[units], floor)
+                & (n_strong + self.unit_teens[units] >= need_strong)).any():
+            return
+        worded = [(key_id[k], a, b) for k, a, b in word_numbers(text) if k in key_id]
+        new = {i for i, _, _ in worded} - present
+        present |= new
+        if sum(1 for i in present if self.names[i][0].isdigit()) < _MIN_NUMBERS:
+            return
+        if any(i in self.rare_units for i in new):
+            units, n_rare, held, got, n_strong, need_strong = self._tally(present)
+        elif new:  # common keys only: every unit holds them at most
+            held, got = held + len(new), got + sum(self.weight[i] for i in new)
+            n_strong = n_strong + sum(1 for i in new if self._strong(i))
+        ok = self._enough(units, n_rare, held, got, floor) & (n_strong >= need_strong)
         cands = []
         for u in units[ok].tolist():
             mine = present.intersection(self.unit_keys[u])
             if len(mine) >= self.unit_need[u] and sum(self.weight[i] for i in mine) >= \
-                    max(_MIN_WEIGHT, floor * self.unit_total[u]):
+                    max(_MIN_WEIGHT, floor * self.unit_total[u]) and self._strong_enough(mine):
                 cands.append(u)
         if not cands:
             return
@@ -230,10 +519,14 @@ class KeyIndex:
                 numbers.append((a, b))
             if key_id.get(k, -1) in wanted:
                 hits.append((a, b, key_id[k]))
+        if worded:
+            numbers = sorted(set(numbers + [(a, b) for _, a, b in worded]))
+            hits = sorted(hits + [(a, b, i) for i, a, b in worded if i in wanted])
         # numbers on lines of code, markup or tables are no word problem's
-        hits = [h for h in hits if not _code_line(text, h[0])]
+        hits = _off_code_lines(text, hits)
         for i in names & wanted:
             hits += ((a, a + len(self.names[i]), i) for a in _word_at(text, self.names[i]))
+        hits += (h for h in foreign if h[2] in wanted)
         hits.sort()
         present = {i for _, _, i in hits}
         for u in cands:
@@ -248,6 +541,9 @@ class KeyIndex:
                 continue
             got, window = best
             found = {i for _, _, i in window}
+            named = not self.name_ids.isdisjoint(found)
+            if not self._strong_enough(found):
+                continue
             a, b = window[0][0], window[-1][1]
             # a table, a list of figures or page numbers holds any numbers: the unit's numbers must
             # be most of the numbers where they are found, ...
@@ -261,9 +557,51 @@ class KeyIndex:
                     or n_mine < _KEY_SHARE * (last - first) or bare > _BARE_SHARE * max(1, last - first - 1) \
                     or _CODE.search(text, a, b):
                 continue
+            in_order = _in_order([keys[i][0][0] for i in dict.fromkeys(i for _, _, i in window)])
+            if in_order < (_IN_ORDER if named else _IN_ORDER_NUMBERS) * len(found):
+                continue
             spans = sorted(s for i in found for s in keys[i])
             rarest = sorted(found, key=lambda i: -self.weight[i])[:10]
-            yield u, got / self.unit_total[u], [a, b], spans, ["keys " + " ".join(self.names[i] for i in rarest)]
+            yield u, got / self.unit_total[u], [a, b], spans, ["keys " + " ".join(self.names[i] for i in rarest),
+                                                              f"in order {in_order} of {len(found)}"]
+
+    def _strong_enough(self, keys: set[int]) -> bool:
+        """Whether `keys` hold enough numbers of two digits or more: _MIN_STRONG_NAMED with a name
+        among them, _MIN_STRONG_NUMBERS without one."""
+        strong = sum(1 for i in keys if self._strong(i))
+        return strong >= (_MIN_STRONG_NUMBERS if self.name_ids.isdisjoint(keys) else _MIN_STRONG_NAMED)
+
+    def _tally(self, present: set[int]) -> tuple[np.ndarray, ...]:
+        """(units holding a rare key of `present`; per unit, its rare keys there, at most its keys
+        there and at most their weight, wherever they stand, at most its numbers of two digits or
+        more there and how many it needs (`_strong_enough`))."""
+        rare = [i for i in present if i in self.rare_units]
+        # a unit's keys in the text: its rare ones (counted, weighed) and at most every common one
+        common = [i for i in present if i not in self.rare_units]
+        post = np.concatenate([self.rare_units[i] for i in rare])
+        units, inverse, n_rare = np.unique(post, return_inverse=True, return_counts=True)
+        got = np.bincount(inverse, weights=np.repeat(np.array([self.weight[i] for i in rare]),
+                                                     [len(self.rare_units[i]) for i in rare]), minlength=len(units))
+        got += sum(self.weight[i] for i in common)
+        lens = [len(self.rare_units[i]) for i in rare]
+        n_strong = np.bincount(inverse, weights=np.repeat(np.array([self._strong(i) for i in rare], dtype=np.float64),
+                                                          lens), minlength=len(units))
+        n_strong += sum(1 for i in common if self._strong(i))
+        named = np.bincount(inverse, weights=np.repeat(np.array([i in self.name_ids for i in rare], dtype=np.float64),
+                                                       lens), minlength=len(units)) > 0
+        if not self.name_ids.isdisjoint(common):
+            named[:] = True
+        return units, n_rare, n_rare + len(common), got, n_strong, np.where(named, _MIN_STRONG_NAMED, _MIN_STRONG_NUMBERS)
+
+    def _strong(self, i: int) -> bool:
+        """Whether key i is a number of two digits or more."""
+        return i not in self.name_ids and len(self.names[i]) > 1
+
+    def _enough(self, units: np.ndarray, n_rare: np.ndarray, held: np.ndarray, got: np.ndarray,
+                floor: float) -> np.ndarray:
+        """Per unit of `_tally`, whether it may hold enough keys by count and weight."""
+        return (n_rare >= _MIN_RARE) & (held >= self.unit_need[units]) & (got >= _MIN_WEIGHT) \
+            & (got >= floor * self.unit_total_arr[units])
 
     def _best_window(self, u: int, mine: list[tuple[int, int, int]]) -> tuple[float, list[tuple[int, int, int]]] | None:
         """(weight, hits) of the window of `mine` (the text's hits of unit u's keys, in order) of
