@@ -318,6 +318,20 @@ def _tokenize_runs(texts: Sequence[str | None], max_chars: int) -> Tokens:
                   np.concatenate([p.ends for p in parts]), bounds)
 
 
+_ASCII_RANKS = 64
+_ASCII_TABLE: np.ndarray | None = None
+
+
+def _ascii_hash_table() -> np.ndarray:
+    """_hash_code_points of every ASCII code point at each of a word's first 64 ranks, by
+    (rank << 7 | code point)."""
+    global _ASCII_TABLE
+    if _ASCII_TABLE is None:
+        rank, cp = np.divmod(np.arange(_ASCII_RANKS * 128, dtype=np.int64), 128)
+        _ASCII_TABLE = _hash_code_points(cp.astype(np.uint32), rank)
+    return _ASCII_TABLE
+
+
 def _tokenize_run(texts: Sequence[str | None]) -> Tokens:
     cls_table, lower_table = _char_tables()
     strs = ["" if t is None else t for t in texts]
@@ -344,10 +358,19 @@ def _tokenize_run(texts: Sequence[str | None]) -> Tokens:
     before = np.cumsum(per_word) - per_word
     idx = np.flatnonzero(kept)
     ranks = np.arange(len(idx), dtype=np.int64) - np.repeat(before, per_word)
-    h = np.zeros(len(cps), dtype=np.uint64)
-    h[idx] = _hash_code_points(lower_table[cps[idx]], ranks)
-    hashes = np.bitwise_xor.reduceat(h, w_start)
+    low = lower_table[cps[idx]]
+    # ASCII among a word's first characters from a table of their hashes (most text); the rest hashed
+    key = np.minimum(ranks, _ASCII_RANKS - 1)
+    key <<= 7
+    key |= low & 127
+    h = _ascii_hash_table()[key]
+    other = np.flatnonzero((low >= 128) | (ranks >= _ASCII_RANKS))
+    if len(other):
+        h[other] = _hash_code_points(low[other], ranks[other])
     keep_word = per_word > 0
+    hashes = np.zeros(len(w_start), dtype=np.uint64)
+    if len(idx):  # one reduction over the kept characters only, word by word
+        hashes[keep_word] = np.bitwise_xor.reduceat(h, before[keep_word])
     complex_at = np.flatnonzero(cls == _COMPLEX)
     hard = distinct(np.searchsorted(w_start, complex_at, side="right") - 1)
     if len(hard):
