@@ -30,7 +30,9 @@ def _free_port() -> int:
 def _job(root: Path) -> Path:
     corpus = write_corpus(root / "corpus")
     cfg = root / "job.yaml"
-    cfg.write_text(json.dumps({"input": {"paths": [str(corpus.root / "shards")]}, "pii": {"enabled": False}}))
+    # no model-loading stage: each head's fresh workers load only what the walkthrough is about
+    cfg.write_text(json.dumps({"input": {"paths": [str(corpus.root / "shards")]}, "pii": {"enabled": False},
+                               "languages": {"identify": False}}))
     return cfg
 
 
