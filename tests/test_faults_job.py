@@ -36,7 +36,7 @@ def corpus(tmp_path):
 def clean(tmp_path_factory) -> Path:
     """An undamaged local run over the same corpus as `corpus` (its outputs name no absolute path), made
     once for the tests that compare a repaired run with it: read only."""
-    return local_run(write_corpus(tmp_path_factory.mktemp("clean") / "corpus").root, "clean").out
+    return Path(local_run(write_corpus(tmp_path_factory.mktemp("clean") / "corpus").root, "clean").out)
 
 
 # ---- read failures ------------------------------------------------------------------------------
@@ -72,7 +72,7 @@ def test_a_shard_that_stays_unreadable_is_named_and_measured_again_by_the_next_r
     again = local_run(corpus.root, "run", paths)
     assert again.summary["resume"] == {"shards_reused": 3, "shards_measured": 1}
     assert again.summary["shards_unread_before"] == 1 and again.summary["parts_damaged"] == 0
-    assert again.summary["documents"] == clean["documents"]
+    assert again.summary["documents"] == clean.summary["documents"]
     assert again.summary["unreadable"] == clean.summary["unreadable"]
     assert_same_outputs(corpus.root / "clean", corpus.root / "run")
 
@@ -155,8 +155,8 @@ def test_a_damaged_measurement_part_is_named_by_decide_and_measured_again_by_run
     again = local_run(corpus.root, "run")  # a plain re-run measures that shard again, and says so
     assert again.summary["parts_damaged"] == 1 and again.summary["resume"]["shards_measured"] == 1
     assert any("integrity check" in w for w in again.summary["warnings"])
-    assert again.summary["documents"] == json.loads((Path(clean) / "summary.json").read_text())["documents"]
-    assert_same_outputs(Path(clean), corpus.root / "run")
+    assert again.summary["documents"] == json.loads((clean / "summary.json").read_text())["documents"]
+    assert_same_outputs(clean, corpus.root / "run")
     assert main(["decide", str(corpus.root / "run")]) == 0
 
 
@@ -166,7 +166,7 @@ def test_a_garbled_completion_record_is_counted_and_its_shard_measured_again(cor
     record.write_text('{"key": "')
     again = local_run(corpus.root, "run")
     assert again.summary["parts_damaged"] == 1 and again.summary["resume"]["shards_measured"] == 1
-    assert_same_outputs(Path(clean), corpus.root / "run")
+    assert_same_outputs(clean, corpus.root / "run")
 
 
 # ---- storage ------------------------------------------------------------------------------------
