@@ -128,6 +128,12 @@ def _in_process(capfd, *argv: str) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(["audit", *argv], code, out, err)
 
 
+def _quietly(*argv: str) -> subprocess.Popen:
+    """`audit *argv --quiet` started as a process of its own, its output in pipes."""
+    return subprocess.Popen([sys.executable, "-m", "audit", *argv, "--quiet"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
 @pytest.mark.slow
 def test_a_real_run_prints_every_phase_in_the_contract_format(tmp_path: Path, capfd) -> None:
     """`audit run` in this process's backend (no Ray), standard error not a terminal: one line per
@@ -138,6 +144,8 @@ def test_a_real_run_prints_every_phase_in_the_contract_format(tmp_path: Path, ca
     cfg.write_text(json.dumps({"input": {"paths": [str(corpus.root / "shards")], "url_field": "url"},
                                "output": str(tmp_path / "run"), "ray": {"executor": "local"},
                                "pii": {"enabled": False}}))
+    # each --quiet process runs beside the same command here: two cores, two independent folders
+    quiet_run = _quietly("run", str(cfg), "--out", str(tmp_path / "q"))
     res = _in_process(capfd, "run", str(cfg))
     assert res.returncode == 0, res.stderr
     lines = [x for x in res.stderr.splitlines() if LINE.match(x)]
@@ -148,17 +156,16 @@ def test_a_real_run_prints_every_phase_in_the_contract_format(tmp_path: Path, ca
     assert by_phase["scan"][1:4] == ("4", "4", "shards") and int(by_phase["scan"][4]) == summary["documents"]
     assert by_phase["report"][4] == str(summary["documents"])
     assert "Ray job" not in res.stderr  # this process's backend: no Ray, no dashboard line
-    quiet = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--out", str(tmp_path / "q")],
-                           capture_output=True, text=True, timeout=300)
-    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == "", quiet.stderr + quiet.stdout
+    out, err = quiet_run.communicate(timeout=300)
+    assert quiet_run.returncode == 0 and err == "" and out == "", err + out
     # `audit decide` re-runs the passes after the scan, with the same lines; --quiet: nothing
+    quiet_decide = _quietly("decide", str(tmp_path / "q"))
     decide = _in_process(capfd, "decide", str(tmp_path / "run"))
     assert decide.returncode == 0, decide.stderr
     ends = [m[1] for m in map(LINE.match, decide.stderr.splitlines()) if m and m[2] == m[3]]
     assert ends == ["dedup", "decide", "index", "report"], decide.stderr
-    quiet = subprocess.run([sys.executable, "-m", "audit", "decide", str(tmp_path / "q"), "--quiet"],
-                           capture_output=True, text=True, timeout=300)
-    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == "", quiet.stderr + quiet.stdout
+    out, err = quiet_decide.communicate(timeout=300)
+    assert quiet_decide.returncode == 0 and err == "" and out == "", err + out
 
 
 @pytest.mark.slow
