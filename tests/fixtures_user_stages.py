@@ -66,6 +66,25 @@ class OnEveryNode(Stage):
         return batch.append_column("on_every_node", pa.array([True] * batch.num_rows, pa.bool_()))
 
 
+class HoldsUntilReleased(Stage):
+    """Says "holding" on stdout in `setup`, then blocks until a line is written to the FIFO `gate`:
+    a run held at a known point (its output folder locked) for as long as a test needs. Judges nothing."""
+
+    name = "held"
+    writes = ("held",)
+
+    def __init__(self, gate: str) -> None:
+        self.gate = gate
+
+    def setup(self) -> None:
+        print("holding", flush=True)
+        with open(self.gate, encoding="utf-8") as f:  # opening a FIFO for reading waits for its writer
+            f.readline()
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        return batch.append_column("held", pa.array([True] * batch.num_rows, pa.bool_()))
+
+
 class FailsOnMarked(Stage):
     """Raises on a record holding MARK, as a library bug on one odd record would."""
 

@@ -16,13 +16,15 @@ from audit.cli import main
 from audit.io.run_lock import hold_run_folder
 from audit.io.storage import location
 from tests.fixtures_procs import kill_session, wait_for_line
+from tests.fixtures_user_stages import HERE
 
 pytestmark = pytest.mark.ray
 
 CLUSTER_FILE = Path("/tmp/ray/ray_current_cluster")
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def _corpus(root: Path, records: int = 40, shards: int = 2) -> Path:
+def _corpus(root: Path, records: int = 40, shards: int = 2, executor: str = "ray", **settings: object) -> Path:
     (root / "shards").mkdir(parents=True)
     for s in range(shards):
         with open(root / "shards" / f"s{s}.jsonl", "w") as f:
@@ -30,8 +32,8 @@ def _corpus(root: Path, records: int = 40, shards: int = 2) -> Path:
                 f.write(json.dumps({"id": f"{s}-{i}", "text": f"Record {i} of shard {s} says something about "
                                     f"the weather, the harvest and the market in town number {i * 7 + s}."}) + "\n")
     cfg = root / "audit.yaml"
-    cfg.write_text(json.dumps({"input": {"paths": ["shards/"]}, "output": "run", "ray": {"num_cpus": 1, "executor": "ray"},
-                               "pii": {"enabled": False}}))
+    cfg.write_text(json.dumps({"input": {"paths": ["shards/"]}, "output": "run",
+                               "ray": {"num_cpus": 1, "executor": executor}, "pii": {"enabled": False}, **settings}))
     return cfg
 
 
@@ -69,14 +71,20 @@ def test_dead_address_is_one_line_and_exit_2_within_seconds(tmp_path):
 
 
 def test_a_stale_cluster_file_or_ray_address_does_not_capture_a_local_run(tmp_path, cluster_file):
+    """start_ray in a process of its own starts a Ray of its own, whatever a stale cluster file and
+    RAY_ADDRESS name (a whole run beside a live `ray start` head, with RAY_ADDRESS set: the next test)."""
     cfg = _corpus(tmp_path)
+    stale = f"127.0.0.1:{_free_port()}"
     cluster_file.parent.mkdir(parents=True, exist_ok=True)
-    cluster_file.write_text(f"127.0.0.1:{_free_port()}")
+    cluster_file.write_text(stale)
     env = dict(os.environ, RAY_ADDRESS=f"127.0.0.1:{_free_port()}")
-    res = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"], capture_output=True,
-                         text=True, timeout=240, env=env)
+    code = ("import sys, ray; from audit.config import load_config; from audit.job.ray_session import start_ray; "
+            "start_ray(load_config(sys.argv[1]), None); print(ray.get_runtime_context().gcs_address, "
+            "ray.cluster_resources().get('CPU'))")
+    res = subprocess.run([sys.executable, "-c", code, str(cfg)], capture_output=True, text=True, timeout=240, env=env)
     assert res.returncode == 0, res.stderr
-    assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 80
+    address, cpus = res.stdout.split()
+    assert address not in (stale, env["RAY_ADDRESS"]) and float(cpus) == 1.0  # its own, sized by the config
 
 
 def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_wrong_token(tmp_path, cluster_file):
@@ -90,8 +98,10 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_
         said = wait_for_line(head, "Ray runtime started", timeout=90)
         assert said, "ray start did not come up"
         # a local run while the cluster is up, beside the join below (that one mostly waits on Ray's retries)
+        # a dead RAY_ADDRESS as well: neither it nor the live head's cluster file may capture the run
         local = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env=dict(os.environ, RAY_ADDRESS=f"127.0.0.1:{_free_port()}"))
         # joining it with a wrong token: one line naming the address and the cause, in bounded time
         t0 = time.monotonic()
         env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 64)
@@ -130,17 +140,28 @@ def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, capsys):
 
 
 def test_the_first_run_finishes_while_a_second_is_refused(tmp_path):
-    cfg = _corpus(tmp_path, records=200, shards=6)
-    first = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lock = tmp_path / "run" / ".lock"
-    deadline = time.monotonic() + 120
-    while not (lock.exists() and lock.read_text()):  # the other process's lock file: polled, no event here
-        assert first.poll() is None and time.monotonic() < deadline
-        time.sleep(0.05)
-    second = _audit("run", str(cfg), "--quiet")
+    """Two processes, one folder: the first, held inside its run (its folder locked) by a stage that
+    waits on a FIFO, finishes once released; the second, started meanwhile, exits 2. In this process's
+    executor: the lock is the driver's, whatever runs the passes."""
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    cfg = _corpus(tmp_path, records=200, shards=6, executor="local",
+                  stages=[{"use": f"{HERE}:HoldsUntilReleased", "params": {"gate": str(gate)}}])
+    first = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        held = wait_for_line(first, "holding", timeout=120)
+        if not held:
+            first.kill()
+        assert held, first.stderr.read()
+        second = _audit("run", str(cfg), "--quiet")
+        with open(gate, "w", encoding="utf-8") as f:  # release the first run
+            f.write("go\n")
+        assert first.wait(timeout=240) == 0, first.stderr.read()
+    finally:
+        if first.poll() is None:
+            first.kill()
     assert second.returncode == 2 and "in use by another run" in second.stderr
-    assert first.wait(timeout=240) == 0, first.stderr.read()
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["documents"] == 1200
 
 

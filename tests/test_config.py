@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from audit.config import ConfigError, load_config, parse_config
+from tests.fixtures_runs import audit
 
 CONTRACT_EXAMPLE = """
 input:
@@ -70,26 +71,26 @@ def test_cli_bad_config_exits_2_with_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1 and "unknown key 'fliters'" in lines[0]
 
 
-def test_cli_missing_input_path_exits_2(tmp_path: Path) -> None:
+def test_cli_missing_input_path_exits_2(tmp_path: Path, capsys) -> None:
     p = tmp_path / "job.yaml"
     p.write_text("input:\n  paths: [nowhere/]\n")
-    r = subprocess.run([sys.executable, "-m", "audit", "run", str(p)], capture_output=True, text=True)
-    assert r.returncode == 2
-    assert "nowhere/" in r.stderr and "Traceback" not in r.stderr
+    assert audit("run", str(p)) == 2  # in this process: the exit status of a process is the test above's
+    err = capsys.readouterr().err
+    assert "nowhere/" in err and "Traceback" not in err
 
 
-def test_run_without_input_paths_is_a_config_error(tmp_path: Path) -> None:
+def test_run_without_input_paths_is_a_config_error(tmp_path: Path, capsys) -> None:
     p = tmp_path / "job.yaml"
     p.write_text("sidecar: {window: 500}\n")  # valid for the sidecar, not for a run
-    r = subprocess.run([sys.executable, "-m", "audit", "run", str(p)], capture_output=True, text=True)
-    assert r.returncode == 2 and "input.paths" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert audit("run", str(p)) == 2
+    err = capsys.readouterr().err
+    assert "input.paths" in err and len(err.strip().splitlines()) == 1
 
 
-def test_cli_unparsable_yaml_exits_2(tmp_path: Path) -> None:
+def test_cli_unparsable_yaml_exits_2(tmp_path: Path, capsys) -> None:
     p = tmp_path / "job.yaml"
     p.write_text("input: [unclosed\n")
-    r = subprocess.run([sys.executable, "-m", "audit", "run", str(p)], capture_output=True, text=True)
-    assert r.returncode == 2 and "not valid YAML" in r.stderr
+    assert audit("run", str(p)) == 2 and "not valid YAML" in capsys.readouterr().err
 
 
 def test_default_yaml_is_generated_from_the_code() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from audit.cli import main
 from audit.progress import Progress, clock_text
 from tests.fixtures_corpus import write_corpus
 
@@ -119,17 +120,33 @@ def test_the_ray_line_names_the_job_and_the_dashboard_or_how_to_get_one() -> Non
     assert "runs no dashboard" in describe_session("02000000", "", True)
 
 
+def _in_process(capfd, *argv: str) -> subprocess.CompletedProcess:
+    """`audit *argv` by its main() in this process, its output as a process's would be (file descriptors)."""
+    capfd.readouterr()
+    code = main(list(argv))
+    out, err = capfd.readouterr()
+    return subprocess.CompletedProcess(["audit", *argv], code, out, err)
+
+
+def _quietly(*argv: str) -> subprocess.Popen:
+    """`audit *argv --quiet` started as a process of its own, its output in pipes."""
+    return subprocess.Popen([sys.executable, "-m", "audit", *argv, "--quiet"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
 @pytest.mark.slow
-def test_a_real_run_prints_every_phase_in_the_contract_format(tmp_path: Path) -> None:
-    """`audit run` in this process's backend (no Ray), standard error a pipe: one line per phase end,
-    in order, each of the contract's form; --quiet: nothing at all on standard error."""
+def test_a_real_run_prints_every_phase_in_the_contract_format(tmp_path: Path, capfd) -> None:
+    """`audit run` in this process's backend (no Ray), standard error not a terminal: one line per
+    phase end, in order, each of the contract's form; --quiet, in a process of its own: nothing at
+    all on standard error."""
     corpus = write_corpus(tmp_path / "corpus")
     cfg = tmp_path / "job.yaml"
     cfg.write_text(json.dumps({"input": {"paths": [str(corpus.root / "shards")], "url_field": "url"},
                                "output": str(tmp_path / "run"), "ray": {"executor": "local"},
                                "pii": {"enabled": False}}))
-    res = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg)], capture_output=True, text=True,
-                         timeout=300)
+    # each --quiet process runs beside the same command here: two cores, two independent folders
+    quiet_run = _quietly("run", str(cfg), "--out", str(tmp_path / "q"))
+    res = _in_process(capfd, "run", str(cfg))
     assert res.returncode == 0, res.stderr
     lines = [x for x in res.stderr.splitlines() if LINE.match(x)]
     ends = [LINE.match(x).groups() for x in lines if LINE.match(x)[2] == LINE.match(x)[3]]
@@ -139,18 +156,16 @@ def test_a_real_run_prints_every_phase_in_the_contract_format(tmp_path: Path) ->
     assert by_phase["scan"][1:4] == ("4", "4", "shards") and int(by_phase["scan"][4]) == summary["documents"]
     assert by_phase["report"][4] == str(summary["documents"])
     assert "Ray job" not in res.stderr  # this process's backend: no Ray, no dashboard line
-    quiet = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--out", str(tmp_path / "q")],
-                           capture_output=True, text=True, timeout=300)
-    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == "", quiet.stderr + quiet.stdout
+    out, err = quiet_run.communicate(timeout=300)
+    assert quiet_run.returncode == 0 and err == "" and out == "", err + out
     # `audit decide` re-runs the passes after the scan, with the same lines; --quiet: nothing
-    decide = subprocess.run([sys.executable, "-m", "audit", "decide", str(tmp_path / "run")], capture_output=True,
-                            text=True, timeout=300)
+    quiet_decide = _quietly("decide", str(tmp_path / "q"))
+    decide = _in_process(capfd, "decide", str(tmp_path / "run"))
     assert decide.returncode == 0, decide.stderr
     ends = [m[1] for m in map(LINE.match, decide.stderr.splitlines()) if m and m[2] == m[3]]
     assert ends == ["dedup", "decide", "index", "report"], decide.stderr
-    quiet = subprocess.run([sys.executable, "-m", "audit", "decide", str(tmp_path / "q"), "--quiet"],
-                           capture_output=True, text=True, timeout=300)
-    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == "", quiet.stderr + quiet.stdout
+    out, err = quiet_decide.communicate(timeout=300)
+    assert quiet_decide.returncode == 0 and err == "" and out == "", err + out
 
 
 @pytest.mark.slow

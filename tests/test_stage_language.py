@@ -8,9 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-import subprocess
-import sys
-
+from audit.cli import main
 from audit.config import ConfigError, parse_config
 from audit.drift import compare_mix
 from audit.langcodes import language_tag, normalize
@@ -189,12 +187,11 @@ def test_one_mapping_for_codes():
         config(expected={"en": 0.5, "eng": 0.5})
 
 
-def test_missing_model_file_is_one_config_line_exit_2(tmp_path):
+def test_missing_model_file_is_one_config_line_exit_2(tmp_path, capsys):
     p = tmp_path / "job.yaml"
     p.write_text(f"input:\n  paths: [{tmp_path}]\nlanguages:\n  second_model: {tmp_path}/glotlid.bin\n")
-    r = subprocess.run([sys.executable, "-m", "audit", "run", str(p)], capture_output=True, text=True)
-    assert r.returncode == 2
-    lines = r.stderr.strip().splitlines()
+    assert main(["run", str(p)]) == 2  # the CLI in this process (tests/test_config.py runs one as a process)
+    lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "languages.second_model" in lines[0] and "glotlid.bin not found" in lines[0]
 
 
