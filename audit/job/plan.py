@@ -319,7 +319,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         dup_parts = [p for p, _ in with_rows]
         dup_out = work.child("duplicates")
         meter.start("dedup", len(dup_parts), "parts")
-        dup_stats = global_duplicates(config, dup_parts, records, dup_out, ex.slots, use_ray=ex.uses_ray)
+        dup_stats = global_duplicates(config, dup_parts, records, dup_out, ex)
         stamp_run_id(dup_out, run_id)
         meter.end(records=records, nbytes=text_bytes)
         timing["dedup_global"] = time.perf_counter() - t1
