@@ -41,7 +41,14 @@ def exact_pairs(keys: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.nda
     if len(order) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     words = np.ascontiguousarray(keys).view("<u8").reshape(-1, 2)  # equal keys, equal words: grouping only
-    idx = np.lexsort((order, words[:, 1], words[:, 0]))  # by key, then input order
+    # only rows whose key head repeats can repeat a key: the sort by key and order sees those alone
+    by = np.argsort(words[:, 0])
+    same = words[by[1:], 0] == words[by[:-1], 0]
+    shared = np.zeros(len(order), bool)
+    shared[by[1:][same]] = True
+    shared[by[:-1][same]] = True
+    rows = np.flatnonzero(shared)
+    idx = rows[np.lexsort((order[rows], words[rows, 1], words[rows, 0]))]  # by key, then input order
     k = words[idx]
     first = np.ones(len(idx), dtype=bool)
     first[1:] = (k[1:] != k[:-1]).any(axis=1)

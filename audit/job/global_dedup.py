@@ -24,6 +24,7 @@ records); the arrays are read in place instead.
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -110,11 +111,14 @@ def global_duplicates(config: AuditConfig, parts: list[Location], records: int, 
     paths = [p.path for p in parts]
     partitions = max(1, -(-records // config.ray.partition_rows))
     found: list[pa.Table] = []
-    if d.exact:
-        found += [h for _, h in executor.map(exact_task, range(partitions), paths, fs, partitions, out,
-                                             name="dedup_exact")]
-    if d.near:
-        found += _near(config, executor, paths, fs, partitions, out)
+    with ThreadPoolExecutor(1, thread_name_prefix="audit-exact") as pool:
+        # exact keys on one slot while the band tasks take the others (both are tasks on `executor`)
+        exact = pool.submit(lambda: [h for _, h in executor.map(exact_task, range(partitions), paths, fs, partitions,
+                                                                out, name="dedup_exact")]) if d.exact else None
+        if d.near:
+            found += _near(config, executor, paths, fs, partitions, out)
+        if exact is not None:
+            found += exact.result()
     sizes: Counter[int] = Counter()
     table = pa.concat_tables([steps.HISTOGRAM.empty_table(), *(f.select(steps.HISTOGRAM.names) for f in found)])
     for kind, size, clusters in zip(*(table.column(c).to_pylist() for c in ("kind", "size", "clusters"))):
