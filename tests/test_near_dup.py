@@ -181,11 +181,10 @@ def test_the_pass_without_ray_is_the_one_partition_rule(config, tmp_path, monkey
     table = _corpus(config)
     stats, got = _run(config, table, tmp_path, 2_000_000, use_ray=False)
     paths = sorted(str(tmp_path / f"part-{k}.parquet") for k in range(3))
-    for cols in [("doc_id", "source_id", "shard", "shard_index", "record", "exact_key"),  # exact keys
-                 ("shard_index", "record", "exact_key", "minhash_bands"),  # band rows
+    for cols in [("shard_index", "record", "exact_key", "minhash_bands"),  # keys
                  ("doc_id", "source_id", "shard", "shard_index", "record", "minhash_bands")]:  # rows of the pairs
         assert sorted(p for p, c in reads if c == cols) == paths
-    assert len(reads) == 9
+    assert len(reads) == 6
     exact, near_rows = steps.one_partition(table, config)
     assert stats["exact"] == exact.num_rows == 3 and stats["near"] == near_rows.num_rows >= 15
     assert got.num_rows == 3 + near_rows.num_rows

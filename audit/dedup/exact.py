@@ -5,6 +5,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from audit.dedup.rule import repeated
+
 KEY_TYPE = pa.binary(16)  # the first 16 bytes of SHA-256: collisions are out of reach at any corpus size
 
 
@@ -41,13 +43,7 @@ def exact_pairs(keys: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.nda
     if len(order) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     words = np.ascontiguousarray(keys).view("<u8").reshape(-1, 2)  # equal keys, equal words: grouping only
-    # only rows whose key head repeats can repeat a key: the sort by key and order sees those alone
-    by = np.argsort(words[:, 0])
-    same = words[by[1:], 0] == words[by[:-1], 0]
-    shared = np.zeros(len(order), bool)
-    shared[by[1:][same]] = True
-    shared[by[:-1][same]] = True
-    rows = np.flatnonzero(shared)
+    rows = repeated(words[:, 0])  # only a repeated head can repeat a key
     idx = rows[np.lexsort((order[rows], words[rows, 1], words[rows, 0]))]  # by key, then input order
     k = words[idx]
     first = np.ones(len(idx), dtype=bool)

@@ -27,8 +27,8 @@ import pyarrow.compute as pc
 from audit.dedup.components import star_edges
 from audit.dedup.exact import exact_pairs, global_order, key_bytes, key_heads
 from audit.dedup.minhash import bands_of, exploded_band_keys
-from audit.dedup.partition import partition_of
-from audit.dedup.rule import bucket_edges, confirmed, estimated_jaccard, resolve_rounds, step_aside
+from audit.dedup.partition import partition_of, range_partition_of
+from audit.dedup.rule import bucket_edges, confirmed, estimated_jaccard, repeated, resolve_rounds, step_aside
 
 if TYPE_CHECKING:
     from audit.config import AuditConfig
@@ -61,20 +61,68 @@ def histogram(kind: str, cluster_ids: pa.Array | pa.ChunkedArray) -> pa.Table:
                     schema=HISTOGRAM)
 
 
+# ---------------------------------------------------------------- keys of a part
+
+def key_rows(base: pa.Table, bands: int) -> dict[str, np.ndarray]:
+    """A part's base rows as the arrays the exact and band steps read, by input order (~90 bytes
+    a record, so every step reads them from memory, Ray's object store, rather than a shuffle of
+    a row per record and band): `eorder`, `ekey` (uint64 x 2) of records with an exact key;
+    `border`, `bexact` (the exact key's head | 1, 0 for none: an exact duplicate steps aside in
+    its buckets) and `bands` (uint32, records x bands) of records with band keys."""
+    order = base.column("order").to_numpy()
+    by = np.argsort(order, kind="stable")
+    base, order = base.take(pa.array(by, pa.int64())), order[by]
+    head = np.zeros(len(order), np.uint64)
+    out: dict[str, np.ndarray] = {"eorder": np.zeros(0, np.int64), "ekey": np.zeros((0, 2), np.uint64),
+                                  "border": np.zeros(0, np.int64), "bexact": np.zeros(0, np.uint64),
+                                  "bands": np.zeros((0, bands), np.uint32)}
+    if "exact_key" in base.column_names:
+        col = base.column("exact_key").combine_chunks()
+        has = pc.is_valid(col).to_numpy(zero_copy_only=False)
+        words = key_bytes(col.filter(pa.array(has))).view("<u8").reshape(-1, 2)
+        out["eorder"], out["ekey"] = order[has], np.ascontiguousarray(words)
+        head = key_heads(col)
+        # |1 keeps a real key from reading as 0, which marks "no exact key" (never steps aside)
+        head = np.where(head != 0, head | np.uint64(1), np.uint64(0))
+    if "minhash_bands" in base.column_names:
+        col = base.column("minhash_bands")
+        has = pc.is_valid(col).to_numpy(zero_copy_only=False)
+        out["border"], out["bexact"] = order[has], head[has]
+        out["bands"] = np.ascontiguousarray(bands_of(col.filter(pa.array(has)), bands))
+    return out
+
+
+def _bits(partitions: int) -> int:
+    """Range-partition bits for at least `partitions` partitions (a power of two)."""
+    return max(0, int(partitions - 1).bit_length())
+
+
 # ---------------------------------------------------------------- exact
 
-def exact_keyed(batch: pa.Table, partitions: int) -> pa.Table:
-    """Base rows with an exact key, keyed by it."""
-    batch = batch.select(WHERE + ["order", "exact_key"]).filter(pc.is_valid(batch.column("exact_key")))
-    return batch.append_column("part", pa.array(partition_of(key_heads(batch.column("exact_key")), partitions)))
+def exact_of(parts: list[dict[str, np.ndarray]], part: int, partitions: int) -> pa.Table:
+    """Exact duplicates among the exact keys in range partition `part` (of 2^_bits(partitions)):
+    (dup, kept) input orders, the kept record the earliest with that key."""
+    bits = _bits(partitions)
+    keys, order = [], []
+    for p in parts:
+        sel = range_partition_of(p["ekey"][:, 0], bits) == part if bits else slice(None)
+        keys.append(p["ekey"][sel])
+        order.append(p["eorder"][sel])
+    k = np.concatenate([np.zeros((0, 2), np.uint64), *keys])
+    o = np.concatenate([np.zeros(0, np.int64), *order])
+    dup, kept = exact_pairs(k.view(np.uint8).reshape(-1, 16), o)
+    return pa.table({"dup": pa.array(o[dup], pa.int64()), "kept": pa.array(o[kept], pa.int64())})
 
 
-def exact_group(group: pa.Table) -> pa.Table:
-    """One partition of exact keys: its exact duplicates as duplicates/ rows."""
-    dup, kept = exact_pairs(key_bytes(group.column("exact_key")), group.column("order").to_numpy())
-    ids = group.column("doc_id").combine_chunks()
-    kept_ids = ids.take(pa.array(kept, pa.int64()))
-    return group.select(WHERE).take(pa.array(dup, pa.int64())) \
+def exact_rows(nodes: pa.Table, pairs: pa.Table) -> pa.Table:
+    """Exact duplicates (dup, kept orders) as duplicates/ rows, located by `nodes` (base rows
+    holding at least every record they name)."""
+    nodes = nodes.sort_by("order")
+    o = nodes.column("order").to_numpy()
+    dup = np.searchsorted(o, pairs.column("dup").to_numpy())
+    kept_ids = nodes.column("doc_id").combine_chunks().take(pa.array(np.searchsorted(o, pairs.column("kept").to_numpy()),
+                                                                      pa.int64()))
+    return nodes.select(WHERE).take(pa.array(dup, pa.int64())) \
         .append_column("kind", pa.array(["exact"] * len(dup), pa.string())) \
         .append_column("cluster_id", pc.binary_join_element_wise("exact-", kept_ids, "")) \
         .append_column("kept_doc_id", kept_ids) \
@@ -82,24 +130,6 @@ def exact_group(group: pa.Table) -> pa.Table:
 
 
 # ---------------------------------------------------------------- near: confirmed pairs
-
-def band_rows(batch: pa.Table, bands: int) -> dict[str, np.ndarray]:
-    """Base rows with band keys as arrays, by input order: `order` (int64, ascending), `exact`
-    (the exact key's head | 1, 0 for none: an exact duplicate steps aside in its buckets) and
-    `bands` (uint32, records x bands). Small (~90 bytes a record), so every band's step reads
-    them from memory (Ray's object store) rather than a shuffle of a row per band key."""
-    batch = batch.filter(pc.is_valid(batch.column("minhash_bands")))
-    order = batch.column("order").to_numpy()
-    by = np.argsort(order, kind="stable")
-    if "exact_key" in batch.column_names:
-        # |1 keeps a real key from reading as 0, which marks "no exact key" (never steps aside)
-        head = key_heads(batch.column("exact_key"))
-        exact = np.where(head != 0, head | np.uint64(1), np.uint64(0))
-    else:
-        exact = np.zeros(len(order), np.uint64)
-    mat = bands_of(batch.column("minhash_bands"), bands)
-    return {"order": order[by], "exact": exact[by], "bands": np.ascontiguousarray(mat[by])}
-
 
 def _bands_at(parts: list[dict[str, np.ndarray]], src: np.ndarray, row: np.ndarray, width: int) -> np.ndarray:
     """Band keys (records x bands) of rows `row` of parts `src`."""
@@ -110,43 +140,47 @@ def _bands_at(parts: list[dict[str, np.ndarray]], src: np.ndarray, row: np.ndarr
     return out
 
 
-def band_pairs(parts: list[dict[str, np.ndarray]], band: int, part: int, partitions: int, bands: int,
+def band_pairs(parts: list[dict[str, np.ndarray]], band: int, partitions: int, bands: int,
                min_shared: int) -> pa.Table:
-    """The confirmed pairs (a < b, input orders) of one band's buckets whose key falls in
-    partition `part` of `partitions`: records sharing the band key are candidates (exact
-    duplicates stepping aside), confirmed when they share `min_shared` of their `bands` keys.
-    `parts`: `band_rows` of every measurement part."""
-    keys, order, exact, src, row = [], [], [], [], []
-    for i, p in enumerate(parts):
-        if not len(p["order"]):
-            continue
-        k = exploded_band_keys(p["bands"], band)
-        sel = np.flatnonzero(partition_of(k, partitions) == part) if partitions > 1 else np.arange(len(k))
-        keys.append(k[sel])
-        order.append(p["order"][sel])
-        exact.append(p["exact"][sel])
-        src.append(np.full(len(sel), i, np.int32))
-        row.append(sel)
-    if not keys:
-        return PAIRS.empty_table()
-    k = np.concatenate(keys)
-    # a bucket of one makes no pair and steps nothing aside: only the few shared keys go on to
-    # the rule's sorts (an unstable sort of the keys alone finds them, 5x faster than those sorts)
-    by = np.argsort(k)
-    same = k[by][1:] == k[by][:-1]
-    shared = np.zeros(len(k), bool)
-    shared[1:] |= same
-    shared[:-1] |= same
-    sub = np.sort(by[shared])
-    k, o, e, s, r = k[sub], *(np.concatenate(x)[sub] for x in (order, exact, src, row))
+    """The confirmed pairs (a < b, input orders) of one band's buckets: records sharing the band
+    key are candidates (exact duplicates stepping aside), confirmed when they share `min_shared`
+    of their `bands` keys. `parts`: `key_rows` of every measurement part. The keys go through
+    in range partitions one after the other (2^_bits(partitions)), so a task holds a partition's."""
+    bits = _bits(partitions)
+    found = [PAIRS.empty_table()]
+    for part in range(1 << bits):
+        keys, rows = [], []
+        for p in parts:
+            k = p["bands"][:, band]
+            sel = np.flatnonzero(range_partition_of(k.astype(np.uint64) << np.uint64(32), bits) == part) if bits \
+                else None
+            keys.append(k if sel is None else k[sel])
+            rows.append(sel)
+        k = np.concatenate([np.zeros(0, np.uint32), *keys])
+        at = repeated(k)  # a bucket of one makes no pair and steps nothing aside: the rest only
+        starts = np.cumsum([0] + [len(x) for x in keys])
+        s = np.searchsorted(starts, at, side="right") - 1  # the part of each
+        r = at - starts[s]
+        for i in np.unique(s):
+            if rows[i] is not None:
+                r[s == i] = rows[i][r[s == i]]
+        o, e = np.empty(len(at), np.int64), np.empty(len(at), np.uint64)
+        for i in np.unique(s):
+            o[s == i], e[s == i] = parts[i]["border"][r[s == i]], parts[i]["bexact"][r[s == i]]
+        found.append(_confirmed(parts, k[at], o, e, s, r, bands, min_shared))
+    return distinct_pairs(found)
+
+
+def _confirmed(parts: list[dict[str, np.ndarray]], k: np.ndarray, o: np.ndarray, e: np.ndarray, s: np.ndarray,
+               r: np.ndarray, bands: int, min_shared: int) -> pa.Table:
+    """Confirmed pairs of the buckets of keys `k` (orders `o`, exact heads `e`, rows `r` of parts `s`)."""
     keep = step_aside(k, o, e)
     at = np.arange(len(k))[keep]
     a, b = bucket_edges(k[keep], at, o[keep])  # rows of the candidates
     ok = (o[a] != o[b]) & confirmed(_bands_at(parts, s[a], r[a], bands), _bands_at(parts, s[b], r[b], bands),
                                     min_shared)
-    lo, hi = np.minimum(o[a], o[b])[ok], np.maximum(o[a], o[b])[ok]
-    pairs = np.unique(np.stack([lo, hi], axis=1), axis=0) if len(lo) else np.zeros((0, 2), np.int64)
-    return pa.table({"a": pa.array(pairs[:, 0], pa.int64()), "b": pa.array(pairs[:, 1], pa.int64())})
+    return pa.table({"a": pa.array(np.minimum(o[a], o[b])[ok], pa.int64()),
+                     "b": pa.array(np.maximum(o[a], o[b])[ok], pa.int64())})
 
 
 def distinct_pairs(tables: list[pa.Table]) -> pa.Table:
@@ -157,10 +191,17 @@ def distinct_pairs(tables: list[pa.Table]) -> pa.Table:
     return pa.table({"a": pa.array(ab[:, 0], pa.int64()), "b": pa.array(ab[:, 1], pa.int64())})
 
 
-def involved(base: pa.Table, pairs: pa.Table) -> pa.Table:
-    """The base rows of the records a confirmed pair names (the only ones the rest of the pass needs)."""
-    ends = np.union1d(pairs.column("a").to_numpy(), pairs.column("b").to_numpy())
-    return base.filter(pa.array(np.isin(base.column("order").to_numpy(), ends)))
+def named(pairs: list[pa.Table]) -> np.ndarray:
+    """The orders (sorted, distinct) of the records that pairs name (confirmed or exact)."""
+    return np.unique(np.concatenate([np.zeros(0, np.int64), *(t.column(c).to_numpy() for t in pairs
+                                                                for c in t.column_names)]))
+
+
+def involved(base: pa.Table, orders: np.ndarray) -> pa.Table:
+    """The base rows of records `orders` (sorted): the only ones the rest of the pass needs."""
+    o = base.column("order").to_numpy()
+    at = np.minimum(np.searchsorted(orders, o), max(len(orders) - 1, 0))
+    return base.filter(pa.array((orders[at] == o) if len(orders) else np.zeros(len(o), bool)))
 
 
 # ---------------------------------------------------------------- near: label and resolve
@@ -257,9 +298,14 @@ def one_partition(table: pa.Table, config: "AuditConfig") -> tuple[pa.Table | No
     (exact duplicates, near duplicates) as duplicates/ rows; None for a kind that is off."""
     d = config.dedup
     base = base_rows(table)
-    exact = exact_group(exact_keyed(base, 1)) if d.exact else None
-    if not d.near:
-        return exact, None
-    parts = [band_rows(base, d.bands)]
-    pairs = distinct_pairs([band_pairs(parts, j, 0, 1, d.bands, d.min_shared_bands) for j in range(d.bands)])
-    return exact, near_of_pairs(involved(base, pairs), pairs, config)
+    parts = [key_rows(base, d.bands)]
+    exact = exact_of(parts, 0, 1) if d.exact else None
+    near = band_pairs_all(parts, 1, d.bands, d.min_shared_bands) if d.near else None
+    nodes = involved(base, named([t for t in (exact, near) if t is not None]))
+    return (exact_rows(nodes, exact) if exact is not None else None,
+            near_of_pairs(nodes, near, config) if near is not None else None)
+
+
+def band_pairs_all(parts: list[dict[str, np.ndarray]], partitions: int, bands: int, min_shared: int) -> pa.Table:
+    """The confirmed pairs of every band, each once."""
+    return distinct_pairs([band_pairs(parts, j, partitions, bands, min_shared) for j in range(bands)])

@@ -24,7 +24,6 @@ records); the arrays are read in place instead.
 from __future__ import annotations
 
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -64,35 +63,36 @@ def _base(path: str, fs: Any, columns: list[str]) -> pa.Table:
         return steps.base_rows(pf.read(columns=[c for c in columns if c in pf.schema_arrow.names]))
 
 
-def exact_task(part: int, paths: list[str], fs: Any, partitions: int, out: Location) -> pa.Table:
-    """Partition `part` of the exact keys: every part's keys and locations read, this
-    partition's kept, its exact duplicates written; returns their cluster-size rows."""
-    keyed = [steps.exact_keyed(_base(p, fs, steps.WHERE + ["exact_key"]), partitions) for p in paths]
-    mine = [t.filter(pa.array(t.column("part").to_numpy() == part)) for t in keyed]
-    group = pa.concat_tables(mine)
-    return _written(steps.exact_group(group) if group.num_rows else None, "exact", out, part)
+def key_rows_task(path: str, fs: Any, bands: int) -> dict[str, np.ndarray]:
+    """A part's exact keys, band keys and orders as arrays (steps.key_rows)."""
+    return steps.key_rows(_base(path, fs, ["shard_index", "record", "exact_key", "minhash_bands"]), bands)
 
 
-def band_rows_task(path: str, fs: Any, bands: int) -> dict[str, np.ndarray]:
-    """A part's band keys, orders and exact-key heads (steps.band_rows)."""
-    return steps.band_rows(_base(path, fs, ["shard_index", "record", "exact_key", "minhash_bands"]), bands)
+def pairs_task(item: tuple[str, int], rows: list[Shared[dict[str, np.ndarray]]], partitions: int, bands: int,
+               min_shared: int) -> pa.Table:
+    """("exact", partition): its exact duplicates (dup, kept orders); ("band", band): the
+    confirmed pairs of that band's buckets."""
+    kind, no = item
+    parts = [r.get() for r in rows]
+    if kind == "exact":
+        return steps.exact_of(parts, no, partitions)
+    return steps.band_pairs(parts, no, partitions, bands, min_shared)
 
 
-def band_pairs_task(item: tuple[int, int], rows: list[Shared[dict[str, np.ndarray]]], partitions: int, bands: int,
-                    min_shared: int) -> pa.Table:
-    """(band, partition): the confirmed pairs of that band's buckets in that partition."""
-    band, part = item
-    return steps.band_pairs([r.get() for r in rows], band, part, partitions, bands, min_shared)
+def nodes_task(path: str, fs: Any, orders: np.ndarray) -> pa.Table:
+    """A part's base rows of the records `orders` (those the pairs name)."""
+    return steps.involved(_base(path, fs, steps.WHERE + ["minhash_bands"]), orders)
 
 
-def nodes_task(path: str, fs: Any, pairs: pa.Table) -> pa.Table:
-    """A part's base rows of the records the confirmed pairs name."""
-    return steps.involved(_base(path, fs, steps.WHERE + ["minhash_bands"]), pairs)
-
-
-def resolve_task(nodes: list[Shared[pa.Table]], pairs: pa.Table, config: AuditConfig, out: Location) -> pa.Table:
-    """The near duplicates of every component, in one partition: written; their cluster-size rows."""
-    return _written(steps.near_of_pairs(pa.concat_tables([n.get() for n in nodes]), pairs, config), "near", out, 0)
+def write_task(item: tuple[str, int, pa.Table | None], nodes: list[Shared[pa.Table]], pairs: pa.Table,
+               config: AuditConfig, out: Location) -> pa.Table:
+    """("exact", partition, its (dup, kept) orders) or ("near", 0, None): those duplicates (all
+    components of the confirmed `pairs`, in one partition) written; their cluster-size rows."""
+    kind, no, exact = item
+    located = pa.concat_tables([n.get() for n in nodes])
+    if kind == "exact":
+        return _written(steps.exact_rows(located, exact), "exact", out, no)
+    return _written(steps.near_of_pairs(located, pairs, config), "near", out, 0)
 
 
 def global_duplicates(config: AuditConfig, parts: list[Location], records: int, out: Location,
@@ -100,25 +100,15 @@ def global_duplicates(config: AuditConfig, parts: list[Location], records: int, 
     """Write `out` (the run's duplicates/ dataset) from the measurement parts on `executor`;
     returns {"exact": n, "near": n, "cluster_sizes": {size: clusters}}.
 
-    Keys are split into ceil(records / `ray.partition_rows`) partitions (one for most runs)."""
+    A task holds about `ray.partition_rows` keys: the exact keys are split into that many
+    range partitions, each band's keys go through as many one after the other."""
     out.mkdir()
     d = config.dedup
     stats: dict[str, Any] = {"exact": 0, "near": 0, "cluster_sizes": {}}
     if not parts or not (d.exact or d.near):
         write_parquet(DUPLICATES_SCHEMA.empty_table(), out.child("empty.parquet"))
         return stats
-    fs = parts[0].fs
-    paths = [p.path for p in parts]
-    partitions = max(1, -(-records // config.ray.partition_rows))
-    found: list[pa.Table] = []
-    with ThreadPoolExecutor(1, thread_name_prefix="audit-exact") as pool:
-        # exact keys on one slot while the band tasks take the others (both are tasks on `executor`)
-        exact = pool.submit(lambda: [h for _, h in executor.map(exact_task, range(partitions), paths, fs, partitions,
-                                                                out, name="dedup_exact")]) if d.exact else None
-        if d.near:
-            found += _near(config, executor, paths, fs, partitions, out)
-        if exact is not None:
-            found += exact.result()
+    found = _found(config, executor, parts, records, out)
     sizes: Counter[int] = Counter()
     table = pa.concat_tables([steps.HISTOGRAM.empty_table(), *(f.select(steps.HISTOGRAM.names) for f in found)])
     for kind, size, clusters in zip(*(table.column(c).to_pylist() for c in ("kind", "size", "clusters"))):
@@ -130,22 +120,33 @@ def global_duplicates(config: AuditConfig, parts: list[Location], records: int, 
     return stats
 
 
-def _near(config: AuditConfig, ex: Executor, paths: list[str], fs: Any, partitions: int,
-          out: Location) -> list[pa.Table]:
-    """Band rows -> confirmed pairs -> the rows they name -> resolved parts of duplicates/."""
+def _found(config: AuditConfig, ex: Executor, parts: list[Location], records: int, out: Location) -> list[pa.Table]:
+    """Key rows -> exact duplicates and confirmed pairs -> the rows they name -> duplicates/ parts;
+    their cluster-size rows."""
     d = config.dedup
-    rows = ex.map_kept(band_rows_task, paths, fs, d.bands, name="dedup_band_rows")
-    jobs = [(band, part) for band in range(d.bands) for part in range(partitions)]
-    pairs = steps.distinct_pairs([p for _, p in ex.map(band_pairs_task, jobs, rows, partitions, d.bands,
-                                                       d.min_shared_bands, name="dedup_band_pairs")])
-    del rows  # the band rows leave the object store
-    if pairs.num_rows == 0:
+    fs = parts[0].fs
+    paths = [p.path for p in parts]
+    partitions = 1 << steps._bits(max(1, -(-records // config.ray.partition_rows)))
+    rows = ex.map_kept(key_rows_task, paths, fs, d.bands, name="dedup_key_rows")
+    jobs = [("exact", h) for h in range(partitions) if d.exact] + [("band", j) for j in range(d.bands) if d.near]
+    exact: list[pa.Table] = []
+    bands: list[pa.Table] = [steps.PAIRS.empty_table()]
+    for (kind, _), t in ex.map(pairs_task, jobs, rows, partitions, d.bands, d.min_shared_bands, name="dedup_pairs"):
+        (exact if kind == "exact" else bands).append(t)
+    del rows  # the key rows leave the object store
+    pairs = steps.distinct_pairs(bands)
+    orders = steps.named([*exact, pairs])
+    if not len(orders):
         return []
-    nodes = ex.map_kept(nodes_task, paths, fs, pairs, name="dedup_nodes")
+    nodes = ex.map_kept(nodes_task, paths, fs, orders, name="dedup_nodes")
     held = pairs.num_rows * 3  # a pair and about two records' rows each
-    if not ex.uses_ray or held <= config.ray.partition_rows:
-        return [ex.call(resolve_task, nodes, pairs, config, out, name="dedup_resolve")]
-    return _shuffled(config, nodes, pairs, max(ex.slots, -(-held // config.ray.partition_rows)), out)
+    one = not ex.uses_ray or held <= config.ray.partition_rows
+    writes = [("exact", h, t) for h, t in enumerate(exact) if t.num_rows] + ([("near", 0, None)] if one and
+                                                                              pairs.num_rows else [])
+    found = [h for _, h in ex.map(write_task, writes, nodes, pairs, config, out, name="dedup_write")]
+    if one or not pairs.num_rows:
+        return found
+    return [*found, *_shuffled(config, nodes, pairs, max(ex.slots, -(-held // config.ray.partition_rows)), out)]
 
 
 def _shuffled(config: AuditConfig, nodes: list[Shared[pa.Table]], pairs: pa.Table, partitions: int,
