@@ -134,20 +134,3 @@ def read_part(path: str, fs: Any, columns: list[str]) -> Iterator[pa.Table]:
         have = [c for c in columns if c in pf.schema_arrow.names]
         for g in range(pf.num_row_groups):
             yield pf.read_row_group(g, columns=have)
-
-
-def _read_udf(items: pa.Table, fs: Any, columns: list[str]) -> Iterator[pa.Table]:
-    """Ray Data UDF: part paths in, their `columns` out (a block per row group)."""
-    for path in items.column("path").to_pylist():
-        yield from read_part(path, fs, columns)
-
-
-def read_parts(paths: list[str], fs: Any, columns: list[str]) -> Any:
-    """Parquet parts' `columns` as a Ray dataset, a read task per part.
-
-    Read by our own UDF rather than ray.data.read_parquet, whose path resolution breaks when an
-    fsspec without its HTTP extra is installed (and the parts are listed already)."""
-    import ray
-
-    return ray.data.from_items([{"path": p} for p in paths], override_num_blocks=len(paths)).map_batches(
-        _read_udf, batch_size=1, batch_format="pyarrow", fn_kwargs={"fs": fs, "columns": columns})
