@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from audit.dedup.components import star_edges
 from audit.dedup.exact import exact_pairs, global_order, key_bytes, key_heads
-from audit.dedup.minhash import bands_of, exploded_band_keys
+from audit.dedup.minhash import bands_of
 from audit.dedup.partition import partition_of, range_partition_of
 from audit.dedup.rule import bucket_edges, confirmed, estimated_jaccard, repeated, resolve_rounds, step_aside
 

@@ -113,15 +113,16 @@ def check_part(loc: Location, sha256: str | None, size: int | None, rows: int) -
     than the record's (an edited record)."""
     if sha256 is None:
         return "its completion record has no digest (written by an older version)"
-    try:
-        data = loc.read_bytes()
+    try:  # streamed: the driver checks 8 parts at once, and a part can be hundreds of MB
+        digest, have_size = file_digest(loc)
     except FileNotFoundError:
         return "the part is missing"
-    if size is not None and len(data) != size:
-        return f"the part is {len(data)} bytes, its completion record says {size}"
-    if hashlib.sha256(data).hexdigest() != sha256:
+    if size is not None and have_size != size:
+        return f"the part is {have_size} bytes, its completion record says {size}"
+    if digest != sha256:
         return "the part's SHA-256 differs from its completion record's (damaged or replaced)"
-    have = pq.read_metadata(pa.BufferReader(data)).num_rows
+    with loc.fs.open_input_file(loc.path) as f:
+        have = pq.read_metadata(f).num_rows
     if have != rows:
         return f"the part holds {have} rows, its completion record says {rows}"
     return None
