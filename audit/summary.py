@@ -153,8 +153,9 @@ class SummaryBuilder:
         """Documents, score, share and second-identifier counts per language of a batch (rows with a language)."""
         names = named.column_names
         n = named.num_rows
-        score = pc.fill_null(named.column("language_score"), 0.0) if "language_score" in names else pa.nulls(n, pa.float64())
-        share = pc.fill_null(named.column("language_share"), 1.0) if "language_share" in names else pa.array(np.ones(n))
+        score = named.column("language_score") if "language_score" in names else pa.nulls(n, pa.float64())
+        share = pc.fill_null(named.column("language_share"), 1.0) if "language_share" in names \
+            else pa.array(np.ones(n))
         model = named.column("language_model") if "language_model" in names else pa.nulls(n, pa.string())
         second = pc.and_(pc.is_valid(model), pc.not_equal(pc.fill_null(model, LID176_NAME), LID176_NAME))
         t = pa.table({"lang": named.column("language"), "score": pc.cast(pc.fill_null(score, 0.0), pa.float64()),

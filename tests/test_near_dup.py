@@ -17,7 +17,7 @@ from audit.config import parse_config
 from audit.dedup import steps
 from audit.dedup.components import connected_components
 from audit.dedup.minhash import minhash_permutations, minhash_signatures
-from audit.dedup.rule import bucket_edges
+from audit.dedup.rule import bucket_edges, repeated
 from audit.normalize import ngram_hashes, tokenize_hashed
 from audit.stages.near_dup import NearDupStage
 from tests.fixtures_dedup import band_table, chained_bands, doc, edit, measured
@@ -238,3 +238,14 @@ def test_components_on_the_cluster_are_those_of_union_find(ray_session):
     expect = dict(zip(local.column("b").to_pylist(), local.column("a").to_pylist()))
     assert centre == expect and stars.num_rows == len(centre)  # one edge per leaf: stars
     assert centre[439 * 1000 + 7] == 400 * 1000 + 7
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_repeated_finds_exactly_the_rows_whose_key_another_row_has(dtype):
+    """The rule's sorts only see rows of shared keys: 32-bit keys (sorted with their row packed
+    in) and 64-bit keys find the same rows as a count of every key."""
+    keys = np.random.default_rng(3).integers(0, 5000, 4000).astype(dtype)
+    counts = {k: n for k, n in zip(*np.unique(keys, return_counts=True))}
+    want = [i for i, k in enumerate(keys) if counts[k] > 1]
+    assert repeated(keys).tolist() == want and 0 < len(want) < len(keys)
+    assert repeated(np.array([7], dtype)).tolist() == [] and repeated(np.zeros(0, dtype)).tolist() == []

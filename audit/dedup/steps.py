@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.dedup.components import star_edges
-from audit.dedup.exact import exact_pairs, global_order, key_bytes, key_heads
+from audit.dedup.exact import exact_pairs, global_order, key_bytes
 from audit.dedup.minhash import bands_of
 from audit.dedup.partition import partition_of, range_partition_of
 from audit.dedup.rule import bucket_edges, confirmed, estimated_jaccard, repeated, resolve_rounds, step_aside
@@ -64,35 +64,28 @@ def histogram(kind: str, cluster_ids: pa.Array | pa.ChunkedArray) -> pa.Table:
 # ---------------------------------------------------------------- keys of a part
 
 def key_rows(base: pa.Table, bands: int) -> dict[str, np.ndarray]:
-    """A part's base rows as the arrays the exact and band steps read, by input order (~90 bytes
+    """A part's base rows as the arrays the exact and band steps read, by input order (90 bytes
     a record, so every step reads them from memory, Ray's object store, rather than a shuffle of
-    a row per record and band): `eorder`, `ekey` (uint64 x 2) of records with an exact key;
-    `border`, `bexact` (the exact key's head | 1, 0 for none: an exact duplicate steps aside in
-    its buckets) and `bands` (uint32, records x bands) of records with band keys."""
+    a row per record and band): `order`; `ekey` (uint64 x 2, zero where `has_key` is not);
+    `bands` (uint32, records x bands, zero where `has_bands` is not)."""
     order = base.column("order").to_numpy()
     by = np.argsort(order, kind="stable")
     base, order = base.take(pa.array(by, pa.int64())), order[by]
-    head = np.zeros(len(order), np.uint64)
-    out: dict[str, np.ndarray] = {"eorder": np.zeros(0, np.int64), "ekey": np.zeros((0, 2), np.uint64),
-                                  "border": np.zeros(0, np.int64), "bexact": np.zeros(0, np.uint64),
-                                  "bands": np.zeros((0, bands), np.uint32)}
+    n = len(order)
+    out: dict[str, np.ndarray] = {"order": order, "ekey": np.zeros((n, 2), np.uint64), "has_key": np.zeros(n, bool),
+                                  "bands": np.zeros((n, bands), np.uint32), "has_bands": np.zeros(n, bool)}
     if "exact_key" in base.column_names:
         col = base.column("exact_key").combine_chunks()
-        has = pc.is_valid(col).to_numpy(zero_copy_only=False)
-        words = key_bytes(col.filter(pa.array(has))).view("<u8").reshape(-1, 2)
-        out["eorder"], out["ekey"] = order[has], np.ascontiguousarray(words)
-        head = key_heads(col)
-        # |1 keeps a real key from reading as 0, which marks "no exact key" (never steps aside)
-        head = np.where(head != 0, head | np.uint64(1), np.uint64(0))
+        out["has_key"] = has = pc.is_valid(col).to_numpy(zero_copy_only=False)
+        out["ekey"][has] = key_bytes(col.filter(pa.array(has))).view("<u8").reshape(-1, 2)
     if "minhash_bands" in base.column_names:
         col = base.column("minhash_bands")
-        has = pc.is_valid(col).to_numpy(zero_copy_only=False)
-        out["border"], out["bexact"] = order[has], head[has]
-        out["bands"] = np.ascontiguousarray(bands_of(col.filter(pa.array(has)), bands))
+        out["has_bands"] = has = pc.is_valid(col).to_numpy(zero_copy_only=False)
+        out["bands"][has] = bands_of(col.filter(pa.array(has)), bands)
     return out
 
 
-def _bits(partitions: int) -> int:
+def range_bits(partitions: int) -> int:
     """Range-partition bits for at least `partitions` partitions (a power of two)."""
     return max(0, int(partitions - 1).bit_length())
 
@@ -100,14 +93,14 @@ def _bits(partitions: int) -> int:
 # ---------------------------------------------------------------- exact
 
 def exact_of(parts: list[dict[str, np.ndarray]], part: int, partitions: int) -> pa.Table:
-    """Exact duplicates among the exact keys in range partition `part` (of 2^_bits(partitions)):
+    """Exact duplicates among the exact keys in range partition `part` (of 2^range_bits(partitions)):
     (dup, kept) input orders, the kept record the earliest with that key."""
-    bits = _bits(partitions)
+    bits = range_bits(partitions)
     keys, order = [], []
     for p in parts:
-        sel = range_partition_of(p["ekey"][:, 0], bits) == part if bits else slice(None)
+        sel = p["has_key"] & (range_partition_of(p["ekey"][:, 0], bits) == part) if bits else p["has_key"]
         keys.append(p["ekey"][sel])
-        order.append(p["eorder"][sel])
+        order.append(p["order"][sel])
     k = np.concatenate([np.zeros((0, 2), np.uint64), *keys])
     o = np.concatenate([np.zeros(0, np.int64), *order])
     dup, kept = exact_pairs(k.view(np.uint8).reshape(-1, 16), o)
@@ -120,8 +113,8 @@ def exact_rows(nodes: pa.Table, pairs: pa.Table) -> pa.Table:
     nodes = nodes.sort_by("order")
     o = nodes.column("order").to_numpy()
     dup = np.searchsorted(o, pairs.column("dup").to_numpy())
-    kept_ids = nodes.column("doc_id").combine_chunks().take(pa.array(np.searchsorted(o, pairs.column("kept").to_numpy()),
-                                                                      pa.int64()))
+    kept = np.searchsorted(o, pairs.column("kept").to_numpy())
+    kept_ids = nodes.column("doc_id").combine_chunks().take(pa.array(kept, pa.int64()))
     return nodes.select(WHERE).take(pa.array(dup, pa.int64())) \
         .append_column("kind", pa.array(["exact"] * len(dup), pa.string())) \
         .append_column("cluster_id", pc.binary_join_element_wise("exact-", kept_ids, "")) \
@@ -145,28 +138,30 @@ def band_pairs(parts: list[dict[str, np.ndarray]], band: int, partitions: int, b
     """The confirmed pairs (a < b, input orders) of one band's buckets: records sharing the band
     key are candidates (exact duplicates stepping aside), confirmed when they share `min_shared`
     of their `bands` keys. `parts`: `key_rows` of every measurement part. The keys go through
-    in range partitions one after the other (2^_bits(partitions)), so a task holds a partition's."""
-    bits = _bits(partitions)
+    in range partitions one after the other (2^range_bits(partitions)), so a task holds a partition's."""
+    bits = range_bits(partitions)
     found = [PAIRS.empty_table()]
     for part in range(1 << bits):
         keys, rows = [], []
         for p in parts:
             k = p["bands"][:, band]
-            sel = np.flatnonzero(range_partition_of(k.astype(np.uint64) << np.uint64(32), bits) == part) if bits \
-                else None
-            keys.append(k if sel is None else k[sel])
-            rows.append(sel)
+            sel = p["has_bands"] & (range_partition_of(k.astype(np.uint64) << np.uint64(32), bits) == part) \
+                if bits else p["has_bands"]
+            rows.append(np.flatnonzero(sel))
+            keys.append(k[rows[-1]])
         k = np.concatenate([np.zeros(0, np.uint32), *keys])
         at = repeated(k)  # a bucket of one makes no pair and steps nothing aside: the rest only
         starts = np.cumsum([0] + [len(x) for x in keys])
         s = np.searchsorted(starts, at, side="right") - 1  # the part of each
         r = at - starts[s]
-        for i in np.unique(s):
-            if rows[i] is not None:
-                r[s == i] = rows[i][r[s == i]]
         o, e = np.empty(len(at), np.int64), np.empty(len(at), np.uint64)
         for i in np.unique(s):
-            o[s == i], e[s == i] = parts[i]["border"][r[s == i]], parts[i]["bexact"][r[s == i]]
+            mine = s == i
+            r[mine] = rows[i][r[mine]]
+            p = parts[i]
+            head = p["ekey"][r[mine], 0]
+            # |1 keeps a real key from reading as 0, which marks "no exact key" (never steps aside)
+            o[mine], e[mine] = p["order"][r[mine]], np.where(head != 0, head | np.uint64(1), np.uint64(0))
         found.append(_confirmed(parts, k[at], o, e, s, r, bands, min_shared))
     return distinct_pairs(found)
 

@@ -126,7 +126,7 @@ def _found(config: AuditConfig, ex: Executor, parts: list[Location], records: in
     d = config.dedup
     fs = parts[0].fs
     paths = [p.path for p in parts]
-    partitions = 1 << steps._bits(max(1, -(-records // config.ray.partition_rows)))
+    partitions = 1 << steps.range_bits(max(1, -(-records // config.ray.partition_rows)))
     rows = ex.map_kept(key_rows_task, paths, fs, d.bands, name="dedup_key_rows")
     jobs = [("exact", h) for h in range(partitions) if d.exact] + [("band", j) for j in range(d.bands) if d.near]
     exact: list[pa.Table] = []
