@@ -35,25 +35,27 @@ from audit.dedup import steps
 from audit.dedup.components import star_components
 from audit.io.storage import Location, write_parquet
 from audit.job.executor import Executor, Shared
+from audit.job.parts import with_run_id
 from audit.records import DUPLICATES_SCHEMA
 
 
-def write_part(rows: pa.Table, dest: Location) -> None:
-    """A part of duplicates/, sorted by shard so a decide task reads only its shard's row groups."""
+def write_part(rows: pa.Table, dest: Location, run_id: str | None) -> None:
+    """A part of duplicates/, sorted by shard so a decide task reads only its shard's row groups,
+    with the run id in its schema metadata."""
     rows = rows.sort_by([("shard", "ascending"), ("record", "ascending")])
-    write_parquet(rows.select(DUPLICATES_SCHEMA.names).cast(DUPLICATES_SCHEMA), dest)
+    write_parquet(rows.select(DUPLICATES_SCHEMA.names).cast(with_run_id(DUPLICATES_SCHEMA, run_id)), dest)
 
 
-def _written(rows: pa.Table | None, kind: str, out: Location, part: int) -> pa.Table:
+def _written(rows: pa.Table | None, kind: str, out: Location, part: int, run_id: str | None) -> pa.Table:
     """Write a partition's duplicates (if any) as a part of duplicates/; its cluster-size rows."""
     if rows is None or rows.num_rows == 0:
         return steps.HISTOGRAM.empty_table()
-    write_part(rows, out.child(f"{kind}-{part:05d}.parquet"))
+    write_part(rows, out.child(f"{kind}-{part:05d}.parquet"), run_id)
     return steps.histogram(kind, rows.column("cluster_id"))
 
 
-def _resolve_udf(group: pa.Table, config: AuditConfig, out: Location) -> pa.Table:
-    return _written(steps.resolve(group, config), "near", out, int(group.column("part")[0].as_py()))
+def _resolve_udf(group: pa.Table, config: AuditConfig, out: Location, run_id: str | None) -> pa.Table:
+    return _written(steps.resolve(group, config), "near", out, int(group.column("part")[0].as_py()), run_id)
 
 
 def _base(path: str, fs: Any, columns: list[str]) -> pa.Table:
@@ -85,18 +87,18 @@ def nodes_task(path: str, fs: Any, orders: np.ndarray) -> pa.Table:
 
 
 def write_task(item: tuple[str, int, pa.Table | None], nodes: list[Shared[pa.Table]], pairs: pa.Table,
-               config: AuditConfig, out: Location) -> pa.Table:
+               config: AuditConfig, out: Location, run_id: str | None) -> pa.Table:
     """("exact", partition, its (dup, kept) orders) or ("near", 0, None): those duplicates (all
     components of the confirmed `pairs`, in one partition) written; their cluster-size rows."""
     kind, no, exact = item
     located = pa.concat_tables([n.get() for n in nodes])
     if kind == "exact":
-        return _written(steps.exact_rows(located, exact), "exact", out, no)
-    return _written(steps.near_of_pairs(located, pairs, config), "near", out, 0)
+        return _written(steps.exact_rows(located, exact), "exact", out, no, run_id)
+    return _written(steps.near_of_pairs(located, pairs, config), "near", out, 0, run_id)
 
 
 def global_duplicates(config: AuditConfig, parts: list[Location], records: int, out: Location,
-                      executor: Executor) -> dict[str, Any]:
+                      executor: Executor, run_id: str | None = None) -> dict[str, Any]:
     """Write `out` (the run's duplicates/ dataset) from the measurement parts on `executor`;
     returns {"exact": n, "near": n, "cluster_sizes": {size: clusters}}.
 
@@ -106,21 +108,22 @@ def global_duplicates(config: AuditConfig, parts: list[Location], records: int, 
     d = config.dedup
     stats: dict[str, Any] = {"exact": 0, "near": 0, "cluster_sizes": {}}
     if not parts or not (d.exact or d.near):
-        write_parquet(DUPLICATES_SCHEMA.empty_table(), out.child("empty.parquet"))
+        write_parquet(with_run_id(DUPLICATES_SCHEMA, run_id).empty_table(), out.child("empty.parquet"))
         return stats
-    found = _found(config, executor, parts, records, out)
+    found = _found(config, executor, parts, records, out, run_id)
     sizes: Counter[int] = Counter()
     table = pa.concat_tables([steps.HISTOGRAM.empty_table(), *(f.select(steps.HISTOGRAM.names) for f in found)])
     for kind, size, clusters in zip(*(table.column(c).to_pylist() for c in ("kind", "size", "clusters"))):
         stats[kind] += (size - 1) * clusters  # a cluster of n reports n - 1 duplicates
         sizes[size] += clusters
     if not any(p.name.endswith(".parquet") for p in out.ls()):
-        write_parquet(DUPLICATES_SCHEMA.empty_table(), out.child("empty.parquet"))
+        write_parquet(with_run_id(DUPLICATES_SCHEMA, run_id).empty_table(), out.child("empty.parquet"))
     stats["cluster_sizes"] = {int(k): int(v) for k, v in sorted(sizes.items())}
     return stats
 
 
-def _found(config: AuditConfig, ex: Executor, parts: list[Location], records: int, out: Location) -> list[pa.Table]:
+def _found(config: AuditConfig, ex: Executor, parts: list[Location], records: int, out: Location,
+           run_id: str | None) -> list[pa.Table]:
     """Key rows -> exact duplicates and confirmed pairs -> the rows they name -> duplicates/ parts;
     their cluster-size rows."""
     d = config.dedup
@@ -143,14 +146,15 @@ def _found(config: AuditConfig, ex: Executor, parts: list[Location], records: in
     one = not ex.uses_ray or held <= config.ray.partition_rows
     writes = [("exact", h, t) for h, t in enumerate(exact) if t.num_rows] + ([("near", 0, None)] if one and
                                                                               pairs.num_rows else [])
-    found = [h for _, h in ex.map(write_task, writes, nodes, pairs, config, out, name="dedup_write")]
+    found = [h for _, h in ex.map(write_task, writes, nodes, pairs, config, out, run_id, name="dedup_write")]
     if one or not pairs.num_rows:
         return found
-    return [*found, *_shuffled(config, nodes, pairs, max(ex.slots, -(-held // config.ray.partition_rows)), out)]
+    return [*found, *_shuffled(config, nodes, pairs, max(ex.slots, -(-held // config.ray.partition_rows)), out,
+                               run_id)]
 
 
 def _shuffled(config: AuditConfig, nodes: list[Shared[pa.Table]], pairs: pa.Table, partitions: int,
-              out: Location) -> list[pa.Table]:
+              out: Location, run_id: str | None) -> list[pa.Table]:
     """Components and their resolution hash-partitioned by Ray Data (pairs past one task's share)."""
     import ray
 
@@ -164,7 +168,7 @@ def _shuffled(config: AuditConfig, nodes: list[Shared[pa.Table]], pairs: pa.Tabl
     by_component = labelled.groupby("part", num_partitions=partitions).map_groups(
         steps.label, batch_format="pyarrow", fn_kwargs=kw)
     return _take(by_component.groupby("part", num_partitions=partitions).map_groups(
-        _resolve_udf, batch_format="pyarrow", fn_kwargs={"config": config, "out": out}))
+        _resolve_udf, batch_format="pyarrow", fn_kwargs={"config": config, "out": out, "run_id": run_id}))
 
 
 def _take(ds: Any) -> list[pa.Table]:

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from audit.io.atomic import AtomicFile
-from audit.io.storage import Location, write_parquet
+from audit.io.storage import Location
 
 # The key of the run id in the schema metadata of every part of a run's datasets.
 RUN_ID_KEY = "audit.run_id"
@@ -27,18 +27,6 @@ def with_run_id(schema: pa.Schema, run_id: str | None) -> pa.Schema:
     if not run_id:
         return schema
     return schema.with_metadata({**(schema.metadata or {}), RUN_ID_KEY.encode(): run_id.encode()})
-
-
-def stamp_run_id(folder: Location, run_id: str) -> None:
-    """Put the run id into the schema metadata of every part of a dataset written without it
-    (duplicates/: its parts come from Ray Data UDFs; it holds one small row per duplicate)."""
-    for part in folder.ls():
-        if not part.name.endswith(".parquet"):
-            continue
-        with part.fs.open_input_file(part.path) as f:
-            table = pq.read_table(f)
-        if (table.schema.metadata or {}).get(RUN_ID_KEY.encode()) != run_id.encode():
-            write_parquet(table.cast(with_run_id(table.schema, run_id)), part)
 
 
 class PartWriter:
