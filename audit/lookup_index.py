@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from audit import __version__
 from audit.dedup.partition import range_partition_of
+from audit.io.atomic import atomic_output
 from audit.io.storage import Location, location, write_parquet
 from audit.normalize import mix64
 from audit.stages.passages import passage_scheme
@@ -182,14 +183,16 @@ def write_bucket(table: pa.Table, folder: Location, name: str, bucket: int) -> p
     key = "pos" if name == RECORDS else "key"
     group_rows = _RECORD_GROUP_ROWS if name == RECORDS else _KEY_GROUP_ROWS
     keys = table.column(key).to_numpy()
-    order = np.lexsort((table.column("pos").to_numpy(), keys))  # ties (same key) in position order
-    table = table.take(pa.array(order)).combine_chunks()
-    keys = keys[order]
+    if key == "pos" and (len(keys) < 2 or bool((keys[1:] > keys[:-1]).all())):
+        table = table.combine_chunks()  # records read in position order (the job's lineage parts): as they are
+    else:
+        order = np.lexsort((table.column("pos").to_numpy(), keys))  # ties (same key) in position order
+        table = table.take(pa.array(order)).combine_chunks()
+        keys = keys[order]
     file = f"b{bucket:016x}.parquet"
     folder.mkdir()
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, row_group_size=group_rows, compression="zstd", write_statistics=False)
-    folder.child(file).write_bytes(sink.getvalue().to_pybytes())
+    with atomic_output(folder.child(file)) as sink:  # straight to the file: no copy of it in memory
+        pq.write_table(table, sink, row_group_size=group_rows, compression="zstd", write_statistics=False)
     starts = np.arange(0, len(keys), group_rows)
     ends = np.minimum(starts + group_rows, len(keys))
     return pa.table({"file": pa.array([file] * len(starts), pa.string()),

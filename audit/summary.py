@@ -21,6 +21,17 @@ from audit.lengths import LengthStats, length_report
 _EXAMPLES = 5  # example doc_ids kept per reason
 
 
+def _counts(values: pa.Array | pa.ChunkedArray) -> dict[Any, int]:
+    """{value: count} of the non-null values (Arrow's value_counts)."""
+    return {vc["values"]: vc["counts"] for vc in pc.value_counts(values).to_pylist() if vc["values"] is not None}
+
+
+def _pair_counts(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) -> dict[tuple[Any, Any], int]:
+    """{(a, b): count} of the rows' value pairs."""
+    agg = pa.table({"a": a, "b": b}).group_by(["a", "b"]).aggregate([("a", "count")])
+    return dict(zip(zip(agg.column("a").to_pylist(), agg.column("b").to_pylist()), agg.column("a_count").to_pylist()))
+
+
 def _source_name(value: str | None) -> str:
     return "(no source)" if value is None else value
 
@@ -69,28 +80,20 @@ class SummaryBuilder:
         self.quarantined += q
         self.kept += n - q
         self.bytes += int(pc.sum(table.column("bytes")).as_py() or 0)
-        shard_index = table.column("shard_index").to_pylist() if "shard_index" in table.column_names else [0] * n
-        for doc_id, reasons, si, rec in zip(table.column("doc_id").to_pylist(), table.column("reasons").to_pylist(),
-                                            shard_index, table.column("record").to_pylist()):
-            for r in reasons:
-                self.reasons[r] += 1
-            for kind in dict.fromkeys(reason_kind(r) for r in reasons):
-                self.kinds[kind] += 1
-                ex = self.examples[kind]
-                if len(ex) < _EXAMPLES:
-                    ex.append((si or 0, rec or 0, doc_id))
+        self._reasons(table)
         readable = table.filter(pc.is_null(table.column("error")))
-        groups = [_source_name(x) for x in readable.column("source").to_pylist()] if self.by_source \
-            else readable.column("shard").to_pylist()
+        groups = pa.array([_source_name(x) for x in readable.column("source").to_pylist()], pa.string()) \
+            if self.by_source else readable.column("shard")
         if "language" in readable.column_names:
-            for shard, group, lang in zip(readable.column("shard").to_pylist(), groups,
-                                          readable.column("language").to_pylist()):
-                if lang is not None:
-                    self.languages[lang] += 1
-                    self.languages_by_shard[shard][lang] += 1
-                    if self.by_source:
-                        self.languages_by_source[group][lang] += 1
-            self._language_stats(readable)
+            named = readable.filter(pc.is_valid(readable.column("language")))
+            self.languages.update(_counts(named.column("language")))
+            for (shard, lang), c in _pair_counts(named.column("shard"), named.column("language")).items():
+                self.languages_by_shard[shard][lang] += c
+            if self.by_source:
+                for (group, lang), c in _pair_counts(groups.filter(pc.is_valid(readable.column("language"))),
+                                                     named.column("language")).items():
+                    self.languages_by_source[group][lang] += c
+            self._language_stats(named)
         cols = {"chars": _lengths(readable, "chars")}
         cols["words"] = _lengths(readable, "length_words") if "length_words" in readable.column_names \
             else np.zeros(readable.num_rows)
@@ -98,9 +101,10 @@ class SummaryBuilder:
             cols["tokens"] = _lengths(readable, "length_tokens")
         self.lengths.add(cols)
         if readable.num_rows:
-            names, inv = np.unique(np.asarray(["" if g is None else str(g) for g in groups], dtype=str),
-                                   return_inverse=True)
-            for i, name in enumerate(names.tolist()):
+            codes = pc.dictionary_encode(pc.fill_null(groups, "")).combine_chunks() \
+                if isinstance(groups, pa.ChunkedArray) else pc.dictionary_encode(pc.fill_null(groups, ""))
+            inv = codes.indices.to_numpy(zero_copy_only=False)
+            for i, name in sorted(enumerate(codes.dictionary.to_pylist()), key=lambda x: x[1]):
                 rows = inv == i
                 g = self.lengths_by_group.get(name)
                 if g is None:
@@ -117,27 +121,53 @@ class SummaryBuilder:
                         c["records"] += 1
                         seen.add(m["eval_set"])
         if "pii" in table.column_names:
-            for findings in table.column("pii").to_pylist():
-                if findings:
-                    self.pii_records += 1
-                    for f in findings:
-                        self.pii_types[f["entity_type"]] += 1
+            findings = table.column("pii").combine_chunks()
+            self.pii_records += int(pc.sum(pc.greater(pc.fill_null(pc.list_value_length(findings), 0), 0)).as_py() or 0)
+            self.pii_types.update(_counts(pc.struct_field(pc.list_flatten(findings), "entity_type")))
 
-    def _language_stats(self, readable: pa.Table) -> None:
-        """Documents, score, share and second-identifier counts per language of a batch."""
-        names = readable.column_names
-        n = readable.num_rows
-        scores = readable.column("language_score").to_pylist() if "language_score" in names else [None] * n
-        shares = readable.column("language_share").to_pylist() if "language_share" in names else [None] * n
-        models = readable.column("language_model").to_pylist() if "language_model" in names else [None] * n
-        for lang, score, share, model in zip(readable.column("language").to_pylist(), scores, shares, models):
-            if lang is None:
+    def _reasons(self, table: pa.Table) -> None:
+        """Reasons, records per reason kind (once a kind a record) and the first examples of each kind."""
+        reasons = table.column("reasons").combine_chunks()
+        flat = pc.list_flatten(reasons)
+        if not len(flat):
+            return
+        self.reasons.update(_counts(flat))
+        names = pc.unique(flat)
+        kind_of = pa.array([reason_kind(r) for r in names.to_pylist()], pa.string())
+        kinds = pc.take(kind_of, pc.index_in(flat, value_set=names))
+        owner = pc.list_parent_indices(reasons)
+        pairs = pa.table({"row": owner, "kind": kinds}).group_by(["row", "kind"]).aggregate([]) \
+            .sort_by([("row", "ascending")])  # a record counts once a kind
+        self.kinds.update(_counts(pairs.column("kind")))
+        shard_index = table.column("shard_index") if "shard_index" in table.column_names else None
+        for kind in pc.unique(pairs.column("kind")).to_pylist():
+            ex = self.examples[kind]
+            if len(ex) >= _EXAMPLES:
                 continue
+            rows = pairs.filter(pc.equal(pairs.column("kind"), kind)).column("row").slice(0, _EXAMPLES - len(ex))
+            for row in rows.to_pylist():
+                si = shard_index[row].as_py() if shard_index is not None else 0
+                ex.append((si or 0, table.column("record")[row].as_py() or 0, table.column("doc_id")[row].as_py()))
+
+    def _language_stats(self, named: pa.Table) -> None:
+        """Documents, score, share and second-identifier counts per language of a batch (rows with a language)."""
+        names = named.column_names
+        n = named.num_rows
+        score = named.column("language_score") if "language_score" in names else pa.nulls(n, pa.float64())
+        share = pc.fill_null(named.column("language_share"), 1.0) if "language_share" in names \
+            else pa.array(np.ones(n))
+        model = named.column("language_model") if "language_model" in names else pa.nulls(n, pa.string())
+        second = pc.and_(pc.is_valid(model), pc.not_equal(pc.fill_null(model, LID176_NAME), LID176_NAME))
+        t = pa.table({"lang": named.column("language"), "score": pc.cast(pc.fill_null(score, 0.0), pa.float64()),
+                      "second": pc.cast(second, pa.int64()), "share": pc.cast(share, pa.float64())})
+        agg = t.group_by("lang").aggregate([("lang", "count"), ("score", "sum"), ("second", "sum"), ("share", "sum")])
+        for lang, docs, sc, sec, sh in zip(*(agg.column(c).to_pylist() for c in
+                                             ("lang", "lang_count", "score_sum", "second_sum", "share_sum"))):
             st = self.language_stats[lang]
-            st[0] += 1
-            st[1] += score or 0.0
-            st[2] += model is not None and model != LID176_NAME
-            st[3] += 1.0 if share is None else share
+            st[0] += docs
+            st[1] += sc or 0.0
+            st[2] += sec or 0
+            st[3] += sh or 0.0
 
     def language_table(self) -> list[dict[str, Any]]:
         """Per language, most documents first: its code and ISO 639-3 + script tag, documents,

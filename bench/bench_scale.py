@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import subprocess
@@ -66,6 +67,7 @@ def one(records: int, shards: int, cpus: int) -> dict:
     from audit.job.ray_session import start_ray
 
     root = build_corpus(records, shards)
+    load_before = os.getloadavg()[0]
     cfg = load_config(root / "audit.yaml")
     cfg.ray.num_cpus = cpus
     start_ray(cfg, None)
@@ -83,7 +85,9 @@ def one(records: int, shards: int, cpus: int) -> dict:
             "driver_only_share": round(max(0.0, wall - on_workers) / wall, 3),
             "passes_s": {"scan": s["scan_seconds"], **{k: s["stages"].get(k) for k in
                                                        ("dedup_global", "decide_write", "lookup_index")}},
-            "job_mb_per_s": round(s["bytes"] / 1e6 / wall, 2)}
+            "job_mb_per_s": round(s["bytes"] / 1e6 / wall, 2),
+            # a shared machine's load skews every figure: the 1-minute load average before and after
+            "load": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
 
 
 def main() -> None:
@@ -107,10 +111,11 @@ def main() -> None:
         rows.append(r)
         print(f"{r['records']:>10,} records {r['mb']:>7} MB  wall {r['wall_s']:>7} s  {r['job_mb_per_s']} MB/s  "
               f"driver peak RSS {r['driver_peak_rss_mb']} MB  driver CPU {r['driver_cpu_us_per_record']} us/record  "
-              f"driver-only share {r['driver_only_share']:.1%}  passes {r['passes_s']}")
+              f"driver-only share {r['driver_only_share']:.1%}  passes {r['passes_s']}  load {r['load']}")
     if len(rows) > 1:
-        print(f"driver peak RSS ratio {rows[-1]['records']:,} / {rows[0]['records']:,} records: "
-              f"{rows[-1]['driver_peak_rss_mb'] / rows[0]['driver_peak_rss_mb']:.2f}")
+        print(f"ratios {rows[-1]['records']:,} / {rows[0]['records']:,} records: driver peak RSS "
+              f"{rows[-1]['driver_peak_rss_mb'] / rows[0]['driver_peak_rss_mb']:.2f}, wall "
+              f"{rows[-1]['wall_s'] / rows[0]['wall_s']:.2f}x")
 
 
 if __name__ == "__main__":

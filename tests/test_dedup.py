@@ -111,13 +111,14 @@ def test_the_pass_without_ray_never_imports_ray(tmp_path):
         "import sys, pyarrow.parquet as pq\n"
         "from audit.config import parse_config\n"
         "from audit.io.storage import location\n"
+        "from audit.job.executor import LocalExecutor\n"
         "from audit.job.global_dedup import global_duplicates\n"
         "from tests.fixtures_dedup import doc, edit, measured\n"
         "cfg = parse_config({'input': {'paths': ['x']}})\n"
         "t = measured(cfg, [doc(1), edit(doc(1), 30), doc(2), doc(2)])\n"
         f"pq.write_table(t, {str(tmp_path / 'p.parquet')!r})\n"
         f"s = global_duplicates(cfg, [location({str(tmp_path / 'p.parquet')!r})], 4, "
-        f"location({str(tmp_path / 'dup')!r}), 1, use_ray=False)\n"
+        f"location({str(tmp_path / 'dup')!r}), LocalExecutor())\n"
         "assert s['exact'] == 1 and s['near'] == 1, s\n"
         "print('ray' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,

@@ -17,7 +17,7 @@ from audit.config import parse_config
 from audit.dedup import steps
 from audit.dedup.components import connected_components
 from audit.dedup.minhash import minhash_permutations, minhash_signatures
-from audit.dedup.rule import bucket_edges
+from audit.dedup.rule import bucket_edges, repeated
 from audit.normalize import ngram_hashes, tokenize_hashed
 from audit.stages.near_dup import NearDupStage
 from tests.fixtures_dedup import band_table, chained_bands, doc, edit, measured
@@ -154,6 +154,7 @@ def _corpus(config) -> pa.Table:
 def _run(config, table: pa.Table, folder, rows_per_partition: int, use_ray: bool) -> tuple[dict, pa.Table]:
     """global_duplicates over `table` split into one measurement part per shard; its stats and rows."""
     from audit.io.storage import location
+    from audit.job.executor import LocalExecutor, RayExecutor
     from audit.job.global_dedup import global_duplicates
 
     parts = []
@@ -163,24 +164,27 @@ def _run(config, table: pa.Table, folder, rows_per_partition: int, use_ray: bool
         parts.append(location(path))
     cfg = config.model_copy(deep=True)
     cfg.ray.partition_rows = rows_per_partition
-    stats = global_duplicates(cfg, parts, table.num_rows, location(folder / "duplicates"), slots=2, use_ray=use_ray)
+    ex = RayExecutor(cfg, None) if use_ray else LocalExecutor()
+    stats = global_duplicates(cfg, parts, table.num_rows, location(folder / "duplicates"), ex)
     got = pq.read_table(folder / "duplicates")
     return stats, got.sort_by([("kind", "ascending"), ("doc_id", "ascending")])
 
 
 def test_the_pass_without_ray_is_the_one_partition_rule(config, tmp_path, monkeypatch):
-    """use_ray=False: the one-partition steps in this process, written as duplicates/ parts;
-    each measurement part read once, its dedup columns only."""
+    """On the in-process backend: the one-partition steps, written as duplicates/ parts; each
+    task reads the measurement parts' columns it needs only (projected)."""
     import audit.job.global_dedup as g
 
     reads = []
-    real = g.read_part
-    monkeypatch.setattr(g, "read_part", lambda path, fs, cols: reads.append((path, tuple(cols))) or real(path, fs, cols))
+    real = g._base
+    monkeypatch.setattr(g, "_base", lambda path, fs, cols: reads.append((path, tuple(cols))) or real(path, fs, cols))
     table = _corpus(config)
     stats, got = _run(config, table, tmp_path, 2_000_000, use_ray=False)
-    assert sorted(p for p, _ in reads) == sorted(str(tmp_path / f"part-{k}.parquet") for k in range(3))
-    assert {c for _, c in reads} == {("doc_id", "source_id", "shard", "shard_index", "record", "exact_key",
-                                      "minhash_bands")}
+    paths = sorted(str(tmp_path / f"part-{k}.parquet") for k in range(3))
+    for cols in [("shard_index", "record", "exact_key", "minhash_bands"),  # keys
+                 ("doc_id", "source_id", "shard", "shard_index", "record", "minhash_bands")]:  # rows of the pairs
+        assert sorted(p for p, c in reads if c == cols) == paths
+    assert len(reads) == 6
     exact, near_rows = steps.one_partition(table, config)
     assert stats["exact"] == exact.num_rows == 3 and stats["near"] == near_rows.num_rows >= 15
     assert got.num_rows == 3 + near_rows.num_rows
@@ -188,26 +192,28 @@ def test_the_pass_without_ray_is_the_one_partition_rule(config, tmp_path, monkey
 
 
 @pytest.mark.ray
-@pytest.mark.parametrize("rows_per_partition", [40, 2_000_000], ids=["shuffled", "one-partition-task"])
+@pytest.mark.parametrize("rows_per_partition", [40, 2_000_000], ids=["partitioned", "one-partition"])
 def test_the_jobs_distributed_pass_agrees_with_the_one_process_run(config, tmp_path, ray_session,
                                                                    rows_per_partition, monkeypatch):
-    """audit.job.global_dedup on Ray (band keys hash-partitioned by Ray Data, or a small run's
-    single partition in one task) writes exactly what the same steps write in this process
-    without Ray, across shard parts, exact duplicates stepping aside; the shuffled run reads
-    the parts once (one dataset of them)."""
+    """audit.job.global_dedup on Ray (keys in two partitions, components and their resolution
+    hash-partitioned by Ray Data; or one partition) writes exactly what the same steps write in
+    this process without Ray, across shard parts, exact duplicates stepping aside."""
     import audit.job.global_dedup as g
 
-    reads = []
-    real = g.read_parts
-    monkeypatch.setattr(g, "read_parts", lambda paths, fs, cols: reads.append(list(paths)) or real(paths, fs, cols))
+    shuffled = []
+    real = g._shuffled
+    monkeypatch.setattr(g, "_shuffled", lambda *a: shuffled.append(a[-2]) or real(*a))
     table = _corpus(config)
     (tmp_path / "ray").mkdir()
     (tmp_path / "local").mkdir()
     stats, got = _run(config, table, tmp_path / "ray", rows_per_partition, use_ray=True)
-    assert len(reads) == (1 if rows_per_partition < table.num_rows * config.dedup.bands else 0)
+    assert len(shuffled) == (1 if rows_per_partition == 40 else 0)
     want_stats, want = _run(config, table, tmp_path / "local", rows_per_partition, use_ray=False)
     assert want.num_rows >= 18 and got.equals(want)
     assert stats == want_stats and stats["exact"] == 3
+    (tmp_path / "one").mkdir()
+    _, one = _run(config, table, tmp_path / "one", 2_000_000, use_ray=False)
+    assert one.equals(want)  # two key partitions find what one does
 
 
 @pytest.mark.ray
@@ -232,3 +238,14 @@ def test_components_on_the_cluster_are_those_of_union_find(ray_session):
     expect = dict(zip(local.column("b").to_pylist(), local.column("a").to_pylist()))
     assert centre == expect and stars.num_rows == len(centre)  # one edge per leaf: stars
     assert centre[439 * 1000 + 7] == 400 * 1000 + 7
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_repeated_finds_exactly_the_rows_whose_key_another_row_has(dtype):
+    """The rule's sorts only see rows of shared keys: 32-bit keys (sorted with their row packed
+    in) and 64-bit keys find the same rows as a count of every key."""
+    keys = np.random.default_rng(3).integers(0, 5000, 4000).astype(dtype)
+    counts = {k: n for k, n in zip(*np.unique(keys, return_counts=True))}
+    want = [i for i, k in enumerate(keys) if counts[k] > 1]
+    assert repeated(keys).tolist() == want and 0 < len(want) < len(keys)
+    assert repeated(np.array([7], dtype)).tolist() == [] and repeated(np.zeros(0, dtype)).tolist() == []

@@ -5,6 +5,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from audit.dedup.rule import repeated
+
 KEY_TYPE = pa.binary(16)  # the first 16 bytes of SHA-256: collisions are out of reach at any corpus size
 
 
@@ -41,7 +43,8 @@ def exact_pairs(keys: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.nda
     if len(order) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     words = np.ascontiguousarray(keys).view("<u8").reshape(-1, 2)  # equal keys, equal words: grouping only
-    idx = np.lexsort((order, words[:, 1], words[:, 0]))  # by key, then input order
+    rows = repeated(words[:, 0])  # only a repeated head can repeat a key
+    idx = rows[np.lexsort((order[rows], words[rows, 1], words[rows, 0]))]  # by key, then input order
     k = words[idx]
     first = np.ones(len(idx), dtype=bool)
     first[1:] = (k[1:] != k[:-1]).any(axis=1)

@@ -21,6 +21,25 @@ from audit.dedup.components import connected_components
 ALL_PAIRS_MAX = 16
 
 
+def repeated(keys: np.ndarray) -> np.ndarray:
+    """The rows (ascending) whose key occurs more than once. Only those can pair or step aside,
+    and they are few: one sort of the keys finds them, several times faster than the rule's
+    sorts over every row (32-bit keys: sorted with their row in the low bits, no argsort)."""
+    if keys.dtype.itemsize <= 4 and len(keys) < 1 << 32:
+        packed = np.sort((keys.astype(np.uint64) << np.uint64(32)) | np.arange(len(keys), dtype=np.uint64))
+        hi = packed >> np.uint64(32)
+        same = hi[1:] == hi[:-1]
+        twice = np.zeros(len(packed), bool)
+        twice[1:] |= same
+        twice[:-1] |= same
+        return np.sort((packed[twice] & np.uint64(0xFFFFFFFF)).astype(np.int64))
+    s = np.sort(keys)
+    twice = np.unique(s[1:][s[1:] == s[:-1]])
+    if not len(twice):
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(twice[np.minimum(np.searchsorted(twice, keys), len(twice) - 1)] == keys)
+
+
 def step_aside(keys: np.ndarray, order: np.ndarray, exact: np.ndarray) -> np.ndarray:
     """Rows (sorted) that stay in their buckets: within a bucket (`keys`), a later record with an
     earlier member's exact key (`exact`, uint64; 0 = none, never steps aside) is left out."""

@@ -77,6 +77,11 @@ class LocalExecutor:
         for item in items:
             yield item, fn(item, *common)
 
+    def map_kept(self, fn: Callable[..., R], items: Iterable[T], *common: Any, name: str = "",
+                 num_cpus: float = 1.0) -> list[Shared[R]]:
+        """fn(item, *common) for each item, each result held as shared state, in item order."""
+        return [Shared(value=result) for _, result in self.map(fn, items, *common)]
+
     def call(self, fn: Callable[..., R], *args: Any, name: str = "", num_cpus: float = 1.0) -> R:
         """One call of `fn`, here."""
         return fn(*args)
@@ -146,6 +151,27 @@ class RayExecutor:
         finally:
             for ref in pending:  # the caller stopped early: what is left would only be thrown away
                 ray.cancel(ref)
+
+    def map_kept(self, fn: Callable[..., R], items: Iterable[T], *common: Any, name: str = "",
+                 num_cpus: float = 1.0) -> list[Shared[R]]:
+        """fn(item, *common) for each item as a task whose result stays in the object store (the
+        driver never holds it: a later pass's tasks `get()` it), in item order, once all have
+        finished. A task's error is raised where its result is read."""
+        import ray
+
+        task = ray.remote(_call).options(num_cpus=num_cpus, max_retries=TASK_RETRIES, retry_exceptions=False,
+                                         name=name or getattr(fn, "__name__", "task"))
+        common_ref = ray.put(common)
+        refs: list[Any] = []
+        pending: list[Any] = []
+        for item in items:
+            if len(pending) >= self.window:
+                _, pending = ray.wait(pending, num_returns=1, fetch_local=False)  # no copy to this node
+            refs.append(task.remote(fn, item, common_ref))
+            pending.append(refs[-1])
+        if pending:
+            ray.wait(pending, num_returns=len(pending), fetch_local=False)
+        return [Shared(ref=[r]) for r in refs]
 
     def warm(self, fn: Callable[..., Any], *args: Any, num_cpus: float = 1.0) -> None:
         """Start `fn(*args)` on every slot's worker now, without waiting (models load there while

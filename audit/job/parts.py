@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from audit.io.atomic import AtomicFile
-from audit.io.storage import Location, write_parquet
+from audit.io.storage import Location
 
 # The key of the run id in the schema metadata of every part of a run's datasets.
 RUN_ID_KEY = "audit.run_id"
@@ -27,18 +27,6 @@ def with_run_id(schema: pa.Schema, run_id: str | None) -> pa.Schema:
     if not run_id:
         return schema
     return schema.with_metadata({**(schema.metadata or {}), RUN_ID_KEY.encode(): run_id.encode()})
-
-
-def stamp_run_id(folder: Location, run_id: str) -> None:
-    """Put the run id into the schema metadata of every part of a dataset written without it
-    (duplicates/: its parts come from Ray Data UDFs; it holds one small row per duplicate)."""
-    for part in folder.ls():
-        if not part.name.endswith(".parquet"):
-            continue
-        with part.fs.open_input_file(part.path) as f:
-            table = pq.read_table(f)
-        if (table.schema.metadata or {}).get(RUN_ID_KEY.encode()) != run_id.encode():
-            write_parquet(table.cast(with_run_id(table.schema, run_id)), part)
 
 
 class PartWriter:
@@ -113,15 +101,16 @@ def check_part(loc: Location, sha256: str | None, size: int | None, rows: int) -
     than the record's (an edited record)."""
     if sha256 is None:
         return "its completion record has no digest (written by an older version)"
-    try:
-        data = loc.read_bytes()
+    try:  # streamed: the driver checks 8 parts at once, and a part can be hundreds of MB
+        digest, have_size = file_digest(loc)
     except FileNotFoundError:
         return "the part is missing"
-    if size is not None and len(data) != size:
-        return f"the part is {len(data)} bytes, its completion record says {size}"
-    if hashlib.sha256(data).hexdigest() != sha256:
+    if size is not None and have_size != size:
+        return f"the part is {have_size} bytes, its completion record says {size}"
+    if digest != sha256:
         return "the part's SHA-256 differs from its completion record's (damaged or replaced)"
-    have = pq.read_metadata(pa.BufferReader(data)).num_rows
+    with loc.fs.open_input_file(loc.path) as f:
+        have = pq.read_metadata(f).num_rows
     if have != rows:
         return f"the part holds {have} rows, its completion record says {rows}"
     return None
@@ -134,20 +123,3 @@ def read_part(path: str, fs: Any, columns: list[str]) -> Iterator[pa.Table]:
         have = [c for c in columns if c in pf.schema_arrow.names]
         for g in range(pf.num_row_groups):
             yield pf.read_row_group(g, columns=have)
-
-
-def _read_udf(items: pa.Table, fs: Any, columns: list[str]) -> Iterator[pa.Table]:
-    """Ray Data UDF: part paths in, their `columns` out (a block per row group)."""
-    for path in items.column("path").to_pylist():
-        yield from read_part(path, fs, columns)
-
-
-def read_parts(paths: list[str], fs: Any, columns: list[str]) -> Any:
-    """Parquet parts' `columns` as a Ray dataset, a read task per part.
-
-    Read by our own UDF rather than ray.data.read_parquet, whose path resolution breaks when an
-    fsspec without its HTTP extra is installed (and the parts are listed already)."""
-    import ray
-
-    return ray.data.from_items([{"path": p} for p in paths], override_num_blocks=len(paths)).map_batches(
-        _read_udf, batch_size=1, batch_format="pyarrow", fn_kwargs={"fs": fs, "columns": columns})

@@ -33,7 +33,7 @@ from audit.io.run_lock import hold_run_folder
 from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
 from audit.io.storage import Location, causes, location
 from audit.job.executor import Executor, LocalExecutor, RayExecutor, make_executor, wants_ray
-from audit.job.parts import new_run_id, stamp_run_id
+from audit.job.parts import new_run_id
 from audit.job.ray_session import session_line
 from audit.job.resume import (DONE, ShardState, check_done, drop_unused, load_done, measure_fingerprint,
                               measuring_settings, refused_changes, shard_state)
@@ -323,8 +323,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
         dup_parts = [p for p, _ in with_rows]
         dup_out = work.child("duplicates")
         meter.start("dedup", len(dup_parts), "parts")
-        dup_stats = global_duplicates(config, dup_parts, records, dup_out, ex.slots, use_ray=ex.uses_ray)
-        stamp_run_id(dup_out, run_id)
+        dup_stats = global_duplicates(config, dup_parts, records, dup_out, ex, run_id)
         meter.end(records=records, nbytes=text_bytes)
         timing["dedup_global"] = time.perf_counter() - t1
         t2 = time.perf_counter()
