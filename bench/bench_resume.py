@@ -1,0 +1,93 @@
+"""What a resume saves: a full `audit run` against one killed half way and run again.
+
+On bench_scale.py's corpus (small records, default stages, 16 shards), each a fresh
+`python -m audit run` process on a local Ray of `--cpus` CPUs:
+
+1. a full run (wall time of the process);
+2. a run SIGKILLed, with every process of its session (Ray's too), once half of the shards have
+   their completion record in `measurements/_done/`;
+3. `audit run` again into the killed run's folder: it measures only what is left.
+
+Prints both wall times, the ratio (resumed / full; the issue's goal is <= 0.6) and whether the
+resumed run's lineage equals the full run's row for row.
+
+    python bench/bench_resume.py --records 1000000 --cpus 2
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.dataset as ds
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scale import build_corpus  # noqa: E402  (the same corpus as the scale bench)
+
+
+def _config(root: Path, cpus: int) -> Path:
+    """The corpus's config with Ray sized to `cpus`."""
+    cfg = json.loads((root / "audit.yaml").read_text())
+    cfg["ray"] = {"num_cpus": cpus}
+    path = root / f"resume-{cpus}.yaml"
+    path.write_text(json.dumps(cfg))
+    return path
+
+
+def _run(cfg: Path, out: Path, fresh: bool) -> float:
+    """Wall seconds of one `audit run` process."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--out", str(out), "--quiet"]
+                   + (["--fresh"] if fresh else []), check=True)
+    return time.perf_counter() - t0
+
+
+def _kill_at_half(cfg: Path, out: Path, shards: int) -> float:
+    """Start a fresh run, SIGKILL its whole session once half the shards are done; seconds it ran."""
+    done = out / "measurements" / "_done"
+    shutil.rmtree(out, ignore_errors=True)  # an earlier bench's completion records must not count
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--out", str(out), "--quiet", "--fresh"],
+                            start_new_session=True)
+    while proc.poll() is None:
+        if done.is_dir() and sum(1 for _ in done.glob("*.json")) >= shards // 2:
+            os.killpg(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.1)  # polling a folder another process fills: no event to wait on
+    proc.wait()
+    subprocess.run(["pkill", "-9", "-f", "ray::"], check=False)  # workers outside the session, if any
+    return time.perf_counter() - t0
+
+
+def _lineage(out: Path) -> list[dict]:
+    """The run's lineage rows, sorted by document id."""
+    table = ds.dataset(out / "lineage", format="parquet").to_table()
+    return sorted(table.drop_columns([c for c in ("run_id",) if c in table.column_names]).to_pylist(),
+                  key=lambda r: str(r.get("doc_id")))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", type=int, default=1_000_000)
+    ap.add_argument("--shards", type=int, default=16)
+    ap.add_argument("--cpus", type=int, default=2)
+    a = ap.parse_args()
+    root = build_corpus(a.records, a.shards)
+    cfg = _config(root, a.cpus)
+    full = _run(cfg, root / "run-full", fresh=True)
+    killed = _kill_at_half(cfg, root / "run-resume", a.shards)
+    resumed = _run(cfg, root / "run-resume", fresh=False)
+    same = _lineage(root / "run-full") == _lineage(root / "run-resume")
+    print(f"{a.records:,} records, {a.shards} shards, {a.cpus} CPUs: full run {full:.1f} s; killed after "
+          f"{killed:.1f} s at {a.shards // 2} shards done; resumed {resumed:.1f} s; ratio {resumed / full:.2f}; "
+          f"lineage identical: {same}; load {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
