@@ -144,9 +144,9 @@ def test_null_and_blank_text():
 
 def test_fifty_megabyte_line_is_quick():
     text = ("naïve café " * 5_000_000)[:50_000_000]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a busy machine does not make a linear pass look slow
     measured, reasons = judged([text])
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     assert measured.column("charset_letter_share").to_pylist()[0] > 0.8
     assert reasons == {}
 

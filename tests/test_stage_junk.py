@@ -129,9 +129,9 @@ def test_null_text_gives_null_measures_and_no_reason():
 
 def test_fifty_megabyte_line_is_quick():
     text = random_base64(1 << 16) * (50_000_000 >> 16)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a busy machine does not make a linear pass look slow
     rows, reasons = judged([text, PROSE])
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     assert {"junk:base64", "junk:long_tokens"} <= set(reasons[0])
     assert 1 not in reasons
 
