@@ -706,11 +706,9 @@ class ContaminationIndex:
         names) of texts[a:b]: a unit translated into another language."""
         assert self.keys is not None
         n_items = len(self.item_ids)
-        for t in range(b - a):
-            for u, coverage, span, item_chars, evidence in self.keys.matches(texts[a + t] or "",
-                                                                             self.settings.rewrite_floor):
-                self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span, evidence,
-                          item_chars=item_chars)
+        for t, u, coverage, span, item_chars, evidence in self.keys.matches_many(texts[a:b], self.settings.rewrite_floor):
+            self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span, evidence,
+                      item_chars=item_chars)
 
     def _code_key_matches(self, texts: Sequence[str | None], a: int, b: int, keyed: np.ndarray,
                           found: dict[int, list[dict[str, Any]]]) -> None:

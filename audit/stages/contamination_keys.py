@@ -50,6 +50,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import chain
 
 import numpy as np
 from anyascii import anyascii
@@ -63,7 +65,8 @@ _NUMBER = re.compile(r"[0-9０-９](?<![A-Za-z0-9０-９_:/\-–.,][0-9０-９])
 _CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w][A-ZÀ-ÖØ-Þ])[a-zà-öø-ÿ]{2,}(?![\w])")
 # Lower-case words (a capitalised word whose lower-case form is one is no name) and the
 # separators of digit groups.
-_LOWER = re.compile(r"(?<![\w])[a-zà-öø-ÿ]{3,}(?![\w])")
+# (the first letter is matched before the look-behind, as in _NUMBER)
+_LOWER = re.compile(r"[a-zà-öø-ÿ](?<![\w][a-zà-öø-ÿ])[a-zà-öø-ÿ]{2,}(?![\w])")
 _SEPARATORS = re.compile(r"[.,\u00a0\u202f\u2009' ]")
 # What stands between two numbers of a list (no word, no currency sign).
 _LIST_GAP = re.compile(r"[\s,;.()%]*")
@@ -264,6 +267,8 @@ def foreign_names(text: str) -> Iterable[tuple[str, int, int]]:
     """(sound key, start, end) of each name-like word of `text` in Cyrillic (capitalised, its
     lower-case form not in the text) or Chinese (a run of transliteration characters, and every
     part of it of 2-4 characters)."""
+    if not _FOREIGN.search(text):  # one scan for either script (most texts have neither)
+        return
     if _CYRILLIC_NAME.search(text):
         lower = text.lower()
         for m in _CYRILLIC_NAME.finditer(text):
@@ -347,12 +352,15 @@ def number_keys(digits: str) -> list[str]:
     return [str(int(g)) for g in groups]
 
 
+def _number_keys_fast(g: str) -> Sequence[str]:
+    """number_keys(g), most numbers (plain ASCII digits, no leading zero) being their own key."""
+    return (g,) if g.isascii() and g.isdigit() and g[0] != "0" else number_keys(g)
+
+
 def text_numbers(text: str) -> Iterable[tuple[str, int, int]]:
     """(number key, start, end) of every number of `text`."""
     for m in _NUMBER.finditer(text):
-        g = m.group()
-        # most numbers are plain ASCII digits: their own key
-        for k in ((g,) if g.isascii() and g.isdigit() and g[0] != "0" else number_keys(g)):
+        for k in _number_keys_fast(m.group()):
             yield k, m.start(), m.end()
 
 
@@ -428,7 +436,7 @@ class KeyIndex:
         for t in sample or ():
             # numbers in digits and names (number words are no rare key: 2-12 and ordinals are in
             # most documents; reading them in thousands of documents would double the build)
-            keys = {k for g in set(_NUMBER.findall(t)) for k in number_keys(g)}
+            keys = {k for g in set(_NUMBER.findall(t)) for k in _number_keys_fast(g)}
             keys.update(_CAPITAL.findall(t))
             sdf.update(keys.intersection(key_id))
         n_sample = len(sample or ())
@@ -471,34 +479,62 @@ class KeyIndex:
     def matches(self, text: str, floor: float) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
         """(unit, coverage, record span, unit spans, keys found) of each unit whose keys the best
         window of `text` holds (see the module docstring)."""
+        for _, *match in self.matches_many([text], floor):
+            yield tuple(match)  # type: ignore[misc]
+
+    def matches_many(self, texts: Sequence[str | None], floor: float
+                     ) -> Iterable[tuple[int, int, float, list[int], list[list[int]], list[str]]]:
+        """(text index, unit, coverage, record span, unit spans, keys found) of each text of `texts`
+        and unit whose keys the best window of the text holds (see `matches`). The texts' keys are
+        read one text at a time, the units they could make candidates of tallied for all at once."""
         # A first look, by one findall each: the units holding enough of the text's keys (by
         # count and by weight, wherever they stand); most texts stop here.
-        key_id = self.key_id
-        present = {key_id[k] for g in set(_NUMBER.findall(text)) for k in
-                   ((g,) if g.isascii() and g.isdigit() and g[0] != "0" else number_keys(g)) if k in key_id}
-        if not present:  # a number of some unit, in digits
-            return
-        names = {key_id[g] for g in set(_CAPITAL.findall(text)).intersection(self.name_keys)}
-        present |= names
-        # names in Cyrillic or Chinese (only a text in those scripts is read for them)
-        foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] \
-            if self.sound and _FOREIGN.search(text) else []
-        present.update(i for _, _, i in foreign)
-        if not any(i in self.rare_units for i in present):  # no unit can be a candidate
+        looked = [(t, *seen) for t, text in enumerate(texts) if text and (seen := self._first_look(text)) is not None]
+        if not looked:
             return
         # numbers in words (a slower read) where they could make a candidate: with the unit's small
         # numbers (2-12, what a translator spells out) added, it would hold enough
-        units, n_rare, held, got, n_strong, need_strong = self._tally(present)
-        if not (self._enough(units, n_rare, held + self.unit_small[units], got + self.unit_small_weight[units], floor)
-                & (n_strong + self.unit_teens[units] >= need_strong)).any():
-            return
+        doc, units, n_rare, held, got, n_strong, need_strong = self._tally([present for _, present, _, _ in looked])
+        could = self._enough(units, n_rare, held + self.unit_small[units], got + self.unit_small_weight[units], floor) \
+            & (n_strong + self.unit_teens[units] >= need_strong)
+        cut = np.searchsorted(doc, np.arange(len(looked) + 1))  # the tally's rows of each text
+        for j in np.unique(doc[could]).tolist():
+            t, present, names, foreign = looked[j]
+            rows = slice(int(cut[j]), int(cut[j + 1]))
+            tally = (units[rows], n_rare[rows], held[rows], got[rows], n_strong[rows], need_strong[rows])
+            for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally):
+                yield (t, *match)
+
+    def _first_look(self, text: str) -> tuple[set[int], set[int], list[tuple[int, int, int]]] | None:
+        """(key ids in `text`: numbers in digits and names; its Latin-script names; its Cyrillic or
+        Chinese names as (start, end, key id)), or None when no unit can be a candidate."""
+        key_id = self.key_id
+        present = {key_id[k] for g in set(_NUMBER.findall(text)) for k in _number_keys_fast(g) if k in key_id}
+        if not present:  # a number of some unit, in digits
+            return None
+        names = {key_id[g] for g in set(_CAPITAL.findall(text)).intersection(self.name_keys)}
+        present |= names
+        # names in Cyrillic or Chinese (only a text in those scripts is read for them: foreign_names)
+        foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] if self.sound else []
+        present.update(i for _, _, i in foreign)
+        if not any(i in self.rare_units for i in present):  # no unit can be a candidate
+            return None
+        return present, names, foreign
+
+    def _confirm(self, text: str, present: set[int], names: set[int], foreign: list[tuple[int, int, int]],
+                 floor: float, tally: tuple[np.ndarray, ...]
+                 ) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
+        """`matches` of one text past the first look (`_first_look`'s sets, `tally`: `_tally`'s
+        rows of the text): its numbers in words, then the best window of each candidate."""
+        key_id = self.key_id
+        units, n_rare, held, got, n_strong, need_strong = tally
         worded = [(key_id[k], a, b) for k, a, b in word_numbers(text) if k in key_id]
         new = {i for i, _, _ in worded} - present
         present |= new
         if sum(1 for i in present if self.names[i][0].isdigit()) < _MIN_NUMBERS:
             return
         if any(i in self.rare_units for i in new):
-            units, n_rare, held, got, n_strong, need_strong = self._tally(present)
+            _, units, n_rare, held, got, n_strong, need_strong = self._tally([present])
         elif new:  # common keys only: every unit holds them at most
             held, got = held + len(new), got + sum(self.weight[i] for i in new)
             n_strong = n_strong + sum(1 for i in new if self._strong(i))
@@ -533,8 +569,9 @@ class KeyIndex:
             keys = self.unit_keys[u]
             mine = present.intersection(keys)
             # the weight of all its keys in the text (off code lines) bounds the best window's
+            # (and the numbers of two digits or more of all of them bound the window's: _strong_enough)
             if len(mine) < self.unit_need[u] or sum(self.weight[i] for i in mine) < \
-                    max(_MIN_WEIGHT, floor * self.unit_total[u]):
+                    max(_MIN_WEIGHT, floor * self.unit_total[u]) or not self._strong_enough(mine):
                 continue
             best = self._best_window(u, [h for h in hits if h[2] in keys])
             if best is None or best[0] < max(_MIN_WEIGHT, floor * self.unit_total[u]):
@@ -571,27 +608,50 @@ class KeyIndex:
         strong = sum(1 for i in keys if self._strong(i))
         return strong >= (_MIN_STRONG_NUMBERS if self.name_ids.isdisjoint(keys) else _MIN_STRONG_NAMED)
 
-    def _tally(self, present: set[int]) -> tuple[np.ndarray, ...]:
-        """(units holding a rare key of `present`; per unit, its rare keys there, at most its keys
-        there and at most their weight, wherever they stand, at most its numbers of two digits or
-        more there and how many it needs (`_strong_enough`))."""
-        rare = [i for i in present if i in self.rare_units]
+    @cached_property
+    def _postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """rare_units as arrays (per key id, where its units start in the second, all units in key
+        order; none for a common key) and per key id its weight, whether it is a number of two
+        digits or more, whether it is a name (what `_tally` sums)."""
+        n_keys = len(self.names)
+        count = np.zeros(n_keys + 1, dtype=np.int64)
+        for i, us in self.rare_units.items():
+            count[i + 1] = len(us)
+        at = np.cumsum(count)
+        flat = np.concatenate([self.rare_units[i] for i in range(n_keys) if i in self.rare_units]) \
+            if self.rare_units else np.zeros(0, dtype=np.int32)
+        return (at, flat, np.array(self.weight, dtype=np.float64),
+                np.array([self._strong(i) for i in range(n_keys)], dtype=np.float64),
+                np.array([i in self.name_ids for i in range(n_keys)], dtype=np.float64))
+
+    def _tally(self, presents: list[set[int]]) -> tuple[np.ndarray, ...]:
+        """Per (text, unit) holding a rare key of the text's keys `presents[text]`, sorted: (text,
+        unit; the unit's rare keys there, at most its keys there and at most their weight, wherever
+        they stand, at most its numbers of two digits or more there and how many it needs
+        (`_strong_enough`))."""
+        at, flat, weight, strong, name = self._postings
+        rare = [[i for i in present if i in self.rare_units] for present in presents]
+        keys = np.fromiter(chain.from_iterable(rare), dtype=np.int64)
+        lens = at[keys + 1] - at[keys]
+        # every (text, unit) posting of the texts' rare keys, tallied by one sort
+        offset = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+        post_key = np.repeat(keys, lens)
+        n_units = len(self.unit_keys)
+        text_of = np.repeat(np.repeat(np.arange(len(presents), dtype=np.int64), [len(r) for r in rare]), lens)
+        pairs, inverse, n_rare = np.unique(text_of * n_units + flat[np.repeat(at[keys], lens) + offset],
+                                           return_inverse=True, return_counts=True)
+        text, units = np.divmod(pairs, n_units)
+        size = len(pairs)
         # a unit's keys in the text: its rare ones (counted, weighed) and at most every common one
-        common = [i for i in present if i not in self.rare_units]
-        post = np.concatenate([self.rare_units[i] for i in rare])
-        units, inverse, n_rare = np.unique(post, return_inverse=True, return_counts=True)
-        got = np.bincount(inverse, weights=np.repeat(np.array([self.weight[i] for i in rare]),
-                                                     [len(self.rare_units[i]) for i in rare]), minlength=len(units))
-        got += sum(self.weight[i] for i in common)
-        lens = [len(self.rare_units[i]) for i in rare]
-        n_strong = np.bincount(inverse, weights=np.repeat(np.array([self._strong(i) for i in rare], dtype=np.float64),
-                                                          lens), minlength=len(units))
-        n_strong += sum(1 for i in common if self._strong(i))
-        named = np.bincount(inverse, weights=np.repeat(np.array([i in self.name_ids for i in rare], dtype=np.float64),
-                                                       lens), minlength=len(units)) > 0
-        if not self.name_ids.isdisjoint(common):
-            named[:] = True
-        return units, n_rare, n_rare + len(common), got, n_strong, np.where(named, _MIN_STRONG_NAMED, _MIN_STRONG_NUMBERS)
+        common = [[i for i in present if i not in self.rare_units] for present in presents]
+        got = np.bincount(inverse, weights=weight[post_key], minlength=size) \
+            + np.array([sum(self.weight[i] for i in c) for c in common], dtype=np.float64)[text]
+        n_strong = np.bincount(inverse, weights=strong[post_key], minlength=size) \
+            + np.array([sum(1 for i in c if self._strong(i)) for c in common], dtype=np.float64)[text]
+        named = (np.bincount(inverse, weights=name[post_key], minlength=size) > 0) \
+            | np.array([not self.name_ids.isdisjoint(c) for c in common], dtype=bool)[text]
+        held = n_rare + np.array([len(c) for c in common], dtype=np.int64)[text]
+        return text, units, n_rare, held, got, n_strong, np.where(named, _MIN_STRONG_NAMED, _MIN_STRONG_NUMBERS)
 
     def _strong(self, i: int) -> bool:
         """Whether key i is a number of two digits or more."""
@@ -599,7 +659,9 @@ class KeyIndex:
 
     def _enough(self, units: np.ndarray, n_rare: np.ndarray, held: np.ndarray, got: np.ndarray,
                 floor: float) -> np.ndarray:
-        """Per unit of `_tally`, whether it may hold enough keys by count and weight."""
+        """Per unit of `_tally`, whether it may hold enough keys by count and weight (a bound: the
+        exact sums, in another order, follow; hence a hair of slack)."""
+        got = got + 1e-9
         return (n_rare >= _MIN_RARE) & (held >= self.unit_need[units]) & (got >= _MIN_WEIGHT) \
             & (got >= floor * self.unit_total_arr[units])
 
