@@ -416,29 +416,31 @@ class KeyIndex:
     def build(cls, texts: Sequence[str], indexed: Sequence[bool], sample: Sequence[str] | None = None) -> "KeyIndex":
         """Index the keys of the units `indexed` (bool per unit) of `texts`; `sample`: corpus
         documents, for the rarity of keys and the words that are not names."""
+        found = [list(text_keys(t)) if on else [] for t, on in zip(texts, indexed)]
+        # the capitalised words that are lower-case words somewhere (only those kept: a set of
+        # every word of the sample would cost more than reading them)
+        capitals = {k.lower() for keys in found for k, _, _ in keys if not k[0].isdigit()}
         lower: set[str] = set()
-        for t in texts:
-            lower.update(_LOWER.findall(t))
-        for t in sample or ():
-            lower.update(_LOWER.findall(t))
+        for t in chain(texts, sample or ()):
+            lower.update(capitals.intersection(_LOWER.findall(t)))
         unit_keys: list[dict[str, list[list[int]]]] = []
-        for t, on in zip(texts, indexed):
+        for unit_found in found:
             keys: dict[str, list[list[int]]] = {}
-            if on:
-                for k, a, b in text_keys(t):
-                    if k[0].isdigit() or k.lower() not in lower and k.lower().rstrip("s") not in _CALENDAR:
-                        keys.setdefault(k, []).append([a, b])
+            for k, a, b in unit_found:
+                if k[0].isdigit() or k.lower() not in lower and k.lower().rstrip("s") not in _CALENDAR:
+                    keys.setdefault(k, []).append([a, b])
             unit_keys.append(keys if len(keys) >= _MIN_KEYS else {})
         n_units = max(1, sum(1 for k in unit_keys if k))
         df = Counter(k for keys in unit_keys for k in keys)
         key_id = {k: i for i, k in enumerate(df)}
         sdf: Counter = Counter()
+        indexed_keys = frozenset(key_id)  # (a set: intersecting a dict walks all of it)
         for t in sample or ():
             # numbers in digits and names (number words are no rare key: 2-12 and ordinals are in
             # most documents; reading them in thousands of documents would double the build)
             keys = {k for g in set(_NUMBER.findall(t)) for k in _number_keys_fast(g)}
             keys.update(_CAPITAL.findall(t))
-            sdf.update(keys.intersection(key_id))
+            sdf.update(keys.intersection(indexed_keys))
         n_sample = len(sample or ())
         weight, rare = [], []
         for k in key_id:
