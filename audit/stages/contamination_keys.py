@@ -671,19 +671,23 @@ class KeyIndex:
         """(weight, hits) of the window of `mine` (the text's hits of unit u's keys, in order) of
         the most distinct key weight, holding _MIN_KEYS distinct keys; None when none does."""
         width = max(_MIN_WINDOW, int(_WINDOW * self.unit_chars[u]))
-        need = self.unit_need[u]
-        held: Counter = Counter()
+        need = int(self.unit_need[u])
+        weight = self.weight
+        held: dict[int, int] = {}  # key -> its hits in the window (a plain dict: this loop is hot)
         got, lo = 0.0, 0
         best: tuple[float, int, int] | None = None
         for hi, (a, _, i) in enumerate(mine):  # windows ending at each hit
-            if not held[i]:
-                got += self.weight[i]
-            held[i] += 1
+            n = held.get(i, 0)
+            if not n:
+                got += weight[i]
+            held[i] = n + 1
             while a - mine[lo][0] > width:
                 j = mine[lo][2]
-                held[j] -= 1
-                if not held[j]:
-                    got -= self.weight[j]
+                n = held[j] - 1
+                if n:
+                    held[j] = n
+                else:
+                    got -= weight[j]
                     del held[j]
                 lo += 1
             if len(held) >= need and (best is None or got > best[0] + 1e-9):
