@@ -54,6 +54,8 @@ from functools import cached_property
 from itertools import chain
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from anyascii import anyascii
 
 # A number in ASCII or full-width digits (digit groups joined by one separator each; not part of
@@ -283,6 +285,39 @@ def foreign_names(text: str) -> Iterable[tuple[str, int, int]]:
                     yield sound_key(run[i:i + n]), a + i, a + i + n
 
 
+# Words per RE2 pattern (`_holding`): a few thousand words compile in milliseconds.
+_RE2_WORDS = 2000
+
+
+def _holding(texts: pa.Array, words: Iterable[str]) -> np.ndarray:
+    """Per text, whether RE2 (pyarrow, one pass over all) finds one of `words` (letters) between two
+    non-word characters: a looser test than a Python regex's look-arounds (Python's \\w holds
+    more than ASCII's), so a text it passes over holds none of them as a word."""
+    words = sorted(words)
+    hit = np.zeros(len(texts), dtype=bool)
+    for k in range(0, len(words), _RE2_WORDS):
+        pattern = "(?:^|[^A-Za-z0-9_])(?:" + "|".join(words[k:k + _RE2_WORDS]) + ")(?:[^A-Za-z0-9_]|$)"
+        hit |= pc.fill_null(pc.match_substring_regex(texts, pattern), False).to_numpy(zero_copy_only=False)
+    return hit
+
+
+def _lower_words(texts: Sequence[str], candidates: set[str]) -> set[str]:
+    """The `candidates` that stand as lower-case words (_LOWER) somewhere in `texts`: _LOWER reads
+    only the texts `_holding` a candidate not yet found, in chunks that grow as the candidates left
+    get rarer (most are found early: "what", "the")."""
+    left = {c for c in candidates if _LOWER.fullmatch(c)}
+    out: set[str] = set()
+    at, step = 0, 64
+    while left and at < len(texts):
+        part = texts[at:at + step]
+        at, step = at + step, step * 4
+        for k in np.flatnonzero(_holding(pa.array(part, pa.string()), left)).tolist():
+            got = left.intersection(_LOWER.findall(part[k]))
+            out |= got
+            left -= got
+    return out
+
+
 def _off_code_lines(text: str, hits: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
     """The hits (in text order) not on a line of `text` that is code, markup or a table row (or
     indented); each line is read once, however many hits it holds."""
@@ -420,9 +455,8 @@ class KeyIndex:
         # the capitalised words that are lower-case words somewhere (only those kept: a set of
         # every word of the sample would cost more than reading them)
         capitals = {k.lower() for keys in found for k, _, _ in keys if not k[0].isdigit()}
-        lower: set[str] = set()
-        for t in chain(texts, sample or ()):
-            lower.update(capitals.intersection(_LOWER.findall(t)))
+        lower = _lower_words(list(texts), capitals)
+        lower |= _lower_words(list(sample or ()), capitals - lower)  # the chunks grow anew: sample texts are longer
         unit_keys: list[dict[str, list[list[int]]]] = []
         for unit_found in found:
             keys: dict[str, list[list[int]]] = {}
@@ -435,11 +469,14 @@ class KeyIndex:
         key_id = {k: i for i, k in enumerate(df)}
         sdf: Counter = Counter()
         indexed_keys = frozenset(key_id)  # (a set: intersecting a dict walks all of it)
-        for t in sample or ():
+        named = _holding(pa.array(list(sample or ()), pa.string()), (k for k in key_id if not k[0].isdigit())) \
+            if sample else []
+        for t, has_name in zip(sample or (), named):
             # numbers in digits and names (number words are no rare key: 2-12 and ordinals are in
             # most documents; reading them in thousands of documents would double the build)
             keys = {k for g in set(_NUMBER.findall(t)) for k in _number_keys_fast(g)}
-            keys.update(_CAPITAL.findall(t))
+            if has_name:
+                keys.update(_CAPITAL.findall(t))
             sdf.update(keys.intersection(indexed_keys))
         n_sample = len(sample or ())
         weight, rare = [], []
