@@ -528,7 +528,14 @@ class KeyIndex:
         read one text at a time, the units they could make candidates of tallied for all at once."""
         # A first look, by one findall each: the units holding enough of the text's keys (by
         # count and by weight, wherever they stand); most texts stop here.
-        looked = [(t, *seen) for t, text in enumerate(texts) if text and (seen := self._first_look(text)) is not None]
+        key_id = self.key_id
+        numbered = [(t, present) for t, text in enumerate(texts) if text and (present := {
+            key_id[k] for g in set(_NUMBER.findall(text)) for k in _number_keys_fast(g) if k in key_id})]
+        # (names are read only in the texts RE2 finds one of the units' names in: one pass for all)
+        named = _holding(pa.array([texts[t] for t, _ in numbered], pa.string()), self.name_keys).tolist() \
+            if numbered and self.name_keys else [False] * len(numbered)
+        looked = [(t, *seen) for (t, present), has_name in zip(numbered, named)
+                  if (seen := self._first_look(texts[t] or "", present, has_name)) is not None]
         if not looked:
             return
         # numbers in words (a slower read) where they could make a candidate: with the unit's small
@@ -544,14 +551,14 @@ class KeyIndex:
             for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally):
                 yield (t, *match)
 
-    def _first_look(self, text: str) -> tuple[set[int], set[int], list[tuple[int, int, int]]] | None:
-        """(key ids in `text`: numbers in digits and names; its Latin-script names; its Cyrillic or
-        Chinese names as (start, end, key id)), or None when no unit can be a candidate."""
+    def _first_look(self, text: str, present: set[int], has_name: bool
+                    ) -> tuple[set[int], set[int], list[tuple[int, int, int]]] | None:
+        """(key ids in `text`: `present`, its numbers in digits that are keys (some), and its names;
+        its Latin-script names; its Cyrillic or Chinese names as (start, end, key id)), or None
+        when no unit can be a candidate. `has_name`: whether it may hold a Latin-script name of the
+        units (False: RE2 found none, `_holding`)."""
         key_id = self.key_id
-        present = {key_id[k] for g in set(_NUMBER.findall(text)) for k in _number_keys_fast(g) if k in key_id}
-        if not present:  # a number of some unit, in digits
-            return None
-        names = {key_id[g] for g in set(_CAPITAL.findall(text)).intersection(self.name_keys)}
+        names = {key_id[g] for g in set(_CAPITAL.findall(text)).intersection(self.name_keys)} if has_name else set()
         present |= names
         # names in Cyrillic or Chinese (only a text in those scripts is read for them: foreign_names)
         foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] if self.sound else []
