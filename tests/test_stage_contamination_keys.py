@@ -12,6 +12,7 @@ import pytest
 
 from audit.config import parse_config
 from audit.stages.contamination import ContaminationStage, counted
+from audit.stages import contamination_keys
 from audit.stages.contamination_keys import KeyIndex, number_keys, sound_key, text_keys, word_numbers
 
 # GSM8K test item 11 (Toula's bakery), translated by hand.
@@ -110,6 +111,29 @@ def test_figures_code_and_news_sharing_its_numbers_are_not_found(gsm_keys):
     news = "The council approved 68 new homes and 55 parking spaces for the 80 families who moved in."
     for text in (DOCTEST, FIGURES, STAMPS, news, " ".join(sentences[:40])):
         assert [u for u, *_ in index.matches(text, 0.3) if u == 11] == [], text
+
+
+def test_a_batch_is_matched_as_its_texts_one_by_one(gsm_keys):
+    """The batch's tally (one sort for all texts) finds what each text alone finds, at its index."""
+    index, sentences = gsm_keys
+    host = " ".join(sentences[:6])
+    batch = [host + " " + DE_11, None, "", FIGURES, host + " " + RU_5, DOCTEST, " ".join(sentences[:40]),
+             host + " " + ZH_11, RU_21]
+    alone = [(t, *m) for t, text in enumerate(batch) for m in index.matches(text or "", 0.3)]
+    assert {(t, u) for t, u, *_ in alone} >= {(0, 11), (4, 5), (7, 11), (8, 21)}
+    assert list(index.matches_many(batch, 0.3)) == alone
+
+
+def test_lower_case_words_are_found_whatever_their_neighbours(monkeypatch):
+    """The RE2 pass that picks the texts to read is looser than the Python regex, never stricter:
+    a word next to a non-ASCII letter, an underscore or an apostrophe is told as the regex tells it."""
+    monkeypatch.setattr(contamination_keys, "_RE2_WORDS", 2)  # several patterns per chunk
+    texts = ["What did Eliza buy?", "xeliza and élisa", "éeliza eliza_ toula's", "the ñtoula", "Grün grün"] * 30 \
+        + ["what else"] + ["nothing here"] * 200 + ["at last: élise, maría"]
+    candidates = {"eliza", "toula", "what", "élise", "maría", "grün", "élisa", "kylar"}
+    expect = {w for t in texts for w in contamination_keys._LOWER.findall(t)} & candidates
+    assert expect == {"toula", "what", "élise", "maría", "grün", "élisa"}
+    assert contamination_keys._lower_words(texts, candidates) == expect
 
 
 @pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
