@@ -50,7 +50,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import chain
 
 import numpy as np
@@ -255,6 +255,7 @@ _SOUND_RULES = [(re.compile(a), b) for a, b in (
     (r"ng", "n"), (r"r", "l"), (r"w", "v"), (r"[aeiouyh'`]", ""), (r"(.)\1+", r"\1"))]
 
 
+@lru_cache(maxsize=1 << 16)  # the parts of Chinese runs recur: most calls are repeats
 def sound_key(name: str) -> str:
     """A name's loose sound skeleton across scripts: its Latin transliteration's consonants, with
     what transliteration confuses merged, its first three (Kylar, Кайлар, 凯拉 -> "kl"; Jill,
