@@ -17,9 +17,11 @@ names.
    s/z/sh, j/dzh/zh, ng/n). Each key is weighted by its rarity: the lower
    of its inverse frequency among the units and among the corpus sample's documents (a "2" or a
    "10" is in most documents with numbers: nearly no evidence).
-2. Candidates, from the sets of the record's numbers and names (one findall each): a unit holding
+2. Candidates, from the sets of the record's numbers and names (one findall each; names only in
+   the records where one RE2 pass over the batch finds a name of the units): a unit holding
    _MIN_RARE of its rare keys (in at most _RARE_SHARE of the units and of the sample: short
-   postings) and possibly enough keys of enough weight (step 3's bounds, wherever they stand).
+   postings) and possibly enough keys of enough weight (step 3's bounds, wherever they stand),
+   tallied for a whole batch of records by one sort of their postings.
    Number words are read (a slower pass) only where the unit's small numbers, spelled out,
    could make a candidate. Most records stop here; for the rest, the positions of the
    candidates' keys.
