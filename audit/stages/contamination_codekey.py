@@ -193,14 +193,15 @@ _MAP = frozenset("dict map hashmap unordered_map treemap mapping dictionary".spl
 _TUPLE = frozenset("tuple pair".split())
 # Signature evidence (a sum; a port's definition is counted at _SIGNATURE_SCORE): the name by its
 # pieces (a name of several pieces is rarer in real code than one word, a short word the commonest),
-# the same parameter count, each parameter of the same name (a one- or two-letter one counts less),
+# the same parameter count, each parameter of the same name (a one- or two-letter one counts less, as
+# does one shortened in the port: `string` -> `str`),
 # each written type of the same class (int, float, str, bool, list of X, map, tuple) and the return
 # type, a type of another kind against it; then the item's literals and library calls the record
 # holds, and each of its docstring examples called with the same arguments and the expected value on
 # the line (the arguments alone count little).
 _NAME_SCORE = {3: 2.5, 2: 2.0}
 _ARGC_SCORE = 0.3
-_PARAM_SCORE, _SHORT_PARAM_SCORE = 1.0, 0.3
+_PARAM_SCORE, _SHORT_PARAM_SCORE, _SHORTENED_PARAM_SCORE = 1.0, 0.3, 0.5
 _TYPE_SCORE, _TYPE_CLASH = 0.4, -1.0
 _LITERAL_SCORE, _LITERALS_MAX = 0.5, 1.5
 _CALL_SCORE, _CALLS_MAX = 0.2, 0.6
@@ -263,7 +264,7 @@ class Signature:
 
 
 def _close_paren(text: str, at: int, limit: int = 600) -> int:
-    """The index of the `)` closing a `(` just before `at`, or -1 (none within `limit`, or a `;{}` first)."""
+    """The index of the `)` closing a `(` just before `at`, or -1 (none within `limit`, or a `;`, `{` or `}` first)."""
     depth = 1
     for k in range(at, min(len(text), at + limit)):
         c = text[k]
@@ -273,8 +274,8 @@ def _close_paren(text: str, at: int, limit: int = 600) -> int:
             depth -= 1
             if depth == 0:
                 return k
-        elif c in ";{}":
-            return -1
+        elif c == ";" or c in "{}" and text[k:k + 2] != "{}" and text[k - 1:k + 1] != "{}":
+            return -1  # a statement or a block before the parenthesis closes (Go's `interface{}` is neither)
     return -1
 
 
@@ -465,6 +466,10 @@ def signature_score(item: ItemSignature, record: Signature, text: str, keys: set
     score = item.name_score + _ARGC_SCORE
     same = [a for a, b in zip(s.params, params) if a == b and a]
     score += sum(_PARAM_SCORE if len(a) >= 3 else _SHORT_PARAM_SCORE for a in same)
+    # a name shortened in the port (`string` -> `str`, a type's name in C++ and Java; `array` -> `arr`)
+    short = [a for a, b in zip(s.params, params) if a != b and min(len(a), len(b)) >= 3 and
+             (a.startswith(b) or b.startswith(a))]
+    score += _SHORTENED_PARAM_SCORE * len(short)
     types = sum(_type_score(a, b) for a, b in zip(s.types + [s.returns], types + [record.returns]))
     score += types
     lits = sorted(item.literals & keys)
@@ -489,7 +494,7 @@ def signature_score(item: ItemSignature, record: Signature, text: str, keys: set
         found = sum(seen.values())
         score += min(_EXAMPLES_MAX, found)
     evidence = (f"signature {record.name}({', '.join(record.params)}) score {score:.2f}: name {item.name_score:.1f}, "
-                f"parameters named alike {len(same)} of {len(s.params)}, types {types:+.1f}, "
+                f"parameters named alike {len(same)} of {len(s.params)} (shortened {len(short)}), types {types:+.1f}, "
                 f"literals {' '.join(lits) or '-'}, calls {' '.join(calls) or '-'}, examples {found:.1f}")
     return score, [evidence]
 
