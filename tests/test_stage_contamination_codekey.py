@@ -148,7 +148,7 @@ def test_a_port_is_found_by_its_signature_in_any_language(humaneval):
     # the C array's length is no parameter of the item: the signature is compared (a one-word name
     # and a one-letter parameter are measured, below the count)
     got = _found(humaneval, C_47, 0.3)
-    assert 47 in got and got[47][0] < 0.5 and "parameters named alike 1 of 1, types +0.4" in got[47][1][0]
+    assert 47 in got and got[47][0] < 0.5 and "parameters named alike 1 of 1 (shortened 0), types +0.4" in got[47][1][0]
 
 
 def test_docstring_examples_in_a_ports_tests_find_a_short_name(humaneval):
@@ -179,3 +179,10 @@ def test_docstring_examples_in_a_ports_tests_find_a_short_name(humaneval):
     "    if (isSorted) { result.push(array[i]); }\n  }\n  return result;\n};\n"])
 def test_lookalike_real_code_is_no_port(humaneval, clean):
     assert _found(humaneval, clean) == {}
+
+
+def test_a_parameter_shortened_in_the_port_counts_in_part(humaneval):
+    # HumanEval/23 strlen(string: str) -> int in C++, where `string` is a type: the parameter is `str`
+    got = _found(humaneval, "int strlen(string str){\n    return str.length();\n}\n")
+    assert 23 in got and "(shortened 1)" in got[23][1][0]
+    assert 23 not in _found(humaneval, "int strlen(string buf){\n    return buf.length();\n}\n")
