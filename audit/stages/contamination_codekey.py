@@ -175,9 +175,10 @@ _NOT_DEF = frozenset("if for while switch catch return sizeof elif else do with 
                      "print println printf".split())
 # The head of a definition: a keyword one (Go's receiver skipped), a JavaScript assignment or property
 # (`name = (a, b) =>`, `name: function (a)`), or a C-like `name(` (checked further below).
-_DEF_HEAD = re.compile(r"\b(def|function|func|fn)\s+(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*(?:<[^<>(){};]*>\s*)?\("
-                       r"|\b([A-Za-z_]\w*)\s*[=:]\s*(?:async\s+)?(?:function\s*\w*\s*)?\("
-                       r"|\b([A-Za-z_]\w*)\s*(?:<[^<>(){};\n]*>\s*)?\(")
+_DEF_HEAD_OF = (r"\b(def|function|func|fn)\s+(?:\([^()]*\)\s*)?({name})\s*(?:<[^<>(){{}};]*>\s*)?\("
+                r"|\b({name})\s*[=:]\s*(?:async\s+)?(?:function\s*\w*\s*)?\("
+                r"|\b({name})\s*(?:<[^<>(){{}};\n]*>\s*)?\(")
+_DEF_HEAD = re.compile(_DEF_HEAD_OF.format(name=r"[A-Za-z_]\w*"))
 # What follows a C-like definition's parameters (C, C++, Java, C#, JavaScript methods), and an arrow function's.
 _AFTER_C = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?(?:throws\s+[\w.,\s]+?)?(?:->\s*[^{;\n]+?)?\s*\{")
 _AFTER_ARROW = re.compile(r"\s*(?::\s*[^=;\n{]+)?\s*=>")
@@ -312,11 +313,15 @@ def _param(param: str, kind: str) -> tuple[str, str]:
     return last.group(), p[:last.start()] + p[last.end():]
 
 
-def defined_signatures(text: str, names: set[str] | frozenset[str] | None = None) -> list[Signature]:
+def defined_signatures(text: str, names: set[str] | frozenset[str] | None = None,
+                       spelled: Iterable[str] | None = None) -> list[Signature]:
     """Every function `text` defines, in Python, JavaScript, Go, Rust or a C-like language, with its
-    parameters and types; `names`: only those whose anchor (`_anchor`) is one of them."""
+    parameters and types; `names`: only those whose anchor (`_anchor`) is one of them; `spelled`:
+    only those spelled so (the record's identifiers of those names: one scan for them alone)."""
     out = []
-    for m in _DEF_HEAD.finditer(text):
+    head = _DEF_HEAD if spelled is None else re.compile(_DEF_HEAD_OF.format(
+        name="|".join(sorted(map(re.escape, spelled), key=len, reverse=True))))
+    for m in head.finditer(text):
         kind, name = m.group(1), m.group(2)
         if name is None:
             name = m.group(3) or m.group(4)
@@ -594,13 +599,15 @@ class CodeKeyIndex:
         # Each distinct identifier once (a page of code repeats its names many times); the costly
         # search for definitions only where a name of an item stands at all.
         idents = set(_IDENT.findall(text))
-        present = {_anchor(m) for m in idents} & (self.anchors.keys() | self.signatures.keys())
-        defs = defined_signatures(text, present) if present else []
+        known = self.anchors.keys() | self.signatures.keys()
+        spelled = {m for m in idents if _anchor(m) in known}
+        defs = defined_signatures(text, {_anchor(m) for m in spelled}, spelled) if spelled else []
         defined = {_anchor(d.name) for d in defs}
         named = {n for n in defined if len(n) >= _MIN_NAME}
         best: dict[int, tuple[float, list[list[int]], list[list[int]], list[str]]] = {}
+        every = key_tokens(text) if defs else []
         if defs:
-            keys = {k for k, _, _ in key_tokens(text, False)}
+            keys = {k for k, _, _ in every}
             for d in defs:
                 for item in self.signatures.get(_anchor(d.name), []):
                     got = signature_score(item, d, text, keys)
@@ -614,7 +621,7 @@ class CodeKeyIndex:
         # an item's name of two or more pieces defined here (a port's own definition of it) asks
         # one key fewer: a short function keeps little more than its name and parameters
         own = {e for name in defined & self.multi_piece & self.anchors.keys() for e in self.anchors[name]}
-        toks = [(self.vocab.get(k, -1), a, b) for k, a, b in key_tokens(text)] if cand else []
+        toks = [(self.vocab.get(k, -1), a, b) for k, a, b in (every or key_tokens(text))] if cand else []
         toks = [t for t in toks if t[0] >= 0]
         ids = np.array([k for k, _, _ in toks], dtype=np.int64)
         for e in cand:
