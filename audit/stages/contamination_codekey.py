@@ -604,6 +604,7 @@ class CodeKeyIndex:
         defs = defined_signatures(text, {_anchor(m) for m in spelled}, spelled) if spelled else []
         defined = {_anchor(d.name) for d in defs}
         named = {n for n in defined if len(n) >= _MIN_NAME}
+        signed: dict[int, tuple[float, list[list[int]], list[list[int]], list[str]]] = {}
         best: dict[int, tuple[float, list[list[int]], list[list[int]], list[str]]] = {}
         every = key_tokens(text) if defs else []
         if defs:
@@ -614,9 +615,9 @@ class CodeKeyIndex:
                     if got is None:
                         continue
                     coverage = min(1.0, got[0] / (2 * _SIGNATURE_SCORE))
-                    if coverage >= floor and coverage > best.get(item.item, (-1.0,))[0]:
+                    if coverage >= floor and coverage > signed.get(item.item, (-1.0,))[0]:
                         s = item.signature
-                        best[item.item] = (coverage, [[d.start, d.end]], [[s.start, s.end]], got[1])
+                        signed[item.item] = (coverage, [[d.start, d.end]], [[s.start, s.end]], got[1])
         cand = sorted({e for name in named & self.anchors.keys() for e in self.anchors[name]})
         # an item's name of two or more pieces defined here (a port's own definition of it) asks
         # one key fewer: a short function keeps little more than its name and parameters
@@ -635,8 +636,13 @@ class CodeKeyIndex:
             got = self._best_window(e, ids, toks, _MIN_KEYS - 1 if e in own else _MIN_KEYS)
             if got is not None and got[0] >= floor and got[0] > best.get(item, (-1.0,))[0]:
                 best[item] = got
-        for item, got in best.items():
-            yield (item, *got)
+        # both ways: the window's spans (the body, many keys) and both evidences, the better coverage
+        for item in best.keys() | signed.keys():
+            got, sig = best.get(item), signed.get(item)
+            if got is None or sig is None:
+                yield (item, *(got or sig))
+            else:
+                yield (item, max(got[0], sig[0]), got[1], got[2], got[3] + sig[3])
 
     def _best_window(self, e: int, ids: np.ndarray, toks: list[tuple[int, int, int]], min_keys: int = _MIN_KEYS
                      ) -> tuple[float, list[list[int]], list[list[int]], list[str]] | None:
