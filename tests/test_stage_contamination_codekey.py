@@ -187,3 +187,10 @@ def test_a_parameter_shortened_in_the_port_counts_in_part(humaneval):
     got = _found(humaneval, "int strlen(string str){\n    return str.length();\n}\n")
     assert 23 in got and "(shortened 1)" in got[23][1][0]
     assert 23 not in _found(humaneval, "int strlen(string buf){\n    return buf.length();\n}\n")
+
+
+def test_a_signature_score_reads_as_a_coverage_that_counts_at_the_threshold_score():
+    from audit.stages.contamination_codekey import _SIGNATURE_SCORE, signature_coverage
+    assert signature_coverage(_SIGNATURE_SCORE) == pytest.approx(0.5)
+    assert signature_coverage(_SIGNATURE_SCORE * 0.99) < 0.5 < signature_coverage(_SIGNATURE_SCORE * 1.01)
+    assert signature_coverage(2 * _SIGNATURE_SCORE) == pytest.approx(0.75) and signature_coverage(100.0) < 1.0

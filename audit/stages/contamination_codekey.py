@@ -35,8 +35,8 @@ Two ways to match, the better counts:
    word, a short word least), each parameter of the same name, each type of the same class (one of
    another kind counts against), the item's literals and library calls in the record, and each of
    its docstring examples (`>>> f(3)` then `5`) found called with the same arguments and the
-   expected value on the line (an assert, a test, a print); a score of _SIGNATURE_SCORE counts as
-   coverage 0.5. The evidence names each part and the score.
+   expected value on the line (an assert, a test, a print); the score is read as a coverage that
+   is 0.5 at _SIGNATURE_SCORE (`signature_coverage`). The evidence names each part and the score.
 
 Only items that define a named function are keyed, and a record is looked at only where it
 defines that name in any naming convention (`hasCloseElements` for `has_close_elements`): the
@@ -449,6 +449,12 @@ class ItemSignature:
     examples: list[tuple[tuple[str, ...], tuple[str, ...]]]
 
 
+def signature_coverage(score: float) -> float:
+    """A signature score read as a coverage: 0.5 at _SIGNATURE_SCORE, each _SIGNATURE_SCORE more
+    halving what is left to 1 (never 1: a signature is never the whole item)."""
+    return 1.0 - 0.5 ** (max(score, 0.0) / _SIGNATURE_SCORE)
+
+
 def _name_score(name: str) -> float:
     """The evidence of a defined name alone: by its pieces, and a one-word name by its length."""
     pieces = len(_PIECE.findall(name))
@@ -591,8 +597,8 @@ class CodeKeyIndex:
     def matches(self, text: str, floor: float) -> Iterable[tuple[int, float, list[list[int]], list[list[int]], list[str]]]:
         """(item, coverage, record spans, item spans (unmerged), evidence) of each item whose key
         covers at least `floor` of its weight in one window of `text` (where the record holds its
-        name: see below), or whose function `text` defines with a signature score of at least
-        `floor` times twice _SIGNATURE_SCORE (reported as that share: a port counts at 0.5)."""
+        name: see below), or whose function `text` defines with a signature whose score, read as
+        a coverage (`signature_coverage`), is at least `floor`."""
         # An item's name anchors only where the record defines it (a header declaring
         # `GreatestCommonDivisor`, a library's `isSorted` argument, is no port); the keys' window
         # only under a name of _MIN_NAME letters or more (`add`, `fib`: by their signature alone).
@@ -614,7 +620,7 @@ class CodeKeyIndex:
                     got = signature_score(item, d, text, keys)
                     if got is None:
                         continue
-                    coverage = min(1.0, got[0] / (2 * _SIGNATURE_SCORE))
+                    coverage = signature_coverage(got[0])
                     if coverage >= floor and coverage > signed.get(item.item, (-1.0,))[0]:
                         s = item.signature
                         signed[item.item] = (coverage, [[d.start, d.end]], [[s.start, s.end]], got[1])
