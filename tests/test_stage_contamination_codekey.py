@@ -68,7 +68,8 @@ def test_the_port_key_is_the_literals_and_calls():
     ("Vec<f32>", "list:float"), ("List<Double>", "list:float"), ("float  []", "list:float"), ("int *", "list:int"),
     ("const char*", "str"), ("&str", "str"), ("String", "str"), ("std::string", "str"), ("Optional[str]", "str"),
     ("i64", "int"), ("long long", "int"), ("boolean", "bool"), ("Tuple[int, int]", "tuple"),
-    ("HashMap<String, i32>", "map"), ("vector<vector<int>>", "list:list"), ("APInt", "other"), ("", None)])
+    ("HashMap<String, i32>", "map"), ("vector<vector<int>>", "list:list"), ("APInt", "other"), ("", None),
+    ("[Double]", "list:float"), ("[String: Int]", "map"), ("number[]", "list:int")])
 def test_written_types_are_classed_alike_across_languages(written, cls):
     assert type_class(written) == cls
 
@@ -91,6 +92,8 @@ function fooBar(a, b = 2) {
 }
 def is_nested(string: str) -> bool:
     pass
+def plain(x):
+    total: int = 0
 """
     got = [(s.name, s.params, s.types, s.returns) for s in defined_signatures(code)]
     assert got == [("count_up", ["l", "n"], ["list:int", "int"], "int"),
@@ -99,7 +102,8 @@ def is_nested(string: str) -> bool:
                    ("below_zero", ["operations"], ["list:int"], "bool"),
                    ("incrList", ["l"], [None], None),
                    ("fooBar", ["a", "b"], [None, None], None),
-                   ("is_nested", ["string"], ["str"], "bool")]
+                   ("is_nested", ["string"], ["str"], "bool"),
+                   ("plain", ["x"], [None], None)]  # no return type written (not the next line's)
     assert [s.name for s in defined_signatures(code, {"fizzbuzz"})] == ["FizzBuzz"]
 
 
@@ -194,3 +198,14 @@ def test_a_signature_score_reads_as_a_coverage_that_counts_at_the_threshold_scor
     assert signature_coverage(_SIGNATURE_SCORE) == pytest.approx(0.5)
     assert signature_coverage(_SIGNATURE_SCORE * 0.99) < 0.5 < signature_coverage(_SIGNATURE_SCORE * 1.01)
     assert signature_coverage(2 * _SIGNATURE_SCORE) == pytest.approx(0.75) and signature_coverage(100.0) < 1.0
+
+
+@pytest.mark.parametrize("port", [
+    "public static bool HasCloseElements(List<double> numbers, double threshold) {\n    return false;\n}\n",  # C#
+    "function hasCloseElements(numbers: number[], threshold: number): boolean {\n  return false;\n}\n",  # TypeScript
+    "fun hasCloseElements(numbers: List<Double>, threshold: Double): Boolean {\n    return false\n}\n",  # Kotlin
+    "func hasCloseElements(_ numbers: [Double], _ threshold: Double) -> Bool {\n    return false\n}\n",  # Swift
+    "function has_close_elements(array $numbers, float $threshold): bool {\n    return false;\n}\n"])  # PHP
+def test_a_signature_is_read_in_other_languages_too(humaneval, port):
+    got = _found(humaneval, port)
+    assert 0 in got and "parameters named alike 2 of 2" in got[0][1][-1]

@@ -175,7 +175,7 @@ _NOT_DEF = frozenset("if for while switch catch return sizeof elif else do with 
                      "print println printf".split())
 # The head of a definition: a keyword one (Go's receiver skipped), a JavaScript assignment or property
 # (`name = (a, b) =>`, `name: function (a)`), or a C-like `name(` (checked further below).
-_DEF_HEAD_OF = (r"\b(def|function|func|fn)\s+(?:\([^()]*\)\s*)?({name})\s*(?:<[^<>(){{}};]*>\s*)?\("
+_DEF_HEAD_OF = (r"\b(def|function|func|fun|fn)\s+(?:\([^()]*\)\s*)?({name})\s*(?:<[^<>(){{}};]*>\s*)?\("
                 r"|\b({name})\s*[=:]\s*(?:async\s+)?(?:function\s*\w*\s*)?\("
                 r"|\b({name})\s*(?:<[^<>(){{}};\n]*>\s*)?\(")
 _DEF_HEAD = re.compile(_DEF_HEAD_OF.format(name=r"[A-Za-z_]\w*"))
@@ -214,6 +214,9 @@ def type_class(written: str) -> str | None:
     """The language-neutral class of a written type: int, float, str, bool, list[:element class],
     map, tuple or other; None when no type is written (`List[float]`, `vector<double>`, `[]float64`
     and `Vec<f32>` are all list:float)."""
+    written = written.strip()
+    if written.startswith("[") and written.endswith("]") and len(written) > 2:  # Swift: [Double], [String: Int]
+        written = ("map" if ":" in written else "[]") + " " + written[1:-1]
     words = [w.lower() for w in re.findall(r"[A-Za-z_]\w*|\[\]|\*", written)]
     if "*" in words:  # C: a pointer to a scalar is an array of it (char * a string: char is str already)
         words = [w for w in words if w != "*"] + (["[]"] if not {"char", "void"} & set(words) else [])
@@ -296,16 +299,18 @@ def _split_params(params: str) -> list[str]:
 
 def _param(param: str, kind: str) -> tuple[str, str]:
     """(name, written type) of one parameter in the language of a `kind` of definition (def: Python,
-    fn: Rust, func: Go, function/arrow: JavaScript or TypeScript, c: C, C++, Java, C#)."""
+    fn: Rust, fun: Kotlin, func: Go or Swift, function/arrow: JavaScript, TypeScript or PHP, c: C,
+    C++, Java, C#)."""
     p = re.sub(r"^@\w+(?:\([^)]*\))?\s*", "", re.sub(r"=[^=>].*$", "", param)).strip()
-    if kind in ("def", "fn") or kind in ("function", "arrow") and ":" in p:
+    if kind in ("def", "fn", "fun") or ":" in p and kind in ("function", "arrow", "func"):
+        # Python, Rust, Kotlin, TypeScript, Swift: `name: type` (Swift's argument label before it)
         name, _, typ = p.partition(":")
-        return name.replace("mut ", "").strip("*&[] ."), typ
+        names = re.findall(r"[A-Za-z_]\w*", name.replace("mut ", ""))
+        return (names[-1] if names else ""), typ
     if kind == "func":
         words = p.split(None, 1)
         return words[0], words[1] if len(words) > 1 else ""
-    if kind in ("function", "arrow"):
-        return p.strip("*&[] ."), ""
+    # C, C++, Java, C#, JavaScript, PHP: the last name (`int n`, `array $xs`, `n`)
     names = [m for m in re.finditer(r"[A-Za-z_]\w*", p) if m.group() not in _MODIFIERS]
     if not names:
         return "", ""
@@ -344,11 +349,11 @@ def defined_signatures(text: str, names: set[str] | frozenset[str] | None = None
                 continue
             arrow = re.match(r"[^{]*?->([^{]*)\{", after)
             returns = arrow.group(1) if arrow else line
-        elif kind in ("def", "fn"):
-            r = re.match(r"\s*->\s*([^:{\n]+)", after)
+        elif kind in ("def", "fn", "fun", "function"):  # Python, Rust: -> T; Kotlin, TypeScript: `): T {`
+            r = re.match(r"\s*->\s*([^:{\n]+)" if kind in ("def", "fn") else r"[ \t]*:[ \t]*([^{=\n]+)", after)
             returns = r.group(1) if r else ""
         elif kind == "func":
-            r = re.match(r"\s*([^{\n]*)\{", after)
+            r = re.match(r"\s*(?:->)?([^{\n]*)\{", after)
             returns = r.group(1) if r else ""
         params, types = [], []
         for p in _split_params(text[m.end():close]):
