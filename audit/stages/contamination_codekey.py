@@ -538,8 +538,8 @@ class CodeKeyIndex:
     @classmethod
     def build(cls, texts: Sequence[str], code: np.ndarray) -> "CodeKeyIndex | None":
         """Key the items `code` (bool per item) of `texts` that define a named function (the names
-        an item defines at its top level, or any where none is, are its anchors); None when none
-        has enough keys."""
+        an item defines at its left margin, or the outermost ones where it has a line there, are
+        its anchors); None when none has enough keys."""
         vocab: dict[str, int] = {}
         spelled: set[str] = set()
         entries: list[tuple[int, set[str], int, dict[int, tuple[int, int]]]] = []
@@ -551,6 +551,7 @@ class CodeKeyIndex:
             # a helper nested in a solution (`is_prime`, `check`) is any program's: the item's
             # interface is what it defines at its top level (at a line's start)
             top = [s for s in sigs if s.start == 0 or t[s.start - 1] == "\n"] or _outermost(t, sigs)
+            # a Python item's `def`s where it has them (not a C-like reading of other lines)
             defined = {s.name for s in top} & set(_DEFINED.findall(t)) or {s.name for s in top}
             names = {_anchor(n) for n in defined}
             if not names:
@@ -558,7 +559,7 @@ class CodeKeyIndex:
             spelled.update(defined)
             keep = {k for k, _, _ in port_tokens(t) if k[0] == "'" or k[0] == "#" and len(k) > 2}
             calls = frozenset(k for k, _, _ in port_tokens(t) if k in _CALL_KEYS)
-            for s in top:
+            for s in (s for s in top if s.name in defined):
                 signatures.setdefault(_anchor(s.name), []).append(ItemSignature(
                     i, s, _name_score(s.name), frozenset(keep), calls, docstring_examples(t, _anchor(s.name))))
             seen: set[frozenset[int]] = set()
