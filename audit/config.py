@@ -345,10 +345,11 @@ class ContaminationConfig(Section):
     # pieces (snake_case and camelCase split), literals and docstring example values, weighted by
     # rarity among the items, found in one window of a code-like record in any order
     # (audit/stages/contamination_codekey.py); a match covers >= code_key_threshold of the item's
-    # key weight; a port written from scratch is also keyed by its signature, literals and calls
-    # where the record defines the item's top-level function. Human ports without docstrings:
-    # C++ 0.67, Go 0.76, Java 0.77, Rust 0.67 found, no false document in 3,000
-    # (bench/eval_contamination_wild.py); about 3% of the stage's time (an RE2 prefilter by name).
+    # key weight; a port written from scratch is also found by its signature (name, parameters,
+    # types), literals, calls and docstring examples in its tests where the record defines the
+    # item's top-level function. Human ports without docstrings: C++ 0.85, Go 0.91, Java 0.90,
+    # Rust 0.84 found, no false document in 3,000 (bench/eval_contamination_wild.py) nor in 6,500
+    # real source files (bench/eval_codekey_false.py); about 3% of the stage's time.
     code_key: bool = measure(True)
     code_key_threshold: float = judge(0.5, floor="measure_floor", ge=0, le=1)
     # Semantic tier, for paraphrases whose words and n-grams mostly changed (method "semantic"):
