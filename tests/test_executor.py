@@ -57,6 +57,36 @@ def test_the_local_backend_maps_in_order_and_raises_our_errors(tmp_path):
         list(ex.map(_fail, [7], str(tmp_path / "n")))
 
 
+class _Slots(LocalExecutor):
+    """The in-process backend counting `slots` slots, recording the order it is given items in."""
+
+    def __init__(self, slots: int) -> None:
+        super().__init__()
+        self.slots, self.order = slots, []
+
+    def map(self, fn, items, *common, name="", num_cpus=1.0):
+        self.order = [shard.path for shard, _ in items]
+        return iter(())
+
+
+def test_the_scan_gives_several_slots_the_largest_shards_first():
+    """Ordered by their text, estimated from file size and kind (a gzip file of 2 MB holds more
+    than a plain one of 3 MB); one slot keeps the shards' order."""
+    from audit.config import parse_config
+    from audit.io.shards import Shard
+    from audit.job.resume import ShardState
+    from audit.job.scan import scan
+
+    sizes = {"a.jsonl": 3_000_000, "b.jsonl.gz": 2_000_000, "c.parquet": 1_000_000, "d.jsonl": 4_000_000,
+             "e.jsonl": None}
+    todo = [(Shard(name, f"/data/{name}", i), ShardState(name, f"/data/{name}", i, size, 0, ""))
+            for i, (name, size) in enumerate(sizes.items())]
+    for slots, want in ((2, ["b.jsonl.gz", "d.jsonl", "a.jsonl", "c.parquet", "e.jsonl"]), (1, list(sizes))):
+        ex = _Slots(slots)
+        list(scan(ex, parse_config({"input": {"paths": ["x"]}}), todo, None, ex.put({}), False))
+        assert ex.order == want
+
+
 def test_the_choice_follows_size_config_and_address(corpus):
     cfg = _with_executor(corpus, "auto")
     assert wants_ray(cfg, "10.0.0.1:6379", 0)  # --address always means Ray

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow.compute as pc
 
 from audit.config import AuditConfig
-from audit.io.shards import ReadStats, Shard, read_shard
+from audit.io.shards import ReadStats, Shard, read_shard, text_bytes_estimate
 from audit.io.storage import Location
 from audit.job.executor import Executor, Shared
 from audit.job.parts import PartWriter
@@ -121,7 +121,12 @@ def scan_task(todo: tuple[Shard, ShardState], run_id: str, config: AuditConfig, 
 
 def scan(executor: Executor, config: AuditConfig, todo: list[tuple[Shard, ShardState]], measurements: Location,
          shared: Shared[dict[str, Any]], canary: bool) -> Iterator[tuple[str, ShardResult]]:
-    """Measure the shards in `todo`, a task per shard; yields (key, result) as each finishes."""
+    """Measure the shards in `todo`, a task per shard; yields (key, result) as each finishes.
+
+    With more than one slot the largest shards go first (by their text, estimated from file
+    size and kind), so that no slot is left with a large shard while the others idle at the end."""
+    if executor.slots > 1:
+        todo = sorted(todo, key=lambda t: text_bytes_estimate(t[0], t[1].size), reverse=True)
     for (_, state), result in executor.map(scan_task, todo, uuid.uuid4().hex, config, shared, measurements, canary,
                                            name="scan_shard", num_cpus=config.ray.task_cpus):
         yield state.key, result
