@@ -174,6 +174,10 @@ def test_a_lost_worker_is_retried_and_our_errors_are_not(tmp_path, ray_session):
     with pytest.raises(ValueError, match="bad item 3"):
         list(ex.map(_fail, [3], str(counter)))
     assert counter.read_text() == "x"  # once: a bug is not retried
+    ex.warm(_fail, 5, str(tmp_path / "warmed"))  # a warm-up that fails fails the next pass, once
+    with pytest.raises(ValueError, match="bad item 5"):
+        list(ex.map(_square, [1, 2], 0))
+    assert sorted(ex.map(_square, [1, 2], 0)) == [(1, 1), (2, 4)]
 
 
 def _default_config():
