@@ -87,6 +87,32 @@ def test_the_scan_gives_several_slots_the_largest_shards_first():
         assert ex.order == want
 
 
+def test_a_run_s_tagger_is_frozen_out_of_the_collector_until_the_next_run():
+    """The models and eval index of the run in progress are left out of full collections; the
+    next run's tagger makes the last one's collectable again (a cycle in it included)."""
+    import gc
+    import weakref
+
+    from audit.config import parse_config
+    from audit.job import scan
+
+    config = parse_config({"input": {"paths": ["x"]}, "languages": {"identify": False}, "pii": {"enabled": False},
+                           "dedup": {"near": False}, "lookup": {"passages": False}})
+    shared = LocalExecutor().put({})
+    try:
+        first = scan._tagger("run-a", config, shared)
+        assert gc.get_freeze_count() > 0 and scan._tagger("run-a", config, shared) is first
+        first.me = first  # a cycle: only the collector frees it
+        gone = weakref.ref(first)
+        del first
+        assert scan._tagger("run-b", config, shared) is not None
+        gc.collect()
+        assert gone() is None
+    finally:
+        scan._TAGGERS.clear()
+        gc.unfreeze()
+
+
 def test_the_choice_follows_size_config_and_address(corpus):
     cfg = _with_executor(corpus, "auto")
     assert wants_ray(cfg, "10.0.0.1:6379", 0)  # --address always means Ray
