@@ -127,13 +127,14 @@ def test_the_choice_follows_size_config_and_address(corpus):
 @pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_a_small_run_never_starts_ray(corpus, tmp_path):
     """`auto` on a small input: the whole job in this process, Ray not even imported."""
-    code = ("import sys, json; from audit.config import load_config; from audit.job.plan import run_audit; "
+    code = ("import gc, sys, json; from audit.config import load_config; from audit.job.plan import run_audit; "
             f"r = run_audit(load_config({str(corpus.config_path)!r}), out={str(tmp_path / 'run')!r}, progress=False); "
             "print(json.dumps({'ray': 'ray' in sys.modules, 'docs': r.summary['documents'], "
-            "'start': r.summary['ray_start_seconds']}))")
+            "'start': r.summary['ray_start_seconds'], 'frozen': gc.get_freeze_count()}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got == {"ray": False, "docs": got["docs"], "start": 0.0} and got["docs"] > 400
+    # frozen: the scan leaves none of the caller's objects out of the collector's reach
+    assert got == {"ray": False, "docs": got["docs"], "start": 0.0, "frozen": 0} and got["docs"] > 400
     assert (tmp_path / "run" / "index" / "meta.json").is_file()
 
 

@@ -135,6 +135,10 @@ def scan(executor: Executor, config: AuditConfig, todo: list[tuple[Shard, ShardS
     size and kind), so that no slot is left with a large shard while the others idle at the end."""
     if executor.slots > 1:
         todo = sorted(todo, key=lambda t: text_bytes_estimate(t[0], t[1].size), reverse=True)
-    for (_, state), result in executor.map(scan_task, todo, uuid.uuid4().hex, config, shared, measurements, canary,
-                                           name="scan_shard", num_cpus=config.ray.task_cpus):
-        yield state.key, result
+    try:
+        for (_, state), result in executor.map(scan_task, todo, uuid.uuid4().hex, config, shared, measurements,
+                                               canary, name="scan_shard", num_cpus=config.ray.task_cpus):
+            yield state.key, result
+    finally:
+        if not executor.uses_ray:  # measured in this process: what _tagger froze is collectable again after
+            gc.unfreeze()
