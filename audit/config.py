@@ -142,7 +142,9 @@ class LanguagesConfig(Section):
     # languages): up to this share, the "other" bin that drift folds them into counts as expected.
     other_tolerance: float = judge(0.02, ge=0, lt=1)
     # Language ID reads at most this many characters of a document (sampled from its parts).
-    sample_chars: int = measure(2000, gt=0)
+    # 1000: as accurate as 2000 on four make_corpus.py corpora (bench/eval_language.py: 0.9965,
+    # 0.9959, 0.9964, 0.9960 against 0.9961, 0.9960, 0.9962, 0.9959), with a quarter less CPU.
+    sample_chars: int = measure(1000, gt=0)
     # Below this score (of whichever identifier decided) the language is reported as "und".
     min_score: float = measure(0.0, ge=0, le=1)
     # Quarantine records whose language is not in this list (empty: keep every language); codes
@@ -595,7 +597,10 @@ class RayConfig(Section):
     executor: Literal["auto", "ray", "local"] = "auto"
     # Crossover measured on 2 cores (make_corpus mix, every default stage, eval sets): 8 MB of text
     # 6.2 s here vs 9.5 s on Ray, 31 MB 12.7 vs 14.9 s, 61 MB 20.0 vs 17.9 s: Ray wins from ~40 MB
-    # of text, ~28 MB of these (partly compressed) files.
+    # of text, ~28 MB of these (partly compressed) files. Measured again 2026-11-25 in CPU seconds
+    # (31 and 62 MB): Ray costs ~12.6 CPU s more than this process whatever the size (its daemons,
+    # a second worker's models), and this process's ~0.41 CPU s a MB run at ~0.85 of two cores on
+    # Ray: the crossover is still ~39 MB of text, ~28 MB of these files.
     local_max_bytes: int = Field(default=28_000_000, ge=0)
 
 

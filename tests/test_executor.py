@@ -57,6 +57,62 @@ def test_the_local_backend_maps_in_order_and_raises_our_errors(tmp_path):
         list(ex.map(_fail, [7], str(tmp_path / "n")))
 
 
+class _Slots(LocalExecutor):
+    """The in-process backend counting `slots` slots, recording the order it is given items in."""
+
+    def __init__(self, slots: int) -> None:
+        super().__init__()
+        self.slots, self.order = slots, []
+
+    def map(self, fn, items, *common, name="", num_cpus=1.0):
+        self.order = [shard.path for shard, _ in items]
+        return iter(())
+
+
+def test_the_scan_gives_several_slots_the_largest_shards_first():
+    """Ordered by their text, estimated from file size and kind (a gzip file of 2 MB holds more
+    than a plain one of 3 MB); one slot keeps the shards' order."""
+    from audit.config import parse_config
+    from audit.io.shards import Shard
+    from audit.job.resume import ShardState
+    from audit.job.scan import scan
+
+    sizes = {"a.jsonl": 3_000_000, "b.jsonl.gz": 2_000_000, "c.parquet": 1_000_000, "d.jsonl": 4_000_000,
+             "e.jsonl": None}
+    todo = [(Shard(name, f"/data/{name}", i), ShardState(name, f"/data/{name}", i, size, 0, ""))
+            for i, (name, size) in enumerate(sizes.items())]
+    for slots, want in ((2, ["b.jsonl.gz", "d.jsonl", "a.jsonl", "c.parquet", "e.jsonl"]), (1, list(sizes))):
+        ex = _Slots(slots)
+        list(scan(ex, parse_config({"input": {"paths": ["x"]}}), todo, None, ex.put({}), False))
+        assert ex.order == want
+
+
+def test_a_run_s_tagger_is_frozen_out_of_the_collector_until_the_next_run():
+    """The models and eval index of the run in progress are left out of full collections; the
+    next run's tagger makes the last one's collectable again (a cycle in it included)."""
+    import gc
+    import weakref
+
+    from audit.config import parse_config
+    from audit.job import scan
+
+    config = parse_config({"input": {"paths": ["x"]}, "languages": {"identify": False}, "pii": {"enabled": False},
+                           "dedup": {"near": False}, "lookup": {"passages": False}})
+    shared = LocalExecutor().put({})
+    try:
+        first = scan._tagger("run-a", config, shared)
+        assert gc.get_freeze_count() > 0 and scan._tagger("run-a", config, shared) is first
+        first.me = first  # a cycle: only the collector frees it
+        gone = weakref.ref(first)
+        del first
+        assert scan._tagger("run-b", config, shared) is not None
+        gc.collect()
+        assert gone() is None
+    finally:
+        scan._TAGGERS.clear()
+        gc.unfreeze()
+
+
 def test_the_choice_follows_size_config_and_address(corpus):
     cfg = _with_executor(corpus, "auto")
     assert wants_ray(cfg, "10.0.0.1:6379", 0)  # --address always means Ray
@@ -71,13 +127,14 @@ def test_the_choice_follows_size_config_and_address(corpus):
 @pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_a_small_run_never_starts_ray(corpus, tmp_path):
     """`auto` on a small input: the whole job in this process, Ray not even imported."""
-    code = ("import sys, json; from audit.config import load_config; from audit.job.plan import run_audit; "
+    code = ("import gc, sys, json; from audit.config import load_config; from audit.job.plan import run_audit; "
             f"r = run_audit(load_config({str(corpus.config_path)!r}), out={str(tmp_path / 'run')!r}, progress=False); "
             "print(json.dumps({'ray': 'ray' in sys.modules, 'docs': r.summary['documents'], "
-            "'start': r.summary['ray_start_seconds']}))")
+            "'start': r.summary['ray_start_seconds'], 'frozen': gc.get_freeze_count()}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got == {"ray": False, "docs": got["docs"], "start": 0.0} and got["docs"] > 400
+    # frozen: the scan leaves none of the caller's objects out of the collector's reach
+    assert got == {"ray": False, "docs": got["docs"], "start": 0.0, "frozen": 0} and got["docs"] > 400
     assert (tmp_path / "run" / "index" / "meta.json").is_file()
 
 
@@ -144,6 +201,10 @@ def test_a_lost_worker_is_retried_and_our_errors_are_not(tmp_path, ray_session):
     with pytest.raises(ValueError, match="bad item 3"):
         list(ex.map(_fail, [3], str(counter)))
     assert counter.read_text() == "x"  # once: a bug is not retried
+    ex.warm(_fail, 5, str(tmp_path / "warmed"))  # a warm-up that fails fails the next pass, once
+    with pytest.raises(ValueError, match="bad item 5"):
+        list(ex.map(_square, [1, 2], 0))
+    assert sorted(ex.map(_square, [1, 2], 0)) == [(1, 1), (2, 4)]
 
 
 def _default_config():

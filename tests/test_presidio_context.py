@@ -80,7 +80,11 @@ def test_the_scores_are_presidios(analyzer) -> None:
 
     want = theirs.enhance_using_context(FOUND, raw(), whole_text_artifacts(analyzer, FOUND), recognizers)
     got = ours.enhance_using_context(FOUND, raw(), analyzer.nlp_engine.process_text(FOUND, "en"), recognizers)
-    key = [(r.entity_type, r.start, r.end, r.score, r.analysis_explanation.supportive_context_word) for r in want]
+    # a result found at the top score keeps it: Presidio still names its context word, we do not look
+    top = [r.score >= ours.MAX_SCORE for r in raw()]
+    assert any(top) and not all(top)
+    key = [(r.entity_type, r.start, r.end, r.score, "" if at_top else r.analysis_explanation.supportive_context_word)
+           for r, at_top in zip(want, top)]
     assert [(r.entity_type, r.start, r.end, r.score, r.analysis_explanation.supportive_context_word)
             for r in got] == key
     assert any(k[4] for k in key) and any(not k[4] for k in key)  # raised and left alone both seen

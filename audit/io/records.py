@@ -221,7 +221,10 @@ def column_values(col: pa.Array | pa.ChunkedArray, strict: bool) -> list:
     text is left as bytes for its record's own check; other strings are decoded, bad bytes replaced."""
     t = col.type
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        raw = col.cast(pa.binary() if pa.types.is_string(t) else pa.large_binary()).to_pylist()
+        # a view, not a cast: the same buffers read as bytes (a cast copies them, 30 ms a batch)
+        as_bytes = pa.binary() if pa.types.is_string(t) else pa.large_binary()
+        chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+        raw = [v for chunk in chunks for v in chunk.view(as_bytes).to_pylist()]
         return raw if strict else [None if v is None else v.decode("utf-8", "replace") for v in raw]
     return col.to_pylist()
 

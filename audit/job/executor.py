@@ -124,9 +124,7 @@ class RayExecutor:
         raised here; leaving the loop early (an error, the canary) cancels the tasks in flight."""
         import ray
 
-        if self._warming:  # a failure while warming is this pass's failure, raised here
-            warming, self._warming = self._warming, []
-            ray.get(warming)
+        warming, self._warming = self._warming, []
         task = ray.remote(_call).options(num_cpus=num_cpus, max_retries=TASK_RETRIES, retry_exceptions=False,
                                          name=name or getattr(fn, "__name__", "task"))
         common_ref = ray.put(common)  # once, not pickled into every task
@@ -142,6 +140,11 @@ class RayExecutor:
                         exhausted = True
                         break
                     pending[task.remote(fn, item, common_ref)] = item
+                if warming:  # a failure while warming is this pass's failure, raised here
+                    # once the first tasks are queued: a worker done warming starts one at once
+                    # instead of waiting for the others to be done too
+                    ray.get(warming)
+                    warming = []
                 if not pending:
                     return
                 done, _ = ray.wait(list(pending), num_returns=1)

@@ -475,7 +475,9 @@ def build_analyzer(entities: Sequence[str], cache_dir: Path | None = None) -> "A
             for result in raw_results:
                 meta = result.recognition_metadata or {}
                 recognizer = by_id.get(meta.get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY))
-                if recognizer is None or not recognizer.context or \
+                # a result already at the top score (a validated card, e-mail, IBAN: a third of
+                # them) stays there: its context words are not looked up
+                if recognizer is None or not recognizer.context or result.score >= self.MAX_SCORE or \
                         meta.get(RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY):
                     continue
                 words = lines.context(result.start, self.context_prefix_count,
