@@ -97,14 +97,16 @@ def test_a_running_ray_start_cluster_does_not_capture_a_local_run_and_refuses_a_
     try:
         said = wait_for_line(head, "Ray runtime started", timeout=90)
         assert said, "ray start did not come up"
-        # a local run while the cluster is up, beside the join below (that one mostly waits on Ray's retries)
+        # a local run while the cluster is up, beside the join below
         # a dead RAY_ADDRESS as well: neither it nor the live head's cluster file may capture the run
         local = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--quiet"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  env=dict(os.environ, RAY_ADDRESS=f"127.0.0.1:{_free_port()}"))
-        # joining it with a wrong token: one line naming the address and the cause, in bounded time
+        # joining it with a wrong token: one line naming the address and the cause, in bounded time.
+        # The refusal is Ray's on the first try; Ray then tries again once a second, 20 times
+        # (RAY_NUM_REDIS_GET_RETRIES, read by ray._private.node when it connects to the GCS): 2 here
         t0 = time.monotonic()
-        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 64)
+        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 64, RAY_NUM_REDIS_GET_RETRIES="2")
         refused = subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--quiet", "--out",
                                   str(tmp_path / "refused"), "--address", f"127.0.0.1:{port}"],
                                  capture_output=True, text=True, timeout=120, env=env)
