@@ -1,5 +1,5 @@
-"""Cluster use as documented: a local run stays local, a bad --address is one line within a
-bounded time, and one output folder holds one run at a time."""
+"""Cluster use as documented: a local run stays local, a wrong token is one line within a bounded
+time, and one output folder holds one run at a time (a dead --address: tests/test_cluster_docs.py)."""
 from __future__ import annotations
 
 import json
@@ -56,18 +56,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def test_dead_address_is_one_line_and_exit_2_within_seconds(tmp_path):
-    cfg = _corpus(tmp_path)
-    address = f"127.0.0.1:{_free_port()}"
-    t0 = time.monotonic()
-    res = _audit("run", str(cfg), "--address", address, "--quiet", timeout=60)
-    took = time.monotonic() - t0
-    assert res.returncode == 2, res.stderr
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and address in lines[0] and "nothing answers" in lines[0]
-    assert took < 30  # Ray alone retries a dead address for over a minute
 
 
 def test_a_stale_cluster_file_or_ray_address_does_not_capture_a_local_run(tmp_path, cluster_file):
