@@ -13,11 +13,12 @@ LOG=$(mktemp)
 HEAD_PID=
 trap 'if [ -n "$HEAD_PID" ]; then kill "$HEAD_PID" 2>/dev/null || true; wait "$HEAD_PID" 2>/dev/null || true; fi; rm -f "$LOG"' EXIT
 
+# 1. Start: the token Ray 2.60+ asks of every driver (~/.ray/auth_token, made once: other nodes and
+#    drivers need the same file or RAY_AUTH_TOKEN), then a head node.
+export RAY_AUTH_MODE=token
+ray get-auth-token --generate > /dev/null
+
 start_head() {
-    # 1. Start: a head node, with the token Ray 2.60+ asks of every driver (~/.ray/auth_token,
-    #    made once; other nodes and drivers need the same file or RAY_AUTH_TOKEN).
-    export RAY_AUTH_MODE=token
-    ray get-auth-token --generate > /dev/null
     ray start --head --block --port="$PORT" --num-cpus=2 --object-store-memory=500000000 \
         --disable-usage-stats > "$LOG" 2>&1 &
     HEAD_PID=$!    # this head's own process: stopping it stops what it started, nothing else

@@ -63,29 +63,32 @@ def test_shards_are_found_and_read_under_a_uri(s3_bucket, tmp_path):
 
 
 @pytest.mark.ray
-def test_a_run_on_s3_matches_a_local_run_and_serves_decide_lookup_and_takedown(s3_bucket, tmp_path, ray_session,
-                                                                             capsys):
-    cfg_path, remote = _upload_corpus(s3_bucket, tmp_path)
-    data = json.loads(json.dumps(load_config(cfg_path).model_dump(mode="json")))
-    local = run_audit(load_config(cfg_path), out=tmp_path / "local", progress=False)
+def test_a_run_on_s3_matches_a_local_run_and_serves_decide_lookup_and_takedown(s3_bucket, tmp_path, demo, capsys):
+    corpus, local_run = demo  # the session's local run of the demo corpus with its own config
+    remote = f"{s3_bucket}/corpus-{tmp_path.name}"
+    location(f"{remote}/shards").upload(corpus.root / "shards")
+    local = location(local_run).child("summary.json").read_json()
+    data = json.loads(json.dumps(load_config(corpus.config_path).model_dump(mode="json")))
     data["input"]["paths"] = [f"{remote}/shards/"]
-    cfg = parse_config(data, base_dir=cfg_path.parent)
+    cfg = parse_config(data, base_dir=corpus.root)
     out = f"{remote}/run"
     res = run_audit(cfg, out=out, progress=False)
     assert res.out == out
     summary = location(out).child("summary.json").read_json()
-    assert summary["documents"] == local.summary["documents"] > 0
+    assert summary["documents"] == local["documents"] > 0
     for k in ("kept", "quarantined", "unreadable", "reasons"):
-        assert summary[k] == local.summary[k], k
+        assert summary[k] == local[k], k
     lineage = read_dataset(location(out).child("lineage"))
-    assert lineage.num_rows == local.summary["documents"]
+    assert lineage.num_rows == local["documents"]
     assert all(s.startswith(f"{remote}/shards/") for s in pc.unique(lineage.column("shard")).to_pylist())
     assert location(out).child("report.html").is_file() and location(out).child("index", "meta.json").is_file()
     # resume on object storage: a second run reuses every shard
     again = run_audit(cfg, out=out, progress=False)
     assert again.summary["resume"]["shards_measured"] == 0
     # re-judge on object storage
-    strict = cfg_path.parent / "strict.yaml"  # beside the config: its eval set paths are relative to it
+    # the eval set paths are relative to the config: the corpus's evals/ beside it (the corpus is the session's)
+    (tmp_path / "evals").symlink_to(corpus.root / "evals", target_is_directory=True)
+    strict = tmp_path / "strict.yaml"
     data["filters"] = {"length": {"min_chars": 800}}
     strict.write_text(json.dumps(data))
     assert main(["decide", out, "--config", str(strict)]) == 0

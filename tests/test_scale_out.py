@@ -98,7 +98,8 @@ def test_decide_rejudges_from_measurements_as_a_full_run_would(tmp_path, corpus,
     assert main(["decide", str(tmp_path / "a"), "--config", str(strict)]) == 2
 
 
-def test_the_index_built_a_task_per_bucket_equals_the_one_process_build(tmp_path, corpus, ray_session, monkeypatch):
+def test_the_index_built_a_task_per_bucket_equals_the_one_process_build(tmp_path, corpus, whole, ray_session,
+                                                                       monkeypatch):
     """Hash-partitioned on Ray Data into several buckets per index, the run's lookup index is the
     one `build_lookup_indexes` writes in one process from the same lineage and fingerprints."""
     from audit import lookup_index
@@ -106,7 +107,11 @@ def test_the_index_built_a_task_per_bucket_equals_the_one_process_build(tmp_path
     monkeypatch.setattr(lookup_index, "_BUCKET_ROWS", 150)  # several buckets per index
     cfg = load_config(corpus.config_path)
     cfg.ray.partition_rows = 100  # shuffled, not the small run's single task
+    # a copy of the session's run: its measurements are reused (partition_rows only says how the
+    # passes run) and the passes after the scan, the index among them, run again
+    shutil.copytree(whole, tmp_path / "run")
     result = run_audit(cfg, out=tmp_path / "run", progress=False)
+    assert result.summary["resume"]["shards_measured"] == 0
     meta = json.loads((tmp_path / "run" / "index" / "meta.json").read_text())
     assert meta["rows"]["records"] == result.summary["documents"] > 0 and meta["rows"]["passages"] > 0
     assert len(list((tmp_path / "run" / "index" / "records").glob("b*.parquet"))) >= 3
@@ -121,23 +126,6 @@ def test_decide_refuses_a_folder_that_is_not_a_run(tmp_path, capsys):
     assert main(["decide", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "audit run" in err[0]
-
-
-def test_fresh_measures_every_shard_again(tmp_path, corpus, whole, ray_session):
-    cfg = load_config(corpus.config_path)
-    shutil.copytree(whole, tmp_path / "r")  # a finished run into this folder
-    again = run_audit(cfg, out=tmp_path / "r", progress=False)
-    assert again.summary["resume"]["shards_reused"] == len(corpus.shards)
-    fresh = run_audit(cfg, out=tmp_path / "r", progress=False, fresh=True)
-    assert fresh.summary["resume"] == {"shards_reused": 0, "shards_measured": len(corpus.shards)}
-    # a shard that changes is measured again, the others are reused
-    before = os.stat(corpus.shards[0])
-    os.utime(corpus.shards[0], ns=(time.time_ns(), time.time_ns()))
-    try:
-        changed = run_audit(cfg, out=tmp_path / "r", progress=False)
-    finally:  # the session's corpus as it was
-        os.utime(corpus.shards[0], ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert changed.summary["resume"] == {"shards_reused": len(corpus.shards) - 1, "shards_measured": 1}
 
 
 def _kill_first_scan_worker(stop, killed: list) -> None:
@@ -157,23 +145,50 @@ def _kill_first_scan_worker(stop, killed: list) -> None:
         stop.wait(0.01)  # a process appearing has no event to wait on: look again, or end with the run
 
 
-def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(tmp_path, corpus, whole, ray_session):
+@pytest.fixture(scope="module")
+def fresh_lost_worker(tmp_path_factory, corpus, whole, ray_session):
+    """`--fresh` into a copy of `whole` while the first Ray worker seen running a scan task is
+    SIGKILLed: (its folder, its RunResult, the pids killed). One run for the two tests below."""
     import threading
 
+    out = tmp_path_factory.mktemp("fresh") / "run"
+    shutil.copytree(whole, out)  # a finished run into this folder
     stop, killed = threading.Event(), []
     killer = threading.Thread(target=_kill_first_scan_worker, args=(stop, killed), daemon=True)
     killer.start()
     try:
-        res = run_audit(load_config(corpus.config_path), out=tmp_path / "killed", progress=False)
+        res = run_audit(load_config(corpus.config_path), out=out, progress=False, fresh=True)
     finally:
         stop.set()
         killer.join()
+    return out, res, killed
+
+
+def test_fresh_measures_every_shard_again(tmp_path, corpus, fresh_lost_worker):
+    cfg = load_config(corpus.config_path)
+    folder, fresh, _ = fresh_lost_worker
+    assert fresh.summary["resume"] == {"shards_reused": 0, "shards_measured": len(corpus.shards)}
+    shutil.copytree(folder, tmp_path / "r")  # a finished run into this folder
+    again = run_audit(cfg, out=tmp_path / "r", progress=False)
+    assert again.summary["resume"]["shards_reused"] == len(corpus.shards)
+    # a shard that changes is measured again, the others are reused
+    before = os.stat(corpus.shards[0])
+    os.utime(corpus.shards[0], ns=(time.time_ns(), time.time_ns()))
+    try:
+        changed = run_audit(cfg, out=tmp_path / "r", progress=False)
+    finally:  # the session's corpus as it was
+        os.utime(corpus.shards[0], ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert changed.summary["resume"] == {"shards_reused": len(corpus.shards) - 1, "shards_measured": 1}
+
+
+def test_a_worker_lost_mid_shard_is_retried_and_nothing_is_written_twice(corpus, whole, fresh_lost_worker):
+    folder, res, killed = fresh_lost_worker
     assert killed, "no scan worker was seen to kill"
     clean = json.loads((whole / "summary.json").read_text())
     assert clean["scan_retries"] == 0
     assert res.summary["documents"] == clean["documents"]
-    assert_same_outputs(tmp_path / "killed", whole)
-    parts = [p.name for p in (tmp_path / "killed" / "measurements").iterdir() if p.name != "_done"]
+    assert_same_outputs(folder, whole)
+    parts = [p.name for p in (folder / "measurements").iterdir() if p.name != "_done"]
     assert len(parts) == len(corpus.shards)  # the retried shard's part once, no leftover
 
 

@@ -40,6 +40,9 @@ from audit.stages import ConfigStage
 
 REPO = Path(__file__).resolve().parents[1]
 WINDOW = 100
+# For the tests of a sidecar process that assert no PII (counting, HTTP, tailing, SIGTERM): its
+# worker starts without the PII model (about a CPU-second a process; PII is tested on its own below).
+LIGHT_PII = {"enabled": False}
 
 
 # ---------------------------------------------------------------- helpers
@@ -391,7 +394,7 @@ def test_webhook_receives_alerts_and_failures_are_counted(tmp_path: Path, news) 
 def test_api_endpoint_serves_counters_over_http(tmp_path: Path, news, monkeypatch) -> None:
     from audit.sidecar import api
 
-    cfg = make_config(tmp_path, sample_rate=0.5, seed=11)
+    cfg = make_config(tmp_path, sample_rate=0.5, seed=11, pii=LIGHT_PII)
     sidecar = Sidecar(cfg, metrics_port=0)  # the default worker: a child process
     try:
         port = sidecar.wait_ready()
@@ -456,7 +459,7 @@ def test_observe_never_blocks_and_counts_drops_when_behind(tmp_path: Path, news,
 
 @pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_command_counts_and_skips_malformed_lines(tmp_path: Path, news) -> None:
-    config = write_config(tmp_path)
+    config = write_config(tmp_path, pii=LIGHT_PII)
     lines = [json.dumps({"text": t, "global_step": i}) for i, t in enumerate(news[:150])]
     lines[40:40] = ["{not json", json.dumps([1, 2]), json.dumps({"body": "no text"}), '{"text": 5}']
     proc = subprocess.run(sidecar_command() + [str(config)], input="\n".join(lines) + "\n", text=True,
@@ -505,7 +508,7 @@ def _start_sidecar(config: Path, stdin: int) -> tuple[subprocess.Popen, Path, st
 
 @pytest.mark.slow  # a worker process or `audit sidecar` started, with its models
 def test_sigterm_flushes_state_and_exits_cleanly(tmp_path: Path, lingua) -> None:
-    config = write_config(tmp_path, languages={"expected": {"en": 1.0}})
+    config = write_config(tmp_path, languages={"expected": {"en": 1.0}}, pii=LIGHT_PII)
     proc, out, url = _start_sidecar(config, stdin=subprocess.PIPE)
     try:
         lines = [json.dumps({"text": t, "global_step": i, "rank": 1, "sample_id": f"s{i}"})
@@ -534,7 +537,7 @@ def test_sigterm_flushes_state_and_exits_cleanly(tmp_path: Path, lingua) -> None
 def test_command_tails_a_folder_of_dumps(tmp_path: Path, news) -> None:
     dumps = tmp_path / "dumps"
     dumps.mkdir()
-    config = write_config(tmp_path, source="dumps", poll_seconds=0.1, settle_seconds=0.2)
+    config = write_config(tmp_path, source="dumps", poll_seconds=0.1, settle_seconds=0.2, pii=LIGHT_PII)
     proc, out, url = _start_sidecar(config, stdin=subprocess.DEVNULL)
     try:
         rows = [{"text": t, "global_step": i // 10, "rank": 0, "sample_id": f"n{i}"} for i, t in enumerate(news[:120])]
