@@ -56,14 +56,22 @@ _MIN_DF = 3
 # distinct stems of the unit held by at most _RARE_SHARE of the units (a rare stem's postings are short).
 _MIN_RARE = 2
 _RARE_SHARE = 0.01
-# ... and in at most this share of the corpus sample's documents (when the job has one).
-_CORPUS_SHARE = 0.01
+# ... and in at most this share of the corpus sample's documents (when the job has one). Not
+# lower: a short question's terms (algorithm, demand, protocol) are in 1-3% of web text, and
+# without them its few rare stems rarely make _MIN_RARE.
+_CORPUS_SHARE = 0.03
 # A pair needs this many distinct stems of the unit in one window (or 60% of a unit's stems when it
-# has fewer than that, at least _MIN_RARE + 1) ...
+# has fewer than that, at least _MIN_RARE + 1; a short question of 7 or 8 stems, half of them, at
+# least _MIN_RARE + 2: a restated one keeps its few terms, not its wording) ...
 _MIN_STEMS = 5
 # ... in windows of this many times the unit's words (at least _MIN_WINDOW words).
 _WINDOW = 2.0
 _MIN_WINDOW = 24
+
+
+def _need(n: int) -> int:
+    """Distinct stems a window must hold of a unit of `n` evidence stems (see _MIN_STEMS)."""
+    return min(_MIN_STEMS, max(_MIN_RARE + 1, -(-n * 6 // 10)), max(_MIN_RARE + 2, -(-n // 2)))
 
 
 def _stems(words: Sequence[str]) -> list[str]:
@@ -185,8 +193,7 @@ class RewriteIndex:
                    np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
                    np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
-                   np.array([min(_MIN_STEMS, max(_MIN_RARE + 1, -(-len([s for s in m if not common[s]]) * 6 // 10)))
-                             for m in unit_stems], dtype=np.int32),
+                   np.array([_need(len([s for s in m if not common[s]])) for m in unit_stems], dtype=np.int32),
                    HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form])
 
     def _postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
