@@ -36,8 +36,11 @@ from audit.normalize import HashSet, Tokens, _hash_words, distinct, normalize_ar
 from audit.stages.semantic import WordVectors
 
 # Suffixes the stemmer strips (longest first) and the forms it generates from a stem.
-_SUFFIXES = ("ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "ers", "er", "est", "e")
-_FORMS = ("", "s", "es", "ed", "d", "ing", "e", "er", "ers", "ly", "est", "ies", "ied", "y")
+_SUFFIXES = ("ions", "ion", "ity", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "ers", "er", "est", "e")
+_FORMS = ("", "s", "es", "ed", "d", "ing", "e", "er", "ers", "ly", "est", "ies", "ied", "y", "ion", "ions", "ity")
+# Noun suffixes stripped only when this many letters remain (acceleration, immunity; not station, city).
+_NOUN_SUFFIXES = frozenset({"ions", "ion", "ity"})
+_NOUN_STEM = 5
 _SUFFIXES_BY_LAST = {c: tuple((s, len(s)) for s in _SUFFIXES if s[-1] == c) for c in {s[-1] for s in _SUFFIXES}}
 # Function words and the commonest verbs: no evidence whatever the eval set (a small set of
 # items has no document frequency to tell them).
@@ -84,7 +87,7 @@ def _stems(words: Sequence[str]) -> list[str]:
         n = len(word)
         if n > 3 and word.isalpha():
             for suf, k in _SUFFIXES_BY_LAST.get(word[-1], ()):  # the listed order, among those that can end it
-                if n - k >= 3 and word.endswith(suf):
+                if n - k >= (_NOUN_STEM if suf in _NOUN_SUFFIXES else 3) and word.endswith(suf):
                     stem = word[:-k]
                     if suf in ("ies", "ied"):
                         stem += "y"
