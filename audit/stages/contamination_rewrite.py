@@ -61,8 +61,12 @@ _MIN_RARE = 2
 _RARE_SHARE = 0.01
 # ... and in at most this share of the corpus sample's documents (when the job has one). Not
 # lower: a short question's terms (algorithm, demand, protocol) are in 1-3% of web text, and
-# without them its few rare stems rarely make _MIN_RARE.
+# without them its few rare stems rarely make _MIN_RARE. A stem in more than _CORPUS_SOME of
+# them is a key only when at most _RARE_SOME of the units hold it (its postings, read for many
+# records, stay short: the tier's cost).
 _CORPUS_SHARE = 0.03
+_CORPUS_SOME = 0.01
+_RARE_SOME = 0.0025
 # A pair needs this many distinct stems of the unit in one window (or 60% of a unit's stems when it
 # has fewer than that, at least _MIN_RARE + 1; a short question of 7 or 8 stems, half of them, at
 # least _MIN_RARE + 2: a restated one keeps its few terms, not its wording) ...
@@ -172,14 +176,17 @@ class RewriteIndex:
         hashes = _hash_words(forms)
         order = np.argsort(hashes, kind="stable")
         forms_set, form_stem_of = HashSet.build(hashes[order]), np.array(form_stem, dtype=np.int32)[order]
-        corpus_common = np.zeros(len(stems), dtype=bool)
+        corpus_common = corpus_some = np.zeros(len(stems), dtype=bool)
         if sample:
             st = sample_tokens if sample_tokens is not None else tokenize_hashed(list(sample))
             found, at = forms_set.find(st.hashes)
             doc_stem = distinct(st.text_of[found] * len(stems) + form_stem_of[at])
             docs = np.bincount(doc_stem % len(stems), minlength=len(stems))
             corpus_common = docs > max(_MIN_DF, _CORPUS_SHARE * len(sample))
-        rare = (df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common & ~corpus_common
+            corpus_some = docs > max(_MIN_DF, _CORPUS_SOME * len(sample))
+        # a stem of some corpus use keys the prefilter only when few units hold it (a short postings list)
+        rare = ((df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common & ~corpus_common
+                & (~corpus_some | (df <= max(_MIN_DF, _RARE_SOME * n_units))))
         # a form (by hash) is rare when the stem a lookup finds for it (its first entry) is
         rare_form = rare[form_stem_of[np.searchsorted(forms_set.sorted, forms_set.sorted)]]
         pairs = sorted((s, u) for u, mine in enumerate(unit_stems) for s in mine if not common[s])
