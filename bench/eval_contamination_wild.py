@@ -523,7 +523,7 @@ def main() -> None:
     sets = {"gsm8k": [{"id": f"gsm{i}", "question": r["question"], "answer": r["answer"]} for i, r in enumerate(gsm)],
             "humaneval": [{"id": r["task_id"], "prompt": r["prompt"], "canonical_solution": r["canonical_solution"]}
                           for r in he],
-            "mc": [{"id": f"mc{i}", "question": q, "choices": c} for i, (q, c, _, _) in enumerate(MC)]}
+            "mc": [{"id": f"mc{i}", "question": q, "choices": c} for i, (q, c, *_) in enumerate(MC)]}
     fields = {"gsm8k": ["question", "answer"], "humaneval": ["prompt", "canonical_solution"], "mc": ["question", "choices"]}
     for name, rows in sets.items():
         with open(tmp / f"{name}.jsonl", "w", encoding="utf-8") as f:

@@ -6,15 +6,16 @@ A rewrite keeps what the item is about: its rare words (in some inflection), its
 names, and loses the word order and the common words that n-grams and alignment need. So:
 
 1. Keys. Each unit's words are reduced to stems by suffix rules (`_stems`: walks, walked, walking
-   -> walk; acceleration, accelerates -> accelerat); every inflected form of a stem the rules produce is hashed like a record word
-   (audit.normalize), so a record's already hashed words map to stems by one sorted lookup, with
-   no per-word Python. Stems are weighted by rarity among the units (inverse document
-   frequency); stems of more than _MAX_DF_SHARE of the units (how, many, total) are no evidence.
+   -> walk; acceleration, accelerates -> accelerat); every inflected form of a stem the rules
+   produce is hashed like a record word (audit.normalize), so a record's already hashed words map
+   to stems by one sorted lookup, with no per-word Python. Stems are weighted by rarity among the
+   units (inverse document frequency); stems of more than _MAX_DF_SHARE of the units (how, many, total) are no evidence.
    Numbers are stems of their own: a restated problem keeps them.
 2. Candidates. The record's stems are looked up in the units' postings; per (record, unit) the
    windows of the record (_WINDOW times the unit's words, starting every half window) holding
-   _MIN_STEMS distinct stems of the unit (fewer for a short question, `_need`) and the measure floor of its stem weight; coverage is
-   the stem weight of the unit in the best window over the unit's stem weight.
+   _MIN_STEMS distinct stems of the unit (fewer for a short question, `_need`) and the measure
+   floor of its stem weight; coverage is the stem weight of the unit in the best window over the
+   unit's stem weight.
 3. Confirmation. The best window is embedded with WordLlama (audit/stages/semantic.py, the model
    inside its wheel) and compared with the unit: a cosine under `rewrite_similarity` drops the
    pair (a news story sharing a question's names and numbers is about something else).
