@@ -9,8 +9,8 @@ names, and loses the word order and the common words that n-grams and alignment 
    -> walk; acceleration, accelerates -> accelerat); every inflected form of a stem the rules
    produce is hashed like a record word (audit.normalize), so a record's already hashed words map
    to stems by one sorted lookup, with no per-word Python. Stems are weighted by rarity among the
-   units (inverse document frequency); stems of more than _MAX_DF_SHARE of the units (how, many, total) are no evidence.
-   Numbers are stems of their own: a restated problem keeps them.
+   units (inverse document frequency); stems of more than _MAX_DF_SHARE of the units (how, many,
+   total) are no evidence. Numbers are stems of their own: a restated problem keeps them.
 2. Candidates. The record's stems are looked up in the units' postings; per (record, unit) the
    windows of the record (_WINDOW times the unit's words, starting every half window) holding
    _MIN_STEMS distinct stems of the unit (fewer for a short question, `_need`) and the measure
