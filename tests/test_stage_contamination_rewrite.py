@@ -25,8 +25,9 @@ def test_a_question_restated_with_its_choices_is_found(tmp_path):
     [got] = mc_counted(tmp_path, [HOST + "\n" + DNA_FULL + "\n" + HOST])
     assert [m["eval_id"] for m in got] == ["dna"]
     [m] = got
-    assert m["method"] == "rewrite" and m["unit"] in ("question", "choices", "item")
-    assert m["coverage"] >= 0.5
+    # the whole item (question and choices) is the best unit: the choices' terms are its evidence too
+    assert (m["method"], m["unit"]) == ("rewrite", "item") and m["coverage"] >= 0.5
+    assert {"helicas", "topoisomeras", "replicat"} <= set(m["evidence"][1].split()[1:])
 
 
 def test_news_sharing_a_few_of_the_questions_words_is_not_found(tmp_path):
