@@ -11,6 +11,8 @@ written for this bench (question, choices: a list, read one choice a line).
 Leak kinds, each planted into a real ABC news paragraph:
 - hand_restated: GSM8K questions restated by hand (other words and order, names and numbers kept);
 - hand_mc_question: multiple-choice questions restated by hand, without their choices;
+- hand_mc_full: a multiple-choice question and its choices restated together by hand, as a quiz or
+  blog words them ("Is it A, B, C or D?");
 - mc_question: a multiple-choice question verbatim, without its choices;
 - rule_restated: GSM8K questions (odd-numbered items) restated by rule: sentences reversed, words
   and phrases swapped from a synonym table (bench/eval_contamination_rewrites.py's), a tenth of
@@ -269,38 +271,192 @@ TRANSLATED["ru"] |= {
         "Lego, и он продаёт их по 15 $ за штуку. В итоге он покупает 8 видеоигр по 20 $ за каждую, и у него "
         "остаётся 5 $. Сколько наборов Lego у него осталось?",
 }
-# A multiple-choice set written for this bench: (question, choices, the question restated by hand).
+# A multiple-choice set written for this bench: (question, choices, the question restated by hand,
+# the question and its choices restated together, as a quiz or blog post words them).
 MC = [
     ("Which layer of the Earth's atmosphere contains most of the ozone that absorbs ultraviolet radiation "
      "from the Sun?", ["Troposphere", "Stratosphere", "Mesosphere", "Thermosphere"],
      "Most of the ozone that soaks up the Sun's ultraviolet radiation sits in which layer of Earth's "
-     "atmosphere?"),
+     "atmosphere?",
+     "Quiz time: where in the atmosphere does most ozone, the gas that blocks the Sun's UV rays, reside? "
+     "Is it the troposphere, the stratosphere, the mesosphere or the thermosphere?"),
     ("In the Krebs cycle, which molecule combines with acetyl-CoA to form citrate at the start of each turn?",
      ["Oxaloacetate", "Pyruvate", "Malate", "Succinate"],
-     "At the start of each turn of the Krebs cycle, acetyl-CoA joins which molecule to make citrate?"),
+     "At the start of each turn of the Krebs cycle, acetyl-CoA joins which molecule to make citrate?",
+     "Each round of the citric acid (Krebs) cycle begins when acetyl-CoA merges with one molecule to give "
+     "citrate. Is that molecule oxaloacetate, pyruvate, malate or succinate?"),
     ("Which treaty, signed in 1648, ended the Thirty Years' War and is often cited as the origin of modern "
      "state sovereignty?", ["Treaty of Utrecht", "Peace of Westphalia", "Treaty of Versailles",
                             "Congress of Vienna"],
      "The Thirty Years' War was brought to an end in 1648 by which settlement, often named as the birth of "
-     "modern state sovereignty?"),
+     "modern state sovereignty?",
+     "What agreement of 1648 closed the Thirty Years' War and is commonly credited with founding the modern "
+     "sovereign state: the treaty of Utrecht, the Westphalian peace, Versailles, or the Vienna congress?"),
     ("A resistor of 220 ohms carries a current of 0.05 amperes. What is the voltage across the resistor?",
      ["1.1 volts", "4.4 volts", "11 volts", "44 volts"],
-     "What voltage drops across a 220 ohm resistor when 0.05 amperes flow through it?"),
+     "What voltage drops across a 220 ohm resistor when 0.05 amperes flow through it?",
+     "If 0.05 A runs through a 220-ohm resistor, what's the voltage across it? Options: 1.1 V, 4.4 V, 11 V "
+     "or 44 V."),
     ("Which sorting algorithm has a worst-case running time of O(n log n) and sorts in place using a binary "
      "heap?", ["Quicksort", "Merge sort", "Heapsort", "Insertion sort"],
-     "Using a binary heap, which in-place sorting algorithm guarantees O(n log n) time even in the worst case?"),
+     "Using a binary heap, which in-place sorting algorithm guarantees O(n log n) time even in the worst case?",
+     "Which sort works in place on a binary heap and never takes more than O(n log n) steps: quicksort, "
+     "mergesort, heapsort or insertion sort?"),
     ("Which economist argued in The General Theory of Employment, Interest and Money that aggregate demand "
      "drives output in the short run?", ["Adam Smith", "John Maynard Keynes", "Milton Friedman",
                                           "Friedrich Hayek"],
      "In The General Theory of Employment, Interest and Money, which economist made the case that short-run "
-     "output is driven by aggregate demand?"),
+     "output is driven by aggregate demand?",
+     "Whose General Theory of Employment, Interest and Money claimed that total demand sets output in the "
+     "short term? Smith, Keynes, Friedman or Hayek?"),
     ("What is the name of the boundary around a black hole beyond which no light or other radiation can "
      "escape?", ["Photon sphere", "Event horizon", "Ergosphere", "Accretion disk"],
-     "Past which boundary around a black hole can neither light nor any other radiation get out?"),
+     "Past which boundary around a black hole can neither light nor any other radiation get out?",
+     "Once past which edge of a black hole can no light or radiation escape: the photon sphere, the event "
+     "horizon, the ergosphere or the accretion disc?"),
     ("Which Shakespeare play features the characters Prospero, Miranda, Ariel and Caliban on a remote "
      "island?", ["The Tempest", "Twelfth Night", "Cymbeline", "The Winter's Tale"],
      "Prospero, his daughter Miranda, the spirit Ariel and Caliban live on a remote island in which play "
-     "by Shakespeare?"),
+     "by Shakespeare?",
+     "In which of Shakespeare's plays do Prospero, Miranda, Ariel and Caliban share a faraway island: The "
+     "Tempest, Twelfth Night, Cymbeline or The Winter's Tale?"),
+    # written for this round: medicine, law, economics, computer science, math, history, science
+    ("Which vitamin deficiency causes scurvy, a disease marked by bleeding gums and poor wound healing?",
+     ["Vitamin A", "Vitamin B12", "Vitamin C", "Vitamin D"],
+     "Bleeding gums and wounds that heal poorly are signs of scurvy, which results from lacking which vitamin?",
+     "Scurvy (gums that bleed, wounds slow to close) comes from a shortage of which vitamin: A, B12, C or D?"),
+    ("Under the United States Constitution, which amendment protects against unreasonable searches and "
+     "seizures by the government?", ["First Amendment", "Fourth Amendment", "Fifth Amendment", "Eighth Amendment"],
+     "Which amendment to the U.S. Constitution shields people from unreasonable government searches and "
+     "seizures?",
+     "Protection from unreasonable searches and seizures by the state comes from which amendment of the US "
+     "Constitution: the 1st, the 4th, the 5th or the 8th?"),
+    ("When the price of a good rises and the quantity demanded falls by a larger percentage, demand for the "
+     "good is described as what?", ["Perfectly inelastic", "Inelastic", "Unit elastic", "Elastic"],
+     "If quantity demanded drops by a bigger percentage than a good's price goes up, how is demand for that "
+     "good described?",
+     "A price increase causes a proportionally larger drop in the quantity people demand. Economists call "
+     "such demand elastic, inelastic, unit elastic, or perfectly inelastic?"),
+    ("Which data structure follows the last-in, first-out principle, where the most recently added element "
+     "is removed first?", ["Queue", "Stack", "Linked list", "Hash table"],
+     "In which data structure is the element added most recently the first one taken out, following "
+     "last-in, first-out order?",
+     "Last in, first out: the newest element leaves first. Is that a queue, a stack, a linked list, or a "
+     "hash table?"),
+    ("What is the derivative of the function f(x) = x^3 sin(x) with respect to the variable x?",
+     ["3x^2 sin(x)", "x^3 cos(x)", "3x^2 sin(x) + x^3 cos(x)", "3x^2 cos(x)"],
+     "Differentiate f(x) = x^3 sin(x) with respect to x. What derivative do you get?",
+     "Take the derivative of x^3 sin(x) in x. Is it 3x^2 sin(x), x^3 cos(x), 3x^2 sin(x) + x^3 cos(x), "
+     "or 3x^2 cos(x)?"),
+    ("Which empire was ruled by Mansa Musa, whose pilgrimage to Mecca in 1324 became famous for its lavish "
+     "display of gold?", ["Songhai Empire", "Mali Empire", "Ghana Empire", "Kanem-Bornu Empire"],
+     "Mansa Musa's 1324 pilgrimage to Mecca, famed for the gold he gave away, was made by the ruler of "
+     "which empire?",
+     "Mansa Musa, remembered for the gold of his 1324 hajj to Mecca, ruled which empire: Songhai, Mali, "
+     "Ghana or Kanem-Bornu?"),
+    ("What is the pH of an aqueous solution whose hydrogen ion concentration is 1 x 10^-3 moles per liter?",
+     ["3", "-3", "11", "7"],
+     "An aqueous solution holds hydrogen ions at 1 x 10^-3 moles per liter. What pH does it have?",
+     "If the concentration of hydrogen ions in water is 1 x 10^-3 mol per litre, is the pH 3, -3, 7 or 11?"),
+    ("Which organelle is the site of photosynthesis in plant cells, containing the chlorophyll that captures "
+     "light energy?", ["Mitochondrion", "Chloroplast", "Ribosome", "Golgi apparatus"],
+     "In plant cells, photosynthesis takes place in which organelle, whose chlorophyll absorbs the energy "
+     "of light?",
+     "Plant cells trap light energy with chlorophyll in the organelle where photosynthesis happens. Is it "
+     "the mitochondria, the chloroplasts, the ribosomes or the Golgi body?"),
+    ("Which type of white blood cell is primarily responsible for producing antibodies in the adaptive "
+     "immune response?", ["Neutrophils", "B lymphocytes", "Erythrocytes", "Platelets"],
+     "In adaptive immunity, antibodies are mainly made by which kind of white blood cell?",
+     "Antibody production during an adaptive immune response is mostly the job of which cells: neutrophils, "
+     "B cells, red blood cells, or platelets?"),
+    ("In contract law, what is the term for something of value exchanged between the parties that makes a "
+     "promise legally enforceable?", ["Consideration", "Estoppel", "Novation", "Rescission"],
+     "What do contract lawyers call the thing of value the parties swap that makes a promise enforceable "
+     "at law?",
+     "A promise becomes binding in contract law when each side gives something of value. Is this called "
+     "consideration, estoppel, novation or rescission?"),
+    ("A car accelerates uniformly from rest to 20 meters per second in 4 seconds. What is the magnitude of "
+     "its acceleration?", ["4 m/s^2", "5 m/s^2", "80 m/s^2", "16 m/s^2"],
+     "Starting at rest, a car reaches 20 meters per second after 4 seconds of steady acceleration. How "
+     "large is the acceleration?",
+     "Going from standstill to 20 m/s in 4 s at constant acceleration, how fast does a car accelerate: 4, "
+     "5, 16 or 80 m/s^2?"),
+    ("Which body sets the target for the federal funds rate as part of monetary policy in the United States?",
+     ["The Treasury Department", "The Federal Open Market Committee", "Congress",
+      "The Securities and Exchange Commission"],
+     "Who decides the federal funds rate target when the United States conducts its monetary policy?",
+     "In America's monetary policy the target federal funds rate is chosen by the Treasury, the Federal "
+     "Open Market Committee, Congress, or the SEC?"),
+    ("In relational databases, which normal form requires that every non-key attribute depend on the whole "
+     "of every candidate key?", ["First normal form", "Second normal form", "Fourth normal form",
+                                 "Fifth normal form"],
+     "Which normal form of relational databases demands that each non-key attribute depend on all of every "
+     "candidate key, not just part of it?",
+     "Non-key attributes must depend on an entire candidate key, never on a part of it, in which normal "
+     "form of a relational database: 1NF, 2NF, 4NF or 5NF?"),
+    ("Who was the first emperor of a unified China, known for standardizing weights, measures and the "
+     "writing system?", ["Liu Bang", "Qin Shi Huang", "Kublai Khan", "Emperor Wu of Han"],
+     "Which ruler became the first emperor of a united China and standardized its writing, weights and "
+     "measures?",
+     "The first emperor to rule all of China, who made writing, weights and measures uniform, was Liu Bang, "
+     "Qin Shi Huang, Kublai Khan, or Han Wudi?"),
+    ("In how many distinct ways can 5 different books be arranged in a single row on a shelf?",
+     ["25", "60", "120", "720"],
+     "How many different orders are there for lining up five distinct books in one row on a shelf?",
+     "Five different books go on a shelf side by side. How many arrangements are possible: 25, 60, 120 or "
+     "720?"),
+    ("Which type of plate boundary forms where two tectonic plates move apart from each other, as along the "
+     "Mid-Atlantic Ridge?", ["Convergent boundary", "Divergent boundary", "Transform boundary",
+                             "Subduction zone"],
+     "Along the Mid-Atlantic Ridge two tectonic plates pull away from one another. What kind of plate "
+     "boundary is this?",
+     "Tectonic plates separating, as at the Mid-Atlantic Ridge, make which boundary: convergent, divergent, "
+     "transform, or a subduction zone?"),
+    ("Which neurotransmitter is most closely associated with the degeneration of neurons in Parkinson's "
+     "disease?", ["Serotonin", "Dopamine", "Acetylcholine", "GABA"],
+     "Parkinson's disease involves the loss of neurons that produce which neurotransmitter?",
+     "The neurons lost in Parkinson's disease chiefly release which chemical messenger: serotonin, "
+     "dopamine, acetylcholine or GABA?"),
+    ("Which document, signed by King John of England in 1215, limited royal power and protected certain "
+     "rights of the barons?", ["Bill of Rights", "Magna Carta", "Petition of Right", "Domesday Book"],
+     "In 1215 King John of England put his seal to which charter curbing the crown's power and guarding "
+     "the barons' rights?",
+     "What did England's King John sign in 1215 to cap royal authority and secure rights for his barons: "
+     "the Bill of Rights, Magna Carta, the Petition of Right or the Domesday Book?"),
+    ("Which internet protocol translates human-readable domain names into the numerical IP addresses that "
+     "computers use?", ["HTTP", "DNS", "DHCP", "SMTP"],
+     "On the internet, what protocol turns domain names people can read into the numeric IP addresses "
+     "machines use?",
+     "Turning a domain name like example.com into the IP address a computer needs is the job of HTTP, DNS, "
+     "DHCP or SMTP?"),
+    ("In economics, what term describes the value of the next best alternative that is given up when a "
+     "choice is made?", ["Sunk cost", "Marginal cost", "Opportunity cost", "Fixed cost"],
+     "When you make a choice, what do economists call the value of the best alternative you give up?",
+     "The worth of the next-best option you forgo when choosing is known as which cost: sunk, marginal, "
+     "opportunity or fixed?"),
+    ("Which element of the periodic table has the highest electronegativity value on the Pauling scale?",
+     ["Oxygen", "Chlorine", "Fluorine", "Nitrogen"],
+     "On the Pauling scale, which element in the periodic table is the most electronegative?",
+     "Top of the Pauling electronegativity scale among the elements: is it oxygen, chlorine, fluorine or "
+     "nitrogen?"),
+    ("Which organ produces insulin, the hormone that lowers blood glucose levels after a meal?",
+     ["Liver", "Pancreas", "Kidney", "Adrenal gland"],
+     "After a meal, blood sugar is brought down by insulin, a hormone made by which organ?",
+     "Insulin, which lowers the glucose in your blood after you eat, is secreted by the liver, the "
+     "pancreas, the kidneys or the adrenal glands?"),
+    ("In criminal law, what standard of proof must the prosecution meet to convict a defendant in the "
+     "United States?", ["Preponderance of the evidence", "Clear and convincing evidence",
+                        "Beyond a reasonable doubt", "Probable cause"],
+     "To get a conviction in an American criminal trial, the prosecution has to prove guilt to which "
+     "standard?",
+     "US prosecutors convict only by meeting which burden of proof: a preponderance of evidence, clear and "
+     "convincing evidence, proof beyond reasonable doubt, or probable cause?"),
+    ("Which planet in our solar system has the shortest day, rotating once on its axis in about ten hours?",
+     ["Saturn", "Jupiter", "Earth", "Mars"],
+     "Spinning once on its axis roughly every ten hours, which planet of the solar system has the shortest "
+     "day?",
+     "The solar system's shortest day, about ten hours a rotation, belongs to Saturn, Jupiter, Earth or "
+     "Mars?"),
 ]
 PORTS = ("cpp", "go", "java", "rust")
 
@@ -367,7 +523,7 @@ def main() -> None:
     sets = {"gsm8k": [{"id": f"gsm{i}", "question": r["question"], "answer": r["answer"]} for i, r in enumerate(gsm)],
             "humaneval": [{"id": r["task_id"], "prompt": r["prompt"], "canonical_solution": r["canonical_solution"]}
                           for r in he],
-            "mc": [{"id": f"mc{i}", "question": q, "choices": c} for i, (q, c, _) in enumerate(MC)]}
+            "mc": [{"id": f"mc{i}", "question": q, "choices": c} for i, (q, c, *_) in enumerate(MC)]}
     fields = {"gsm8k": ["question", "answer"], "humaneval": ["prompt", "canonical_solution"], "mc": ["question", "choices"]}
     for name, rows in sets.items():
         with open(tmp / f"{name}.jsonl", "w", encoding="utf-8") as f:
@@ -379,8 +535,9 @@ def main() -> None:
     leaks: list[tuple[str, tuple[str, str], str]] = []
     leaks += [("hand_restated", ("gsm8k", f"gsm{i}"), t) for i, t in HAND_RESTATED.items()]
     leaks += [(f"translated_{lang}", ("gsm8k", f"gsm{i}"), t) for lang, d in TRANSLATED.items() for i, t in d.items()]
-    leaks += [("hand_mc_question", ("mc", f"mc{i}"), r) for i, (_, _, r) in enumerate(MC)]
-    leaks += [("mc_question", ("mc", f"mc{i}"), q) for i, (q, _, _) in enumerate(MC)]
+    leaks += [("hand_mc_question", ("mc", f"mc{i}"), r) for i, (_, _, r, _) in enumerate(MC)]
+    leaks += [("hand_mc_full", ("mc", f"mc{i}"), r) for i, (_, _, _, r) in enumerate(MC)]
+    leaks += [("mc_question", ("mc", f"mc{i}"), q) for i, (q, _, _, _) in enumerate(MC)]
     odd = list(range(1, len(gsm), 2))
     leaks += [("rule_restated", ("gsm8k", f"gsm{i}"), _rule_restated(gsm[i]["question"], rng))
               for i in rng.sample(odd, min(args.rule, len(odd)))]

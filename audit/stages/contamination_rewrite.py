@@ -6,15 +6,16 @@ A rewrite keeps what the item is about: its rare words (in some inflection), its
 names, and loses the word order and the common words that n-grams and alignment need. So:
 
 1. Keys. Each unit's words are reduced to stems by suffix rules (`_stems`: walks, walked, walking
-   -> walk); every inflected form of a stem the rules produce is hashed like a record word
-   (audit.normalize), so a record's already hashed words map to stems by one sorted lookup, with
-   no per-word Python. Stems are weighted by rarity among the units (inverse document
-   frequency); stems of more than _MAX_DF_SHARE of the units (how, many, total) are no evidence.
-   Numbers are stems of their own: a restated problem keeps them.
+   -> walk; acceleration, accelerates -> accelerat); every inflected form of a stem the rules
+   produce is hashed like a record word (audit.normalize), so a record's already hashed words map
+   to stems by one sorted lookup, with no per-word Python. Stems are weighted by rarity among the
+   units (inverse document frequency); stems of more than _MAX_DF_SHARE of the units (how, many,
+   total) are no evidence. Numbers are stems of their own: a restated problem keeps them.
 2. Candidates. The record's stems are looked up in the units' postings; per (record, unit) the
    windows of the record (_WINDOW times the unit's words, starting every half window) holding
-   _MIN_STEMS distinct stems of the unit and the measure floor of its stem weight; coverage is
-   the stem weight of the unit in the best window over the unit's stem weight.
+   _MIN_STEMS distinct stems of the unit (fewer for a short question, `_need`) and the measure
+   floor of its stem weight; coverage is the stem weight of the unit in the best window over the
+   unit's stem weight.
 3. Confirmation. The best window is embedded with WordLlama (audit/stages/semantic.py, the model
    inside its wheel) and compared with the unit: a cosine under `rewrite_similarity` drops the
    pair (a news story sharing a question's names and numbers is about something else).
@@ -36,8 +37,11 @@ from audit.normalize import HashSet, Tokens, _hash_words, distinct, normalize_ar
 from audit.stages.semantic import WordVectors
 
 # Suffixes the stemmer strips (longest first) and the forms it generates from a stem.
-_SUFFIXES = ("ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "ers", "er", "est", "e")
-_FORMS = ("", "s", "es", "ed", "d", "ing", "e", "er", "ers", "ly", "est", "ies", "ied", "y")
+_SUFFIXES = ("ions", "ion", "ity", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "ers", "er", "est", "e")
+_FORMS = ("", "s", "es", "ed", "d", "ing", "e", "er", "ers", "ly", "est", "ies", "ied", "y", "ion", "ions", "ity")
+# Noun suffixes stripped only when this many letters remain (acceleration, immunity; not station, city).
+_NOUN_SUFFIXES = frozenset({"ions", "ion", "ity"})
+_NOUN_STEM = 5
 _SUFFIXES_BY_LAST = {c: tuple((s, len(s)) for s in _SUFFIXES if s[-1] == c) for c in {s[-1] for s in _SUFFIXES}}
 # Function words and the commonest verbs: no evidence whatever the eval set (a small set of
 # items has no document frequency to tell them).
@@ -56,14 +60,26 @@ _MIN_DF = 3
 # distinct stems of the unit held by at most _RARE_SHARE of the units (a rare stem's postings are short).
 _MIN_RARE = 2
 _RARE_SHARE = 0.01
-# ... and in at most this share of the corpus sample's documents (when the job has one).
-_CORPUS_SHARE = 0.01
+# ... and in at most this share of the corpus sample's documents (when the job has one). Not
+# lower: a short question's terms (algorithm, demand, protocol) are in 1-3% of web text, and
+# without them its few rare stems rarely make _MIN_RARE. A stem in more than _CORPUS_SOME of
+# them is a key only when at most _RARE_SOME of the units hold it (its postings, read for many
+# records, stay short: the tier's cost).
+_CORPUS_SHARE = 0.03
+_CORPUS_SOME = 0.01
+_RARE_SOME = 0.0025
 # A pair needs this many distinct stems of the unit in one window (or 60% of a unit's stems when it
-# has fewer than that, at least _MIN_RARE + 1) ...
+# has fewer than that, at least _MIN_RARE + 1; a short question of 7 or 8 stems, half of them, at
+# least _MIN_RARE + 2: a restated one keeps its few terms, not its wording) ...
 _MIN_STEMS = 5
 # ... in windows of this many times the unit's words (at least _MIN_WINDOW words).
 _WINDOW = 2.0
 _MIN_WINDOW = 24
+
+
+def _need(n: int) -> int:
+    """Distinct stems a window must hold of a unit of `n` evidence stems (see _MIN_STEMS)."""
+    return min(_MIN_STEMS, max(_MIN_RARE + 1, -(-n * 6 // 10)), max(_MIN_RARE + 2, -(-n // 2)))
 
 
 def _stems(words: Sequence[str]) -> list[str]:
@@ -76,7 +92,7 @@ def _stems(words: Sequence[str]) -> list[str]:
         n = len(word)
         if n > 3 and word.isalpha():
             for suf, k in _SUFFIXES_BY_LAST.get(word[-1], ()):  # the listed order, among those that can end it
-                if n - k >= 3 and word.endswith(suf):
+                if n - k >= (_NOUN_STEM if suf in _NOUN_SUFFIXES else 3) and word.endswith(suf):
                     stem = word[:-k]
                     if suf in ("ies", "ied"):
                         stem += "y"
@@ -161,14 +177,17 @@ class RewriteIndex:
         hashes = _hash_words(forms)
         order = np.argsort(hashes, kind="stable")
         forms_set, form_stem_of = HashSet.build(hashes[order]), np.array(form_stem, dtype=np.int32)[order]
-        corpus_common = np.zeros(len(stems), dtype=bool)
+        corpus_common = corpus_some = np.zeros(len(stems), dtype=bool)
         if sample:
             st = sample_tokens if sample_tokens is not None else tokenize_hashed(list(sample))
             found, at = forms_set.find(st.hashes)
             doc_stem = distinct(st.text_of[found] * len(stems) + form_stem_of[at])
             docs = np.bincount(doc_stem % len(stems), minlength=len(stems))
             corpus_common = docs > max(_MIN_DF, _CORPUS_SHARE * len(sample))
-        rare = (df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common & ~corpus_common
+            corpus_some = docs > max(_MIN_DF, _CORPUS_SOME * len(sample))
+        # a stem of some corpus use keys the prefilter only when few units hold it (a short postings list)
+        rare = ((df <= max(_MIN_DF, _RARE_SHARE * n_units)) & ~common & ~corpus_common
+                & (~corpus_some | (df <= max(_MIN_DF, _RARE_SOME * n_units))))
         # a form (by hash) is rare when the stem a lookup finds for it (its first entry) is
         rare_form = rare[form_stem_of[np.searchsorted(forms_set.sorted, forms_set.sorted)]]
         pairs = sorted((s, u) for u, mine in enumerate(unit_stems) for s in mine if not common[s])
@@ -185,8 +204,7 @@ class RewriteIndex:
                    np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
                    np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
-                   np.array([min(_MIN_STEMS, max(_MIN_RARE + 1, -(-len([s for s in m if not common[s]]) * 6 // 10)))
-                             for m in unit_stems], dtype=np.int32),
+                   np.array([_need(len([s for s in m if not common[s]])) for m in unit_stems], dtype=np.int32),
                    HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form])
 
     def _postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

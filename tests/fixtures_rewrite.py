@@ -1,0 +1,49 @@
+"""Multiple-choice eval items, their restatements by hand and a news paragraph sharing a few of
+their words, shared by the rewrite tier's tests; and a helper that runs the contamination stage
+over texts against them."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from audit.config import parse_config
+from audit.stages.contamination import ContaminationStage, counted
+
+# (id, question, choices): short questions, MMLU's size, of several subjects.
+MC_ITEMS = [
+    ("dna", "Which enzyme unwinds the DNA double helix at the replication fork by breaking the hydrogen bonds "
+            "between base pairs?", ["Helicase", "Ligase", "Primase", "Topoisomerase"]),
+    ("rubicon", "Which Roman general crossed the Rubicon river in 49 BC, starting a civil war against the Senate "
+                "and Pompey?", ["Julius Caesar", "Mark Antony", "Marcus Crassus", "Scipio Africanus"]),
+    ("vat", "Which kind of tax is levied on the value added at each stage of the production and distribution of "
+            "goods?", ["Excise duty", "Value-added tax", "Poll tax", "Capital gains tax"]),
+    ("tcp", "Which transport protocol guarantees ordered, reliable delivery of a byte stream using "
+            "acknowledgements and retransmission?", ["UDP", "TCP", "ICMP", "ARP"]),
+]
+# The DNA question in other words and order, without its choices ...
+DNA_RESTATED = ("At the replication fork, which enzyme breaks the hydrogen bonds that join base pairs, "
+                "unwinding the double helix of DNA?")
+# ... and with its choices reworded into the sentence, as a quiz site writes it.
+DNA_FULL = ("Quick biology check: at a replication fork, what opens up DNA's double helix, snapping the "
+            "hydrogen bonds that hold base pairs together? Is it helicase, ligase, primase or topoisomerase?")
+# A news paragraph holding a few of the DNA question's words (fork, double, bonds, base, pairs).
+NEWS = ("Road crews broke ground on Monday at the fork where the highway splits near the old army base. "
+        "The council expects traffic to double by spring, and it sold bonds to pay for two pairs of new "
+        "bridges across the river. Residents asked for a crossing guard near the primary school.")
+HOST = ("The museum reopened its east wing on Saturday after a year of repairs. Visitors queued along "
+        "the square for the new exhibition of local paintings and old maps.")
+
+
+def mc_counted(tmp: Path, texts: list[str], contamination: dict[str, Any] | None = None) -> list[list[dict]]:
+    """The counted contamination matches of each of `texts` against MC_ITEMS (fields question and
+    choices, each a unit), with `contamination` settings."""
+    with open(tmp / "mc.jsonl", "w", encoding="utf-8") as f:
+        f.writelines(json.dumps({"id": i, "question": q, "choices": c}) + "\n" for i, q, c in MC_ITEMS)
+    config = parse_config({"input": {"paths": ["x/"]}, "contamination": contamination or {}, "eval_sets": [
+        {"name": "mc", "path": "mc.jsonl", "text_fields": ["question", "choices"], "id_field": "id"}]},
+        base_dir=tmp)
+    out = ContaminationStage(config)(pa.table({"text": pa.array(texts, pa.string())}))
+    return counted(out.column("contamination"), config).to_pylist()

@@ -1,0 +1,41 @@
+"""The rewrite tier on short multiple-choice questions: a question restated in other words, alone or
+with its choices reworded, is found and its evidence names the unit; prose sharing a few of its
+words is not."""
+from __future__ import annotations
+
+from audit.stages.contamination_rewrite import _need, _stems
+from tests.fixtures_rewrite import DNA_FULL, DNA_RESTATED, HOST, NEWS, mc_counted
+
+
+def test_a_restated_multiple_choice_question_is_found_by_its_question_unit(tmp_path):
+    [got] = mc_counted(tmp_path, [HOST + "\n" + DNA_RESTATED + "\n" + HOST])
+    [m] = got
+    assert (m["eval_id"], m["unit"], m["method"]) == ("dna", "question", "rewrite")
+    assert m["evidence"][0].startswith("cosine ")
+    stems = set(m["evidence"][1].split()[1:])  # the unit's rarest stems found in the window
+    assert {"hydrogen", "replicat", "helix"} <= stems
+    [[a, b]] = m["spans"]
+    text = HOST + "\n" + DNA_RESTATED + "\n" + HOST
+    assert "fork" in text[a:b] and "DNA" in text[a:b]
+    off = mc_counted(tmp_path, [HOST + "\n" + DNA_RESTATED + "\n" + HOST], {"rewrite": False})
+    assert off == [[]]
+
+
+def test_a_question_restated_with_its_choices_is_found(tmp_path):
+    [got] = mc_counted(tmp_path, [HOST + "\n" + DNA_FULL + "\n" + HOST])
+    assert [m["eval_id"] for m in got] == ["dna"]
+    [m] = got
+    # the whole item (question and choices) is the best unit: the choices' terms are its evidence too
+    assert (m["method"], m["unit"]) == ("rewrite", "item") and m["coverage"] >= 0.5
+    assert {"helicas", "topoisomeras", "replicat"} <= set(m["evidence"][1].split()[1:])
+
+
+def test_news_sharing_a_few_of_the_questions_words_is_not_found(tmp_path):
+    assert mc_counted(tmp_path, [NEWS, HOST + "\n" + NEWS]) == [[], []]
+
+
+def test_a_short_question_needs_half_its_stems_and_nouns_share_their_verbs_stem():
+    # 7 or 8 evidence stems: 4 in a window (was 5); fewer: 60%, at least 3; more: 5
+    assert [_need(n) for n in (4, 5, 6, 7, 8, 9, 20)] == [3, 3, 4, 4, 4, 5, 5]
+    words = ["acceleration", "accelerates", "immunity", "immune", "station", "state"]
+    assert _stems(words) == ["accelerat", "accelerat", "immun", "immun", "station", "stat"]
