@@ -57,12 +57,34 @@ def _kill_at_half(cfg: Path, out: Path, shards: int) -> float:
                             start_new_session=True)
     while proc.poll() is None:
         if done.is_dir() and sum(1 for _ in done.glob("*.json")) >= shards // 2:
+            family = _descendants(proc.pid)  # Ray's processes, some in sessions of their own
             os.killpg(proc.pid, signal.SIGKILL)
+            for pid in family:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             break
         time.sleep(0.1)  # polling a folder another process fills: no event to wait on
     proc.wait()
-    subprocess.run(["pkill", "-9", "-f", "ray::"], check=False)  # workers outside the session, if any
     return time.perf_counter() - t0
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process started by `pid`, its children's children included (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
 
 
 def _lineage(out: Path) -> list[dict]:
