@@ -18,6 +18,7 @@ spilled into bucket parts as lineage streams by, then each bucket is sorted in m
 """
 from __future__ import annotations
 
+import bisect
 import shutil
 import tempfile
 import uuid
@@ -59,6 +60,7 @@ RECORDS_SCHEMA = pa.schema([("pos", pa.uint64())] + [(c, RECORD_TYPES[c]) for c 
 # Sizes: a bucket file holds about this many rows (sorted in memory alone); row groups are the
 # unit a lookup reads, small enough to decode in about a millisecond.
 _BUCKET_ROWS = 4_000_000
+_OWN_BUCKET_SHARE = 128  # a shard of _BUCKET_ROWS / this many rows or more has records buckets of its own
 _SPILL_BYTES = 256 * 2**20       # buffered Arrow data a sorter holds before spilling it to parts
 _KEY_GROUP_ROWS = 16_384
 _RECORD_GROUP_ROWS = 4_096
@@ -136,13 +138,18 @@ def _hash_bucket_bits(rows: int) -> int:
 def _record_starts(rows_per_shard: list[int]) -> list[int]:
     """First position of each records bucket: consecutive shards packed into buckets of about
     _BUCKET_ROWS rows, a shard bigger than that split by record ranges (thousands of small
-    shards make few files)."""
+    shards make few files). A shard of _BUCKET_ROWS / _OWN_BUCKET_SHARE rows or more shares its
+    bucket(s) with no other shard, so the job's decide task that judged it can write its bucket
+    (IndexLayout.own_bucket)."""
     bounds = [0]
     filled = 0
+    alone = False  # the bucket being filled holds a shard that keeps it to itself
     for no, rows in enumerate(rows_per_shard):
-        if filled and filled + rows > _BUCKET_ROWS:
+        big = rows >= _BUCKET_ROWS // _OWN_BUCKET_SHARE
+        if filled and (big or alone or filled + rows > _BUCKET_ROWS):
             bounds.append(int(positions(np.array([no]), np.array([0]))[0]))
             filled = 0
+        alone = big
         cuts = list(range(_BUCKET_ROWS, rows, _BUCKET_ROWS))
         bounds.extend(int(b) for b in positions(np.full(len(cuts), no), np.array(cuts, dtype=np.int64)))
         filled = rows - cuts[-1] if cuts else filled + rows
@@ -178,6 +185,20 @@ class IndexLayout:
     def buckets(self, name: str) -> int:
         """Number of buckets of index `name`."""
         return len(self.record_starts) if name == RECORDS else 1 << dict(self.bits)[name]
+
+    def own_bucket(self, no: int) -> int | None:
+        """The records bucket that holds the rows of shard number `no` and no other's, when one
+        does (most shards of 1/_OWN_BUCKET_SHARE to 1 times _BUCKET_ROWS rows): the job's decide
+        task writes it."""
+        first = int(positions(np.array([no]), np.array([0]))[0])
+        nxt = int(positions(np.array([no + 1]), np.array([0]))[0])
+        b = bisect.bisect_left(self.record_starts, first)
+        if b == len(self.record_starts) or self.record_starts[b] != first:
+            return None  # shares a bucket with the shards before it
+        end = self.record_starts[b + 1] if b + 1 < len(self.record_starts) else None
+        if end == nxt or (end is None and no == len(self.shards) - 1):
+            return b
+        return None
 
     def bucket_of(self, name: str, keys: np.ndarray) -> np.ndarray:
         """Bucket of each key (records: of each position); never decreases with the key."""

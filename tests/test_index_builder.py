@@ -73,3 +73,17 @@ def test_string_keys_hash_as_the_index_format_defines_them():
     assert got.tolist() == want
     chunked = pa.chunked_array([pa.array(values[:4]), pa.array(values[4:])])
     assert lookup_index.hash_strings(chunked).tolist() == [_reference_hash((v or "").encode()) for v in values]
+
+
+def test_a_big_shard_has_records_buckets_of_its_own_that_its_decide_task_writes(monkeypatch):
+    monkeypatch.setattr(lookup_index, "_BUCKET_ROWS", 1280)  # shards of 10 rows or more keep to themselves
+    rows = {"a": 3, "b": 4, "c": 500, "d": 2, "e": 9, "f": 3000, "g": 1}
+    layout = IndexLayout.plan(rows, 0)
+    starts = [(int(p) >> lookup_index.RECORD_BITS, int(p) & ((1 << lookup_index.RECORD_BITS) - 1))
+              for p in layout.record_starts]
+    # a+b packed; c alone; d+e packed; f split by record ranges; g alone after f
+    assert starts == [(0, 0), (2, 0), (3, 0), (5, 0), (5, 1280), (5, 2560), (6, 0)]
+    assert [layout.own_bucket(no) for no in range(len(layout.shards))] == [None, None, 1, None, None, None, 6]
+    # every position still falls in the bucket its shard's rows were planned into
+    assert layout.bucket_of("records", lookup_index.positions(np.array([2, 5, 5, 6]), np.array([499, 1279, 1280, 0]))
+                            ).tolist() == [1, 3, 4, 6]
