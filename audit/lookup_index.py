@@ -234,8 +234,11 @@ def write_bucket(table: pa.Table, folder: Location, name: str, bucket: int) -> p
     file = f"b{bucket:016x}.parquet"
     folder.mkdir()
     with atomic_output(folder.child(file)) as sink:  # straight to the file: no copy of it in memory
-        pq.write_table(table, sink, row_group_size=group_rows, compression="zstd", write_statistics=False,
-                       use_dictionary=dictionary_columns(table) if name == RECORDS else False)  # keys: all distinct
+        # keys and positions are all distinct and near random: no dictionary, and lz4, as zstd
+        # only shrinks them 12% for 4x its time
+        pq.write_table(table, sink, row_group_size=group_rows, write_statistics=False,
+                       compression="zstd" if name == RECORDS else "lz4",
+                       use_dictionary=dictionary_columns(table) if name == RECORDS else False)
     starts = np.arange(0, len(keys), group_rows)
     ends = np.minimum(starts + group_rows, len(keys))
     return pa.table({"file": pa.array([file] * len(starts), pa.string()),
