@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -25,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.dataset as ds
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -40,12 +42,20 @@ def _config(root: Path, cpus: int) -> Path:
     return path
 
 
-def _run(cfg: Path, out: Path, fresh: bool) -> float:
-    """Wall seconds of one `audit run` process."""
+def _run(cfg: Path, out: Path, fresh: bool) -> tuple[float, float]:
+    """Wall seconds of one `audit run` process, and the CPU seconds it and the processes it
+    started (Ray's workers) used: on a shared machine the wall time moves with others' load."""
     t0 = time.perf_counter()
+    before = _cpu_of_children()
     subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--out", str(out), "--quiet"]
                    + (["--fresh"] if fresh else []), check=True)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, _cpu_of_children() - before
+
+
+def _cpu_of_children() -> float:
+    """User + system seconds of this process's ended children (and theirs, as each was waited for)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def _kill_at_half(cfg: Path, out: Path, shards: int) -> float:
@@ -87,11 +97,11 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def _lineage(out: Path) -> list[dict]:
-    """The run's lineage rows, sorted by document id."""
+def _lineage(out: Path) -> pa.Table:
+    """The run's lineage rows, sorted by shard and record (Arrow: a million rows in about a second)."""
     table = ds.dataset(out / "lineage", format="parquet").to_table()
-    return sorted(table.drop_columns([c for c in ("run_id",) if c in table.column_names]).to_pylist(),
-                  key=lambda r: str(r.get("doc_id")))
+    table = table.drop_columns([c for c in ("run_id",) if c in table.column_names]).replace_schema_metadata(None)
+    return table.sort_by([("shard", "ascending"), ("record", "ascending")]).combine_chunks()
 
 
 def main() -> None:
@@ -102,13 +112,18 @@ def main() -> None:
     a = ap.parse_args()
     root = build_corpus(a.records, a.shards)
     cfg = _config(root, a.cpus)
-    full = _run(cfg, root / "run-full", fresh=True)
+    load = os.getloadavg()[0]
+    full, full_cpu = _run(cfg, root / "run-full", fresh=True)
     killed = _kill_at_half(cfg, root / "run-resume", a.shards)
-    resumed = _run(cfg, root / "run-resume", fresh=False)
-    same = _lineage(root / "run-full") == _lineage(root / "run-resume")
-    print(f"{a.records:,} records, {a.shards} shards, {a.cpus} CPUs: full run {full:.1f} s; killed after "
-          f"{killed:.1f} s at {a.shards // 2} shards done; resumed {resumed:.1f} s; ratio {resumed / full:.2f}; "
-          f"lineage identical: {same}; load {os.getloadavg()[0]:.1f}")
+    resumed, resumed_cpu = _run(cfg, root / "run-resume", fresh=False)
+    same = _lineage(root / "run-full").equals(_lineage(root / "run-resume"))
+    passes = {name: [round(json.loads((root / run / "summary.json").read_text())["stages"].get(k, 0.0), 1)
+                     for run in ("run-full", "run-resume")]
+              for name, k in (("global", "dedup_global"), ("decide", "decide_write"), ("index", "lookup_index"))}
+    print(f"{a.records:,} records, {a.shards} shards, {a.cpus} CPUs: full run {full:.1f} s ({full_cpu:.0f} CPU-s); "
+          f"killed after {killed:.1f} s at {a.shards // 2} shards done; resumed {resumed:.1f} s ({resumed_cpu:.0f} "
+          f"CPU-s); ratio {resumed / full:.2f} (CPU {resumed_cpu / max(full_cpu, 1e-9):.2f}); passes (full, resumed) "
+          f"{passes}; lineage identical: {same}; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
