@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -43,19 +42,32 @@ def _config(root: Path, cpus: int) -> Path:
 
 
 def _run(cfg: Path, out: Path, fresh: bool) -> tuple[float, float]:
-    """Wall seconds of one `audit run` process, and the CPU seconds it and the processes it
-    started (Ray's workers) used: on a shared machine the wall time moves with others' load."""
+    """Wall seconds of one `audit run` process, and the CPU seconds it and every process it
+    started (Ray's) used, sampled from /proc as they run: on a shared machine the wall time moves
+    with others' load, the CPU seconds much less."""
     t0 = time.perf_counter()
-    before = _cpu_of_children()
-    subprocess.run([sys.executable, "-m", "audit", "run", str(cfg), "--out", str(out), "--quiet"]
-                   + (["--fresh"] if fresh else []), check=True)
-    return time.perf_counter() - t0, _cpu_of_children() - before
+    proc = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--out", str(out), "--quiet"]
+                            + (["--fresh"] if fresh else []))
+    used: dict[int, float] = {}
+    while proc.poll() is None:
+        for pid in [proc.pid, *_descendants(proc.pid)]:
+            used[pid] = max(used.get(pid, 0.0), _cpu_seconds(pid))
+        time.sleep(0.25)  # sampling processes that end on their own: no event to wait on
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, proc.args)
+    return time.perf_counter() - t0, sum(used.values())
 
 
-def _cpu_of_children() -> float:
-    """User + system seconds of this process's ended children (and theirs, as each was waited for)."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system seconds a process has used so far (0 once it has ended)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICK
 
 
 def _kill_at_half(cfg: Path, out: Path, shards: int) -> float:
