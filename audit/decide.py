@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -37,30 +38,22 @@ class Decider:
         if "passage_hashes" in table.column_names:
             prints = table.column("passage_hashes")
             table = table.drop_columns(["passage_hashes"])
-        n = table.num_rows
-        reasons: list[list[str]] = [[] for _ in range(n)]
-        details: list[dict] = [{} for _ in range(n)]
+        # row -> {reason: measured details}, only for the few rows with a reason (no per-record
+        # Python: a batch of kept records costs a few Arrow kernels); reasons keep their first order
+        found: dict[int, dict[str, dict]] = {}
 
         def add(i: int, reason: str, measured: dict) -> None:
-            if reason not in reasons[i]:
-                reasons[i].append(reason)
-            details[i][reason] = measured
+            found.setdefault(i, {})[reason] = measured
 
-        errors = table.column("error").to_pylist()
-        for i, err in enumerate(errors):
-            if err is not None:
-                add(i, "unreadable", {"error": err})
-        for i, found in enumerate(judge_all(self.stages, table)):
-            for reason, values in found.items():
+        errors = table.column("error")
+        for i in pc.indices_nonzero(pc.is_valid(errors)).to_pylist():
+            add(i, "unreadable", {"error": errors[i].as_py()})
+        for i, reasons in judged(self.stages, table).items():
+            for reason, values in reasons.items():
                 add(i, reason, values)
-
-        doc_ids = table.column("doc_id").to_pylist()
         if self.duplicates:
-            for i, d in enumerate(doc_ids):
-                hit = self.duplicates.get(d)
-                if hit:
-                    kind, kept = hit
-                    add(i, "exact_duplicate" if kind == "exact" else "near_duplicate", {"kept_doc_id": kept})
+            for i, (kind, kept) in _duplicate_rows(table.column("doc_id"), self.duplicates):
+                add(i, "exact_duplicate" if kind == "exact" else "near_duplicate", {"kept_doc_id": kept})
         if len(self.blocklist):
             cols = {c: table.column(c).to_pylist() if c in table.column_names else None for c in ("url", "source_id")}
             for i, req in enumerate(self.blocklist.match(table.column("sha256").to_pylist(), cols["url"],
@@ -68,13 +61,53 @@ class Decider:
                 if req:
                     add(i, "takedown", {"request_id": req})
 
-        verdict = ["quarantined" if r else "kept" for r in reasons]
         table = counted_findings(table, self.config)
-        return (table.append_column("verdict", pa.array(verdict, pa.string()))
-                .append_column("reasons", pa.array(reasons, pa.list_(pa.string())))
-                .append_column("details", pa.array([json.dumps(d, default=_jsonable) if d else None
-                                                    for d in details], pa.string()))
-                .append_column("measured", pa.array([measured_rows(d) for d in details], MEASURED_TYPE)))
+        return _with_verdicts(table, found)
+
+
+def _duplicate_rows(doc_ids: pa.ChunkedArray | pa.Array,
+                    duplicates: dict[str, tuple[str, str]]) -> list[tuple[int, tuple[str, str]]]:
+    """(row, (kind, kept_doc_id)) of the rows whose doc_id is a duplicate's, in row order."""
+    keys = [k for k in duplicates if k is not None]
+    at = pc.index_in(doc_ids, value_set=pa.array(keys, pa.string()))
+    rows = pc.indices_nonzero(pc.is_valid(at)).to_pylist()
+    out = [(i, duplicates[keys[k]]) for i, k in zip(rows, at.take(pa.array(rows, pa.int64())).to_pylist())]
+    if None in duplicates:  # a duplicate without a doc_id: matched by the rows without one, as a dict would
+        out += [(i, duplicates[None]) for i in pc.indices_nonzero(pc.is_null(doc_ids)).to_pylist()]
+        out.sort(key=lambda r: r[0])
+    return out
+
+
+def _with_verdicts(table: pa.Table, found: dict[int, dict[str, dict]]) -> pa.Table:
+    """`table` with verdict, reasons, details (JSON text) and measured (typed) appended: the rows
+    in `found` quarantined with their reasons, every other row kept with none."""
+    n = table.num_rows
+    rows = sorted(found)
+    counts = np.zeros(n, dtype=np.int32)
+    counts[rows] = [len(found[i]) for i in rows]
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    reasons = pa.ListArray.from_arrays(pa.array(offsets),
+                                       pa.array([r for i in rows for r in found[i]], pa.string()))
+    flagged = np.zeros(n, dtype=bool)
+    flagged[rows] = True
+    verdict = pc.if_else(pa.array(flagged), "quarantined", "kept")
+    details: list[str | None] = [None] * n
+    measured_counts = np.zeros(n, dtype=np.int32)
+    measured: list[dict[str, object]] = []
+    for i in rows:
+        details[i] = json.dumps(found[i], default=_jsonable)
+        items = measured_rows(found[i])
+        measured_counts[i] = len(items)
+        measured.extend(items)
+    measured_offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(measured_counts, out=measured_offsets[1:])
+    measured_values = pa.array(measured, MEASURED_TYPE.value_type)
+    return (table.append_column("verdict", verdict)
+            .append_column("reasons", reasons.cast(pa.list_(pa.string())))
+            .append_column("details", pa.array(details, pa.string()))
+            .append_column("measured", pa.ListArray.from_arrays(pa.array(measured_offsets), measured_values)
+                           .cast(MEASURED_TYPE)))
 
 
 def measured_rows(details: dict[str, object]) -> list[dict[str, object]]:
@@ -118,13 +151,21 @@ def judge_all(stages: Sequence[Stage], table: pa.Table) -> list[dict[str, dict]]
     judged and get no stage reason.
     """
     found: list[dict[str, dict]] = [{} for _ in range(table.num_rows)]
+    for i, reasons in judged(stages, table).items():
+        found[i] = reasons
+    return found
+
+
+def judged(stages: Sequence[Stage], table: pa.Table) -> dict[int, dict[str, dict]]:
+    """judge_all's reasons of the rows that have any, by row (a row without one is absent)."""
+    found: dict[int, dict[str, dict]] = {}
     readable = pc.is_null(table.column("error"))
     measured = table.filter(readable)
     if measured.num_rows:
-        rows = pc.indices_nonzero(readable).to_pylist()
+        rows = pc.indices_nonzero(readable).to_numpy()
         for stage in stages:
             for j, reason, values in judge_stage(stage, measured):
-                found[rows[j]][reason] = values
+                found.setdefault(int(rows[j]), {})[reason] = values
     return found
 
 

@@ -21,10 +21,27 @@ from audit.dedup.components import connected_components
 ALL_PAIRS_MAX = 16
 
 
+# Above this many keys, `repeated` first counts the keys into a table of about 4 slots a key
+# (at most 2**24 slots): a key alone in its slot is not repeated, so only the ~quarter of rows
+# sharing a slot are sorted (a 1M-key band: 63 -> 36 ms; 64-bit keys 161 -> 63 ms).
+_COUNTED_FROM = 1 << 14
+_SLOT_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: a multiplicative hash whose top bits are the slot
+
+
 def repeated(keys: np.ndarray) -> np.ndarray:
     """The rows (ascending) whose key occurs more than once. Only those can pair or step aside,
     and they are few: one sort of the keys finds them, several times faster than the rule's
     sorts over every row (32-bit keys: sorted with their row in the low bits, no argsort)."""
+    if len(keys) >= _COUNTED_FROM:
+        bits = min(24, int(4 * len(keys) - 1).bit_length())
+        slot = ((keys.astype(np.uint64) * _SLOT_MIX) >> np.uint64(64 - bits)).astype(np.int64)
+        maybe = np.flatnonzero(np.bincount(slot, minlength=1 << bits)[slot] > 1)
+        return maybe[_repeated_sorted(keys[maybe])]
+    return _repeated_sorted(keys)
+
+
+def _repeated_sorted(keys: np.ndarray) -> np.ndarray:
+    """`repeated` by sorting every key."""
     if keys.dtype.itemsize <= 4 and len(keys) < 1 << 32:
         packed = np.sort((keys.astype(np.uint64) << np.uint64(32)) | np.arange(len(keys), dtype=np.uint64))
         hi = packed >> np.uint64(32)

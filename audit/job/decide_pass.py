@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
@@ -19,7 +20,9 @@ from audit.config import AuditConfig
 from audit.decide import Decider
 from audit.io.storage import Location, write_parquet
 from audit.job.executor import Executor, Shared
+from audit.job.index_pass import RecordsBucket
 from audit.job.parts import PartWriter, with_run_id
+from audit.lookup_index import RECORD_COLUMNS, RECORDS, positions, record_rows, write_bucket
 from audit.records import (CONTAMINATION_SCHEMA, INTERNAL_COLUMNS, LINEAGE_COLUMNS, PII_SCHEMA, RECORD_SCHEMA,
                            WHERE_COLUMNS)
 from audit.summary import SummaryBuilder
@@ -97,14 +100,17 @@ def _duplicates_of(fs: Any, files: list[str], shard: str) -> dict[str, tuple[str
 
 
 def decide_part(config: AuditConfig, part: Location, shard: str, index: int, work: Location,
-                blocklist: Blocklist, dup_files: list[str], run_id: str | None = None) -> tuple[dict[str, Any], int]:
+                blocklist: Blocklist, dup_files: list[str], run_id: str | None = None,
+                records: RecordsBucket | None = None) -> tuple[dict[str, Any], int, pa.Table | None]:
     """Judge one shard's measurements and write its output parts (the run id in their schema
-    metadata); returns its summary partial and the rows of its lineage part."""
+    metadata), and its records bucket when given one; returns its summary partial, the rows of
+    its lineage part and the bucket's fences."""
     decider = Decider(config, build_stages(config), _duplicates_of(work.fs, dup_files, shard), blocklist)
     summary = SummaryBuilder(config)
     name = f"part-{index:06d}.parquet"
     writers = {d: PartWriter(work.child(d, name), run_id=run_id)
                for d in ("lineage", "quarantine", "contamination", "pii")}
+    kept: list[pa.Table] = []  # the lineage columns the records index holds
     try:
         with part.fs.open_input_file(part.path) as f:
             pf = pq.ParquetFile(f)
@@ -116,25 +122,32 @@ def decide_part(config: AuditConfig, part: Location, shard: str, index: int, wor
                     decided = decider(pa.Table.from_batches([batch]))
                 except StageError as e:  # a user stage's judge: named with the shard it judged
                     raise StageError(f"{e} (judging shard {shard})") from None
-                _write_decided(decided, writers, summary)
+                lineage = _write_decided(decided, writers, summary)
+                if records is not None and lineage is not None:
+                    kept.append(lineage.select([c for c in RECORD_COLUMNS if c in lineage.column_names]))
         for w in writers.values():
             w.close()
     except BaseException:
         for w in writers.values():
             w.abort()
         raise
-    return summary.to_dict(), writers["lineage"].rows
+    fences = None
+    if records is not None and kept:
+        table = pa.concat_tables(kept, promote_options="permissive")
+        pos = positions(np.full(table.num_rows, records.shard_no), table.column("record").to_numpy())
+        fences = write_bucket(record_rows(table, pos), records.folder, RECORDS, records.bucket)
+    return summary.to_dict(), writers["lineage"].rows, fences
 
 
-def _write_decided(table: pa.Table, writers: dict[str, PartWriter], summary: SummaryBuilder) -> None:
-    """Split a decided batch into the run's datasets and feed the summary."""
+def _write_decided(table: pa.Table, writers: dict[str, PartWriter], summary: SummaryBuilder) -> pa.Table | None:
+    """Split a decided batch into the run's datasets and feed the summary; its lineage rows (None: none)."""
     file_level = pc.is_null(table.column("record"))
     if pc.any(file_level).as_py():
         for row in table.filter(file_level).select(["shard", "line", "byte_offset", "error"]).to_pylist():
             summary.add_unreadable(row)
         table = table.filter(pc.invert(file_level))
     if table.num_rows == 0:
-        return
+        return None
     for row in table.filter(pc.is_valid(table.column("error"))).select(
             ["shard", "record", "line", "byte_offset", "doc_id", "error"]).to_pylist():
         summary.add_unreadable(row)
@@ -148,6 +161,7 @@ def _write_decided(table: pa.Table, writers: dict[str, PartWriter], summary: Sum
     if "pii" in table.column_names:
         writers["pii"].write(explode(table, "pii", PII_SCHEMA))
     summary.add(table)
+    return lineage
 
 
 @dataclass
@@ -157,24 +171,27 @@ class DecidedPart:
     shard: str
     summary: dict[str, Any]  # the shard's SummaryBuilder partial: counts and sketches, a few KB
     lineage_rows: int
+    record_fences: pa.Table | None = None  # of the records bucket it wrote (RecordsBucket), if any
 
 
-def decide_task(item: tuple[str, str, int], config: AuditConfig, work: Location, blocklist: Shared[Blocklist],
-                dup_files: list[str], run_id: str | None = None) -> DecidedPart:
-    """One measurement part of pass 3 (a Ray task or a call here): (part path, shard, shard index)."""
-    path, shard, index = item
-    partial, rows = decide_part(config, Location(work.fs, path, path), shard, index, work, blocklist.get(), dup_files,
-                                run_id)
-    return DecidedPart(shard, partial, rows)
+def decide_task(item: tuple[str, str, int, RecordsBucket | None], config: AuditConfig, work: Location,
+                blocklist: Shared[Blocklist], dup_files: list[str], run_id: str | None = None) -> DecidedPart:
+    """One measurement part of pass 3 (a Ray task or a call here): (part path, shard, shard index,
+    the records bucket it writes or None)."""
+    path, shard, index, records = item
+    partial, rows, fences = decide_part(config, Location(work.fs, path, path), shard, index, work, blocklist.get(),
+                                        dup_files, run_id, records)
+    return DecidedPart(shard, partial, rows, fences)
 
 
 def decide_all(executor: Executor, config: AuditConfig, parts: list[tuple[Location, str, int]], work: Location,
-               blocklist: Blocklist, run_id: str | None = None) -> Iterator[DecidedPart]:
-    """Run the decide pass over (part, shard, shard index), a task per part; yields each part's
-    result as it finishes."""
+               blocklist: Blocklist, run_id: str | None = None,
+               records: dict[str, RecordsBucket] | None = None) -> Iterator[DecidedPart]:
+    """Run the decide pass over (part, shard, shard index), a task per part, each writing its
+    shard's records bucket where `records` names one; yields each part's result as it finishes."""
     if not parts:
         return
-    items = [(p.path, shard, index) for p, shard, index in parts]
+    items = [(p.path, shard, index, (records or {}).get(shard)) for p, shard, index in parts]
     for _, done in executor.map(decide_task, items, config, work, executor.put(blocklist),
                                 duplicate_files(work.child("duplicates")), run_id, name="decide_part",
                                 num_cpus=config.ray.task_cpus):

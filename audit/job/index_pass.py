@@ -3,7 +3,9 @@
 A run whose keys fit one partition (`ray.partition_rows`), or any run on the in-process backend,
 is indexed by `lookup_index.build_in_one` (in one Ray task, or here), which reads each lineage
 part once. A larger run spreads the same work as a task per bucket of every index, no shuffle: a
-records bucket reads the lineage parts of its shards; a keyed bucket (sha256, url, source_id,
+records bucket that a shard has to itself (a shard of 31k to 4M rows) is written by that shard's
+decide task from the lineage rows it holds (planned before the decide pass, `plan_index`), and
+any other records bucket reads the lineage parts of its shards; a keyed bucket (sha256, url, source_id,
 doc_id) reads its key column, projected, of every lineage part and keeps its bucket's keys; a
 passage bucket likewise the measurement parts' fingerprints. Buckets hold about 4M rows, so most
 indexes have one and a key column is read once or a few times. Each task sorts and writes its
@@ -13,6 +15,7 @@ shuffle, spilled past the object store at a few million records.)
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -91,22 +94,58 @@ def _write_index_files(folder: Location, layout: IndexLayout, *fences: pa.Table)
     return counts
 
 
-def build_index(executor: Executor, config: AuditConfig, work: Location, lineage: list[tuple[Location, str, int]],
-                passages: list[Location], passage_rows_in_all: int) -> dict[str, int]:
-    """Write work/index/ from the run's lineage parts (part, shard, rows) and the measurement
-    parts holding passage fingerprints (`passage_rows_in_all` rows in all); returns rows per index."""
-    folder = work.child(INDEX_DIR)
-    layout = IndexLayout.plan({shard: rows for _, shard, rows in lineage}, passage_rows_in_all)
-    files = {shard: p.path for p, shard, rows in lineage if rows > 0}
-    fs = work.fs
-    keyed_rows = sum(rows for _, _, rows in lineage) * len(KEYED) + passage_rows_in_all
+@dataclass(frozen=True)
+class RecordsBucket:
+    """The lookup index's records bucket that holds one shard's rows alone (IndexLayout.own_bucket):
+    the shard's decide task writes it from the lineage rows it has in hand, so the index pass
+    reads no lineage for it."""
+
+    bucket: int
+    shard_no: int  # the shard's number in the index (its place in IndexLayout.shards)
+    folder: Location  # the run's index/records/
+
+
+@dataclass(frozen=True)
+class IndexPlan:
+    """How the index pass builds a run's index, decided before the decide pass."""
+
+    layout: IndexLayout
+    per_bucket: bool  # a task per bucket (else one task, or here: see the module)
+    own: dict[str, RecordsBucket]  # by shard: the records buckets the decide tasks write themselves
+
+
+def plan_index(executor: Executor, config: AuditConfig, work: Location, shard_rows: dict[str, int],
+               passage_rows_in_all: int) -> IndexPlan:
+    """The index's plan from the lineage rows each shard will have (its records) and the passage
+    fingerprints' rows: its layout, and for a bucket-per-task build the records buckets that a
+    shard has to itself, which its decide task writes."""
+    layout = IndexLayout.plan(shard_rows, passage_rows_in_all)
+    keyed_rows = sum(shard_rows.values()) * len(KEYED) + passage_rows_in_all
     if not executor.uses_ray or keyed_rows <= config.ray.partition_rows:
+        return IndexPlan(layout, False, {})
+    folder = work.child(INDEX_DIR, RECORDS)
+    return IndexPlan(layout, True, {shard: RecordsBucket(b, no, folder) for no, shard in enumerate(layout.shards)
+                                    if (b := layout.own_bucket(no)) is not None})
+
+
+def build_index(executor: Executor, work: Location, plan: IndexPlan, lineage: list[tuple[Location, str]],
+                passages: list[Location], written: list[pa.Table]) -> dict[str, int]:
+    """Write work/index/ as `plan` says from the run's lineage parts (part, shard) and the
+    measurement parts holding passage fingerprints; `written`: the fences of the records buckets
+    the decide tasks wrote. Returns rows per index."""
+    folder = work.child(INDEX_DIR)
+    layout = plan.layout
+    files = {shard: p.path for p, shard in lineage}
+    fs = work.fs
+    if not plan.per_bucket:
         # one task reading each lineage part once: several would each read every part's key columns
         return executor.call(build_in_one, folder, layout, [files[s] for s in layout.shards],
                              [p.path for p in passages], fs, name="lookup_index")
+    done = {b.bucket for b in plan.own.values()}
     # the largest first (records, then passages), so the last task to finish is a small one
-    jobs = [(RECORDS, b) for b in range(len(layout.record_starts))] + \
+    jobs = [(RECORDS, b) for b in range(len(layout.record_starts)) if b not in done] + \
         [(name, b) for name in sorted(layout.keyed, key=lambda n: n != PASSAGES) for b in range(layout.buckets(name))]
     fences = [f for _, f in executor.map(_bucket_task, jobs, layout, files, [p.path for p in passages], fs, folder,
                                          name="index_bucket")]
-    return executor.call(_write_index_files, folder, layout, *fences, name="index_fences")
+    return executor.call(_write_index_files, folder, layout, *fences, *(_tagged(f, RECORDS) for f in written),
+                         name="index_fences")

@@ -305,7 +305,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
     """Passes 2 and 3 and the summary, into a fresh work folder swapped in at the end."""
     from audit.job.decide_pass import decide_all, fill_empty_datasets
     from audit.job.global_dedup import global_duplicates
-    from audit.job.index_pass import build_index
+    from audit.job.index_pass import build_index, plan_index
 
     ex = measured.executor
     measurements = out.child(MEASUREMENTS)
@@ -341,22 +341,32 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
             summary.add_unreadable(p)
         lineage_rows: dict[str, int] = {}
         by_shard = {st.shard: results[st.key] for st in measured.states}
+        passages = with_rows if config.lookup.passages else []
+        # a shard's lineage holds a row for each of its records: the index is planned before the
+        # decide pass, whose tasks write the records buckets their shards have to themselves
+        planned = {st.shard: results[st.key].records for _, st in with_rows}
+        index_plan = plan_index(ex, config, work, planned, sum(results[st.key].rows for _, st in passages))
+        written = []
         meter.start("decide", len(with_rows), "parts")
-        for part in decide_all(ex, config, [(p, st.shard, st.index) for p, st in with_rows], work, blocklist, run_id):
+        for part in decide_all(ex, config, [(p, st.shard, st.index) for p, st in with_rows], work, blocklist, run_id,
+                               index_plan.own):
             summary.merge(part.summary)
             lineage_rows[part.shard] = part.lineage_rows
+            if part.record_fences is not None:
+                written.append(part.record_fences)
             meter.advance(records=by_shard[part.shard].records, nbytes=by_shard[part.shard].bytes)
         fill_empty_datasets(config, work, run_id)
         meter.end()
         timing["decide_write"] = time.perf_counter() - t2
+        off = next((s for s, n in planned.items() if lineage_rows.get(s) != n), None)
+        if off is not None:  # the index was planned on it: a bug of ours, never bad input
+            raise RuntimeError(f"shard {off}: {lineage_rows.get(off)} lineage rows, but {planned[off]} records measured")
         indexed = [st for _, st in with_rows if lineage_rows.get(st.shard)]
         meter.start("index", len(indexed), "parts")
         if indexed:
             t3 = time.perf_counter()
-            passages = with_rows if config.lookup.passages else []
-            build_index(ex, config, work, [(work.child("lineage", f"part-{st.index:06d}.parquet"), st.shard,
-                                            lineage_rows.get(st.shard, 0)) for _, st in with_rows],
-                        [p for p, _ in passages], sum(results[st.key].rows for _, st in passages))
+            build_index(ex, work, index_plan, [(work.child("lineage", f"part-{st.index:06d}.parquet"), st.shard)
+                                               for _, st in with_rows], [p for p, _ in passages], written)
             timing["lookup_index"] = time.perf_counter() - t3
         meter.end(records=sum(lineage_rows.values()), nbytes=text_bytes)
         meter.start("report", 1, "parts")
