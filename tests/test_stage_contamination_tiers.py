@@ -210,8 +210,11 @@ def test_vectorised_lexer_cuts_the_tokens_of_the_reference_regex():
 def test_code_prefilter_passes_code_and_not_prose():
     from audit.stages.code_canon import looks_like_code
     flags = looks_like_code([CODE_ITEM, RENAMED, "int main() {\n  return 0;\n}", "var f = function (a) { }",
-                             PROSE_ITEM, "We define the return on capital as profit (before tax): see below.", None])
-    assert flags.tolist() == [True, True, True, True, False, False, False]
+                             PROSE_ITEM, "We define the return on capital as profit (before tax): see below.", None,
+                             "Find the derivative of the function f(x) = x^3 sin(x).",
+                             "const g = function (x)\n{ x++; }"])
+    # mathematics that names "the function f(x)" is prose: a JavaScript function has a body
+    assert flags.tolist() == [True, True, True, True, False, False, False, False, True]
     assert len(code_tokens([PROSE_ITEM, None, CODE_ITEM]).hashes) == len(code_tokens([CODE_ITEM]).hashes) > 0
 
 

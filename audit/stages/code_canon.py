@@ -33,9 +33,10 @@ import pyarrow.compute as pc
 from audit.normalize import Tokens, _hash_code_points, hash_word
 
 # A text is code-like when it holds a function definition, an indented `return` or a C-like
-# block opening; most prose holds none. RE2 (Arrow), so \w, \b and \s are ASCII here.
+# block opening; most prose holds none. RE2 (Arrow), so \w, \b and \s are ASCII here. A
+# JavaScript `function` needs its body's brace: "the function f(x) = x^3" is mathematics.
 _CODE_SIGNS = (r"(?m)\bdef \w+\([^\n]*\)[^\n]*:[ \t]*$|\n[ \t]+return\b|\)[ \t]*\{[ \t]*$"
-               r"|\bfunction\s*\w*\s*\(")
+               r"|\bfunction\s*\w*\s*\([^()]*\)[^{};\n]*(?:\n[ \t]*)?\{")
 # Strings and comments, the first alternatives of the lexer (see the module docstring).
 _REGIONS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|//[^\n]*|"(?:\\.|[^"\\\n])*"'
                       r"|'(?:\\.|[^'\\\n])*'")
