@@ -225,9 +225,8 @@ def write_bucket(table: pa.Table, folder: Location, name: str, bucket: int) -> p
     key = "pos" if name == RECORDS else "key"
     group_rows = _RECORD_GROUP_ROWS if name == RECORDS else _KEY_GROUP_ROWS
     keys = table.column(key).to_numpy()
-    if key == "pos" and (len(keys) < 2 or bool((keys[1:] > keys[:-1]).all())):
-        pass  # records read in position order (the job's lineage parts): written as they are, chunks and all
-    else:
+    # records read in position order (the job's lineage parts) are written as they are, chunks and all
+    if not (key == "pos" and (len(keys) < 2 or bool((keys[1:] > keys[:-1]).all()))):
         order = np.lexsort((table.column("pos").to_numpy(), keys))  # ties (same key) in position order
         table = table.take(pa.array(order)).combine_chunks()
         keys = keys[order]
