@@ -20,6 +20,8 @@ Leak kinds, each planted into a real ABC news paragraph:
 - translated_de / _es / _fr / _zh / _ru: GSM8K questions translated by hand (checked by reading;
   12-13 a language; Chinese and Russian names transliterated, small numbers often in words), each
   planted among Leipzig sentences of its language;
+- translated_zh_mc: multiple-choice questions with their choices translated into Chinese by hand
+  (14), planted among Chinese Leipzig sentences;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
 None of it comes from, or was tuned on, any published set of model-written rewrites.
@@ -458,6 +460,28 @@ MC = [
      "The solar system's shortest day, about ten hours a rotation, belongs to Saturn, Jupiter, Earth or "
      "Mars?"),
 ]
+# Multiple-choice questions of MC translated into Chinese by hand with their choices, as a Chinese
+# quiz page would print them (numbers, formulas and acronyms kept; names transliterated).
+TRANSLATED_MC_ZH = {
+    0: "地球大气层的哪一层含有吸收太阳紫外线辐射的大部分臭氧？A. 对流层 B. 平流层 C. 中间层 D. 热层",
+    2: "哪一项条约于1648年签订，结束了三十年战争，并常被视为现代国家主权的起源？A. 乌得勒支条约 B. 威斯特伐利亚和约 "
+       "C. 凡尔赛条约 D. 维也纳会议",
+    3: "一个220欧姆的电阻通过0.05安培的电流。电阻两端的电压是多少？A. 1.1伏 B. 4.4伏 C. 11伏 D. 44伏",
+    4: "哪种排序算法的最坏情况运行时间为O(n log n)，并使用二叉堆进行原地排序？A. 快速排序 B. 归并排序 C. 堆排序 D. 插入排序",
+    5: "哪位经济学家在《就业、利息和货币通论》中提出，短期内总需求决定产出？A. 亚当·斯密 B. 约翰·梅纳德·凯恩斯 "
+       "C. 米尔顿·弗里德曼 D. 弗里德里希·哈耶克",
+    7: "莎士比亚的哪部戏剧讲述了普洛斯彼罗、米兰达、爱丽儿和凯列班在一座偏远小岛上的故事？A. 暴风雨 B. 第十二夜 C. 辛白林 "
+       "D. 冬天的故事",
+    13: "曼萨·穆萨统治的是哪个帝国？他在1324年前往麦加朝圣，因挥金如土而闻名。A. 桑海帝国 B. 马里帝国 C. 加纳帝国 "
+        "D. 加涅姆-博尔努帝国",
+    14: "氢离子浓度为每升1×10^-3摩尔的水溶液，其pH值是多少？A. 3 B. -3 C. 11 D. 7",
+    18: "一辆汽车从静止开始匀加速，4秒内速度达到每秒20米。它的加速度大小是多少？A. 4 m/s^2 B. 5 m/s^2 C. 80 m/s^2 D. 16 m/s^2",
+    22: "5本不同的书排成一排放在书架上，共有多少种不同的排法？A. 25 B. 60 C. 120 D. 720",
+    25: "1215年由英格兰国王约翰签署、限制王权并保护贵族某些权利的文件是哪一份？A. 权利法案 B. 大宪章 C. 权利请愿书 D. 末日审判书",
+    26: "哪种互联网协议把人类可读的域名转换成计算机使用的数字IP地址？A. HTTP B. DNS C. DHCP D. SMTP",
+    28: "在鲍林标度上，元素周期表中哪种元素的电负性最高？A. 氧 B. 氯 C. 氟 D. 氮",
+    31: "太阳系中哪颗行星的一天最短，大约十小时自转一周？A. 土星 B. 木星 C. 地球 D. 火星",
+}
 PORTS = ("cpp", "go", "java", "rust")
 
 
@@ -538,6 +562,7 @@ def main() -> None:
     leaks += [("hand_mc_question", ("mc", f"mc{i}"), r) for i, (_, _, r, _) in enumerate(MC)]
     leaks += [("hand_mc_full", ("mc", f"mc{i}"), r) for i, (_, _, _, r) in enumerate(MC)]
     leaks += [("mc_question", ("mc", f"mc{i}"), q) for i, (q, _, _, _) in enumerate(MC)]
+    leaks += [("translated_zh_mc", ("mc", f"mc{i}"), t) for i, t in TRANSLATED_MC_ZH.items()]
     odd = list(range(1, len(gsm), 2))
     leaks += [("rule_restated", ("gsm8k", f"gsm{i}"), _rule_restated(gsm[i]["question"], rng))
               for i in rng.sample(odd, min(args.rule, len(odd)))]
