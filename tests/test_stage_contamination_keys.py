@@ -33,6 +33,11 @@ FIGURES = "Scores this season: 3, 68, 2, 80, 6, 55, 12, 40, 9, 31."
 STAMPS = "Logged 03:68:02 and 80-55 on 2/6; build 3.68.2 with MiG-80 and task55."
 
 
+def _matches(index: KeyIndex, text: str, floor: float) -> list[tuple]:
+    """(unit, coverage, record span, unit spans, keys found) of `text` alone."""
+    return [tuple(m) for _, *m in index.matches_many([text], floor)]
+
+
 @pytest.mark.parametrize("written,key", [
     ("5,000", ["5000"]), ("5.000", ["5000"]), ("5 000", ["5000"]), ("5000", ["5000"]), ("1.2", ["1.2"]),
     ("1,2", ["1.2"]), ("2,50", ["2.5"]), ("1,2,3", ["1", "2", "3"]), ("192.0.2.1", []), ("０６８", ["68"])])
@@ -79,7 +84,7 @@ def test_a_translated_question_is_found_by_its_numbers_and_names(gsm_keys):
     index, sentences = gsm_keys
     host = " ".join(sentences[:6])
     for translated in (DE_11, ZH_11):
-        found = {u: (cov, span, spans, ev) for u, cov, span, spans, ev in index.matches(host + " " + translated, 0.3)}
+        found = {u: (cov, span, spans, ev) for u, cov, span, spans, ev in _matches(index, host + " " + translated, 0.3)}
         assert 11 in found, translated
         cov, (a, b), spans, [evidence, order] = found[11]
         # the record's span is the translation; the item's spans are its numbers (and its name)
@@ -94,7 +99,7 @@ def test_a_russian_translation_is_found_by_number_words_and_a_transliterated_nam
     index, sentences = gsm_keys
     host = " ".join(sentences[:6])
     for item, translated, keys in ((5, RU_5, {"Kylar", "16", "60"}), (21, RU_21, {"Raymond", "Samantha", "6", "23", "31"})):
-        found = {u: ev for u, _, _, _, ev in index.matches(host + " " + translated, 0.3)}
+        found = {u: ev for u, _, _, _, ev in _matches(index, host + " " + translated, 0.3)}
         assert item in found and keys <= set(found[item][0].split()[1:]), (item, found)
 
 
@@ -103,14 +108,14 @@ def test_numbers_alone_meeting_by_chance_are_not_a_translation(gsm_keys):
     order, without a name: a coincidence (matched before four such numbers were asked)."""
     index, _ = gsm_keys
     news = "The shop sold 850 bicycles in its first year, 50 of them electric, to riders as young as 18."
-    assert list(index.matches(news, 0.3)) == []
+    assert list(_matches(index, news, 0.3)) == []
 
 
 def test_figures_code_and_news_sharing_its_numbers_are_not_found(gsm_keys):
     index, sentences = gsm_keys
     news = "The council approved 68 new homes and 55 parking spaces for the 80 families who moved in."
     for text in (DOCTEST, FIGURES, STAMPS, news, " ".join(sentences[:40])):
-        assert [u for u, *_ in index.matches(text, 0.3) if u == 11] == [], text
+        assert [u for u, *_ in _matches(index, text, 0.3) if u == 11] == [], text
 
 
 def test_a_batch_is_matched_as_its_texts_one_by_one(gsm_keys):
@@ -119,7 +124,7 @@ def test_a_batch_is_matched_as_its_texts_one_by_one(gsm_keys):
     host = " ".join(sentences[:6])
     batch = [host + " " + DE_11, None, "", FIGURES, host + " " + RU_5, DOCTEST, " ".join(sentences[:40]),
              host + " " + ZH_11, RU_21]
-    alone = [(t, *m) for t, text in enumerate(batch) for m in index.matches(text or "", 0.3)]
+    alone = [(t, *m) for t, text in enumerate(batch) for m in _matches(index, text or "", 0.3)]
     assert {(t, u) for t, u, *_ in alone} >= {(0, 11), (4, 5), (7, 11), (8, 21)}
     assert list(index.matches_many(batch, 0.3)) == alone
 

@@ -518,12 +518,6 @@ class KeyIndex:
                    np.array([sum(weight[i] for i in keys if i in small) for keys in ids]),
                    np.array([sum(1 for i in keys if i in teens) for keys in ids], dtype=np.int32))
 
-    def matches(self, text: str, floor: float) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
-        """(unit, coverage, record span, unit spans, keys found) of each unit whose keys the best
-        window of `text` holds (see the module docstring)."""
-        for _, *match in self.matches_many([text], floor):
-            yield tuple(match)  # type: ignore[misc]
-
     def matches_many(self, texts: Sequence[str | None], floor: float
                      ) -> Iterable[tuple[int, int, float, list[int], list[list[int]], list[str]]]:
         """(text index, unit, coverage, record span, unit spans, keys found) of each text of `texts`
