@@ -1,0 +1,144 @@
+"""Contamination recall on held-out model-style rewrites (bench/heldout_rewrites.py), per kind and
+per half (even positions: the half looked at while tuning; odd: untouched), and false documents on
+real clean text.
+
+    python bench/eval_heldout_rewrites.py --data ../shared/data [--clean 1800] [--json]
+        [--set KEY=VALUE]   (a contamination setting, e.g. semantic=true)
+
+Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
+(question, answer), HumanEval (prompt, canonical_solution) and multiple-choice items (question,
+choices): the wild bench's 32 and this set's 15.
+
+Leak kinds, each planted into a real ABC news paragraph (a blog post quoting it): js_port, c_port,
+py_rewrite, gsm8k_question, gsm8k_question_answer, mc_reworded. Clean documents: the wild bench's
+six kinds of real text (news, forum lines, books, Python docs, 75 languages, fortunes).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from audit.config import parse_config  # noqa: E402
+from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
+from eval_contamination_wild import MC, _clean_docs  # noqa: E402
+from heldout_rewrites import (C_PORTS, GSM8K_REWORDED, GSM8K_REWORDED_QA, JS_PORTS, MC_HELDOUT,  # noqa: E402
+                              PY_REWRITES)
+
+BATCH = 256
+
+
+def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
+    """(kind, position within its kind, (eval set, eval id), leak text) of every held-out rewrite."""
+    out: list[tuple[str, int, tuple[str, str], str]] = []
+    for kind, items in (("js_port", JS_PORTS), ("c_port", C_PORTS), ("py_rewrite", PY_REWRITES)):
+        out += [(kind, k, ("humaneval", he_ids[i]), t) for k, (i, t) in enumerate(sorted(items.items()))]
+    out += [("gsm8k_question", k, ("gsm8k", f"gsm{i}"), t) for k, (i, t) in enumerate(sorted(GSM8K_REWORDED.items()))]
+    out += [("gsm8k_question_answer", k, ("gsm8k", f"gsm{i}"), q + "\n" + a)
+            for k, (i, (q, a)) in enumerate(sorted(GSM8K_REWORDED_QA.items()))]
+    out += [("mc_reworded", k, ("mc", f"mch{k}"), r) for k, (_, _, r) in enumerate(MC_HELDOUT)]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data")
+    ap.add_argument("--clean", type=int, default=1800)
+    ap.add_argument("--seed", type=int, default=21)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a contamination setting")
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    with open(args.data / "evals/gsm8k_test.jsonl", encoding="utf-8") as f:
+        gsm = [json.loads(x) for x in f if x.strip()]
+    with gzip.open(args.data / "evals/HumanEval.jsonl.gz", "rt", encoding="utf-8") as f:
+        he = [json.loads(x) for x in f if x.strip()]
+    tmp = Path(tempfile.mkdtemp(prefix="evalheldout"))
+    sets = {"gsm8k": [{"id": f"gsm{i}", "question": r["question"], "answer": r["answer"]} for i, r in enumerate(gsm)],
+            "humaneval": [{"id": r["task_id"], "prompt": r["prompt"], "canonical_solution": r["canonical_solution"]}
+                          for r in he],
+            "mc": [{"id": f"mc{i}", "question": q, "choices": c} for i, (q, c, *_) in enumerate(MC)]
+            + [{"id": f"mch{i}", "question": q, "choices": c} for i, (q, c, _) in enumerate(MC_HELDOUT)]}
+    fields = {"gsm8k": ["question", "answer"], "humaneval": ["prompt", "canonical_solution"], "mc": ["question", "choices"]}
+    for name, rows in sets.items():
+        with open(tmp / f"{name}.jsonl", "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    config = parse_config({"input": {"paths": ["x/"]}, "contamination": {
+        k: json.loads(v) for k, v in (x.split("=", 1) for x in args.set)}, "eval_sets": [
+        {"name": n, "path": f"{n}.jsonl", "text_fields": fields[n], "id_field": "id"} for n in sets]}, base_dir=tmp)
+
+    planted = leaks([r["task_id"] for r in he])
+    with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
+        hosts = [json.loads(x)["text"] for x in f if x.strip()]
+    rng.shuffle(hosts)
+    leak_docs = []
+    for k, (_, _, _, leak) in enumerate(planted):
+        paras = hosts[k % len(hosts)].split("\n")
+        at = rng.randint(0, len(paras))
+        leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
+    clean = _clean_docs(args.data, args.clean, rng)
+    texts = leak_docs + [t for _, t in clean]
+
+    c = config.contamination
+    index = ContaminationIndex.build(config, texts[len(leak_docs):][:c.corpus_df_sample] if c.corpus_df else None)
+    stage = ContaminationStage(config, index)
+    matches: list = []
+    for a in range(0, len(texts), BATCH):
+        out = stage(pa.table({"text": pa.array(texts[a:a + BATCH], pa.string())}))
+        matches += counted(out.column("contamination"), config).to_pylist()
+    hit, total = Counter(), Counter()
+    missed: dict[str, list[str]] = defaultdict(list)
+    by_method: dict[str, Counter] = defaultdict(Counter)
+    evidence: dict[str, list[str]] = defaultdict(list)
+    for (kind, pos, key, _), got in zip(planted, matches):
+        half = f"{kind}/{'tuned' if pos % 2 == 0 else 'untouched'}"
+        found = [m for m in got or [] if (m["eval_set"], m["eval_id"]) == key]
+        for name in (kind, half):
+            total[name] += 1
+            hit[name] += bool(found)
+        if found:
+            by_method[kind][f"{found[0]['method']}/{found[0]['unit']}"] += 1
+            evidence[kind].append(f"{key[1]}: {found[0]['evidence']}"[:300])
+        else:
+            missed[kind].append(key[1])
+    false_docs, false_methods, clean_total = Counter(), Counter(), Counter()
+    examples = []
+    for (kind, text), got in zip(clean, matches[len(leak_docs):]):
+        clean_total[kind] += 1
+        if got:
+            false_docs[kind] += 1
+            false_methods.update(m["method"] for m in got)
+            if len(examples) < 5:
+                examples.append({"kind": kind, **{k: got[0][k] for k in ("eval_id", "method", "coverage", "evidence")},
+                                 "excerpt": text[got[0]["longest_span"][0]:got[0]["longest_span"][1]][:400]})
+    result = {"recall": {k: round(hit[k] / total[k], 3) for k in total}, "leaks": dict(total),
+              "by_method": {k: dict(v) for k, v in by_method.items()}, "missed": dict(missed),
+              "false_docs": dict(false_docs), "clean_docs": dict(clean_total),
+              "false_doc_rate": round(sum(false_docs.values()) / max(1, len(clean)), 5),
+              "false_by_method": dict(false_methods), "false_examples": examples, "evidence": dict(evidence)}
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return
+    print(f"{'leak kind':34s} recall  leaks  by method/unit")
+    for k in total:
+        kind = k.split("/")[0]
+        print(f"{k:34s} {result['recall'][k]:.3f}  {total[k]:5d}  "
+              + (f"{dict(by_method[kind])}  missed {missed[kind]}" if "/" not in k else ""))
+    print(f"false contaminated docs: {sum(false_docs.values())} of {len(clean)} clean "
+          f"({result['false_doc_rate']:.3%}); per kind {dict(false_docs)}; by method {dict(false_methods)}")
+    for e in examples:
+        print("  false:", e)
+
+
+if __name__ == "__main__":
+    main()
