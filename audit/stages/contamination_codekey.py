@@ -55,6 +55,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from audit.stages.contamination_rewrite import _STOP as _PROSE_STOP
+from audit.stages.contamination_rewrite import _stems
+
 # Syntax and boilerplate of Python, C, C++, Java, Go, Rust and JavaScript: no evidence of an item.
 _STOP = frozenset("""
 and as assert async await break case catch char class const continue def default del do double elif else
@@ -208,6 +211,17 @@ _LITERAL_SCORE, _LITERALS_MAX = 0.5, 1.5
 _CALL_SCORE, _CALLS_MAX = 0.2, 0.6
 _EXAMPLE_SCORE, _ARGS_SCORE, _EXAMPLES_MAX = 2.0, 0.4, 4.0
 _SIGNATURE_SCORE = 2.7
+# ... and the item's docstring in the comments and docstrings about the record's definition (a port's
+# comment restates the docstring, a summary of it): the rarity weight (inverse document frequency
+# among the items' docstrings) of the item's word stems found there, _PROSE_SCORE at _PROSE_FULL
+# (three words of one docstring in a hundred) and over, with at least _PROSE_WORDS of them of weight
+# _PROSE_RARE or more (in at most an eighth of the docstrings: not `return`, `list`, `result`); read
+# within _PROSE_BEFORE characters before the definition (a JavaScript or C comment) and
+# _PROSE_AFTER after its head (a Python docstring).
+_PROSE_SCORE, _PROSE_FULL, _PROSE_WORDS, _PROSE_RARE = 2.0, 12.0, 2, 2.0
+_PROSE_BEFORE, _PROSE_AFTER = 600, 1200
+_PROSE_OPENERS = ("#", "//", "/*", '"""', "'''")
+_WORD = re.compile(r"[a-z]{3,}")
 
 
 def type_class(written: str) -> str | None:
@@ -265,6 +279,7 @@ class Signature:
     returns: str | None
     start: int
     end: int
+    outs: list[bool] = field(default_factory=list)  # per parameter: a C-like pointer or reference not const
 
 
 def _close_paren(text: str, at: int, limit: int = 600) -> int:
@@ -355,18 +370,20 @@ def defined_signatures(text: str, names: set[str] | frozenset[str] | None = None
         elif kind == "func":
             r = re.match(r"\s*(?:->)?([^{\n]*)\{", after)
             returns = r.group(1) if r else ""
-        params, types = [], []
+        params, types, outs = [], [], []
         for p in _split_params(text[m.end():close]):
             n, t = _param(p, kind)
             if n in ("self", "cls", "this") or "self" in p and p.startswith("&"):
                 continue
             params.append(_anchor(n.strip("&*[] ")))
             types.append(t)
+            # a C port returns what does not fit its return type through pointers it writes to
+            outs.append(kind == "c" and bool(re.search(r"[*&]", p)) and not re.search(r"\bconst\b", p))
         if kind == "func":  # Go: `a, b int` gives both the type written last
             for k in range(len(types) - 2, -1, -1):
                 types[k] = types[k] if types[k].strip() else types[k + 1]
         out.append(Signature(name, params, [type_class(t) if t.strip() else None for t in types],
-                             type_class(returns) if returns.strip() else None, m.start(), close + 1))
+                             type_class(returns) if returns.strip() else None, m.start(), close + 1, outs))
     return out
 
 
@@ -424,6 +441,14 @@ def docstring_examples(text: str, name: str) -> list[tuple[tuple[str, ...], tupl
     return out
 
 
+def prose_stems(text: str) -> set[str]:
+    """The word stems (`_stems`, no function words) of the comments and docstrings of `text`: what a
+    port keeps of a docstring when it rewrites it as a comment in other words."""
+    words = [w for region in _REGION.finditer(text) if region.group().startswith(_PROSE_OPENERS)
+             for w in _WORD.findall(region.group().lower())]
+    return {st for st in _stems([w for w in words if w not in _PROSE_STOP]) if len(st) >= 3}
+
+
 def _holds(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
     """Whether `part` is a contiguous run of `seq`."""
     n = len(part)
@@ -452,6 +477,7 @@ class ItemSignature:
     literals: frozenset[str]
     calls: frozenset[str]
     examples: list[tuple[tuple[str, ...], tuple[str, ...]]]
+    prose: dict[str, float] = field(default_factory=dict)  # its docstring's word stems, by rarity among the items
 
 
 def signature_coverage(score: float) -> float:
@@ -474,11 +500,38 @@ def signature_score(item: ItemSignature, record: Signature, text: str, keys: set
     """The evidence that `record` (a definition in `text`, whose code keys are `keys`) is a port of
     `item`'s function, with its parts named; None where the parameter counts differ."""
     s = item.signature
-    params, types = record.params, record.types
-    if len(params) == len(s.params) + 1 and types[-1] == "int" and any(t and t.startswith("list") for t in types):
-        params, types = params[:-1], types[:-1]  # C: an array and its length (`float l[], int n`)
-    if len(s.params) != len(params):
+    readings = _c_readings(record, len(s.params))
+    if not readings:
         return None
+    lo = text.rfind("\n", 0, max(0, record.start - _PROSE_BEFORE)) + 1
+    said = prose_stems(text[lo:record.end + _PROSE_AFTER]) if item.prose else set()
+    got = [_aligned_score(item, record, text, keys, params, types, said) for params, types in readings]
+    return max(got, key=lambda g: g[0])
+
+
+def _c_readings(record: Signature, count: int) -> list[tuple[list[str], list[str | None]]]:
+    """The record's (parameters, types) read with `count` parameters: as written, or as a C port
+    writes them, each array's or string's length after it dropped (`float l[], int n`), the pointers
+    it writes its results to dropped from the end (`int *out`), or both."""
+    params, types, outs = record.params, record.types, record.outs or [False] * len(record.params)
+    out = [(params, types)] if len(params) == count else []
+    if len(params) <= count:
+        return out
+    length = [k for k in range(1, len(params)) if types[k] == "int" and (types[k - 1] or "").startswith(("list", "str"))]
+    sized = [k for k in range(len(params)) if k not in length]
+    for keep in (sized, list(range(len(params)))):
+        while len(keep) > count and outs[keep[-1]]:
+            keep = keep[:-1]
+        if len(keep) == count and (out == [] or keep != list(range(count))):
+            out.append(([params[k] for k in keep], [types[k] for k in keep]))
+    return out
+
+
+def _aligned_score(item: ItemSignature, record: Signature, text: str, keys: set[str], params: list[str],
+                   types: list[str | None], said: set[str]) -> tuple[float, list[str]]:
+    """signature_score for one reading of the record's parameters (as many as the item's); `said`:
+    the word stems of the comments and docstrings about the definition."""
+    s = item.signature
     score = item.name_score + _ARGC_SCORE
     same = [a for a, b in zip(s.params, params) if a == b and a]
     score += sum(_PARAM_SCORE if len(a) >= 3 else _SHORT_PARAM_SCORE for a in same)
@@ -509,9 +562,19 @@ def signature_score(item: ItemSignature, record: Signature, text: str, keys: set
                         seen[example] = max(seen.get(example, 0.0), got)
         found = sum(seen.values())
         score += min(_EXAMPLES_MAX, found)
-    evidence = (f"signature {record.name}({', '.join(record.params)}) score {score:.2f}: name {item.name_score:.1f}, "
-                f"parameters named alike {len(same)} of {len(s.params)} (shortened {len(short)}), types {types:+.1f}, "
-                f"literals {' '.join(lits) or '-'}, calls {' '.join(calls) or '-'}, examples {found:.1f}")
+    shared = sorted(said & item.prose.keys(), key=lambda st: -item.prose[st])
+    weight = sum(item.prose[st] for st in shared)
+    rare = sum(1 for st in shared if item.prose[st] >= _PROSE_RARE)
+    # words back a definition already pointing at the item: a one-word name none of whose parameters
+    # is named alike (`compare(x, y)` in a library's documented code) is any program's
+    pointed = bool(same or short) or len(_PIECE.findall(s.name)) > 1
+    prose = _PROSE_SCORE * min(1.0, weight / _PROSE_FULL) if rare >= _PROSE_WORDS and pointed else 0.0
+    score += prose
+    read = f" read as ({', '.join(params)})" if params != record.params else ""
+    evidence = (f"signature {record.name}({', '.join(record.params)}){read} score {score:.2f}: name "
+                f"{item.name_score:.1f}, parameters named alike {len(same)} of {len(s.params)} (shortened "
+                f"{len(short)}), types {types:+.1f}, literals {' '.join(lits) or '-'}, calls {' '.join(calls) or '-'}, "
+                f"examples {found:.1f}, docstring words {prose:.1f} ({len(shared)}: {' '.join(shared[:6]) or '-'})")
     return score, [evidence]
 
 
@@ -544,6 +607,7 @@ class CodeKeyIndex:
         spelled: set[str] = set()
         entries: list[tuple[int, set[str], int, dict[int, tuple[int, int]]]] = []
         signatures: dict[str, list[ItemSignature]] = {}
+        words: dict[int, tuple[ItemSignature, frozenset[str]]] = {}
         for i, t in enumerate(texts):
             if not code[i]:
                 continue
@@ -560,8 +624,12 @@ class CodeKeyIndex:
             keep = {k for k, _, _ in port_tokens(t) if k[0] == "'" or k[0] == "#" and len(k) > 2}
             calls = frozenset(k for k, _, _ in port_tokens(t) if k in _CALL_KEYS)
             for s in (s for s in top if s.name in defined):
-                signatures.setdefault(_anchor(s.name), []).append(ItemSignature(
-                    i, s, _name_score(s.name), frozenset(keep), calls, docstring_examples(t, _anchor(s.name))))
+                sig = ItemSignature(i, s, _name_score(s.name), frozenset(keep), calls,
+                                    docstring_examples(t, _anchor(s.name)))
+                signatures.setdefault(_anchor(s.name), []).append(sig)
+                # what it is about in words, less its own names (the name and parameters score apart)
+                own = _stems([p.lower() for n in [s.name, *s.params] for p in _PIECE.findall(n)])
+                words[id(sig)] = (sig, frozenset(prose_stems(t) - set(own)))
             seen: set[frozenset[int]] = set()
             # with its docstring's examples and without them
             for toks in (key_tokens(t, True), key_tokens(t, False)):
@@ -573,6 +641,14 @@ class CodeKeyIndex:
                     entries.append((i, names, len(toks), keys))
         if not entries and not signatures:
             return None
+        # a docstring word's rarity among the distinct docstrings (`list`, `return` in most; `consecutive` in one)
+        distinct_prose = {w for _, w in words.values()}
+        prose_df: dict[str, int] = {}
+        for w in distinct_prose:
+            for st in w:
+                prose_df[st] = prose_df.get(st, 0) + 1
+        for sig, w in words.values():
+            sig.prose = {st: float(np.log((len(distinct_prose) + 1) / (prose_df[st] + 1))) for st in w}
         items = len({e[0] for e in entries}) or 1
         df = np.zeros(len(vocab), dtype=np.int64)
         for k in {(e[0], k) for e in entries for k in e[3]}:
