@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from audit.stages.contamination_codekey import (CodeKeyIndex, defined_signatures, looks_like_any_code,
-                                                 prose_stems)
+                                                 prose_stems, type_class)
 
 # HumanEval/9 (rolling_max) in C as a model writes it: the length after the array, the result
 # written through a pointer, no docstring.
@@ -91,6 +91,12 @@ def test_a_c_port_is_read_without_its_array_lengths_and_result_pointers(humaneva
     found = _found(humaneval_units, C_ROLLING_MAX)
     assert 9 in found
     assert "signature rolling_max(numbers, n, out) read as (numbers)" in found[9][1][0]
+
+
+@pytest.mark.parametrize("written, cls", [("char **", "list:str"), ("const char *const *", "list:str"),
+                                          ("char *", "str"), ("int *", "list:int")])
+def test_a_c_pointer_to_strings_is_a_list_of_them(written, cls):
+    assert type_class(written) == cls
 
 
 def test_an_extra_input_array_is_not_read_away(humaneval_units):

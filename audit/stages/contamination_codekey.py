@@ -232,8 +232,9 @@ def type_class(written: str) -> str | None:
     if written.startswith("[") and written.endswith("]") and len(written) > 2:  # Swift: [Double], [String: Int]
         written = ("map" if ":" in written else "[]") + " " + written[1:-1]
     words = [w.lower() for w in re.findall(r"[A-Za-z_]\w*|\[\]|\*", written)]
-    if "*" in words:  # C: a pointer to a scalar is an array of it (char * a string: char is str already)
-        words = [w for w in words if w != "*"] + (["[]"] if not {"char", "void"} & set(words) else [])
+    if "*" in words:  # C: a pointer to a scalar is an array of it (char * a string, char ** an array of strings)
+        arrays = words.count("*") - bool({"char", "void"} & set(words))
+        words = [w for w in words if w != "*"] + (["[]"] if arrays > 0 else [])
     words = [w for w in words if w not in _MODIFIERS and w not in ("std", "java", "util", "optional", "option")]
     if not words:
         return None
