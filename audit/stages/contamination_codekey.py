@@ -33,10 +33,16 @@ Two ways to match, the better counts:
    a C-like language are parsed the same way. A definition of the item's name (any naming
    convention) with its parameter count scores the name's evidence (several pieces more than one
    word, a short word least), each parameter of the same name, each type of the same class (one of
-   another kind counts against), the item's literals and library calls in the record, and each of
+   another kind counts against), the item's literals and library calls in the record, each of
    its docstring examples (`>>> f(3)` then `5`) found called with the same arguments and the
-   expected value on the line (an assert, a test, a print); the score is read as a coverage that
-   is 0.5 at _SIGNATURE_SCORE (`signature_coverage`). The evidence names each part and the score.
+   expected value on the line (an assert, a test, a print), and the rare words of its docstring
+   in the comments and docstrings about the definition (a model's port restates the docstring as
+   a comment; counted where the name or a parameter already points at the item); the score is
+   read as a coverage that is 0.5 at _SIGNATURE_SCORE (`signature_coverage`). A C port's
+   parameters are also read as a C programmer writes them (`_c_readings`): without the length
+   after an array or a string (`const double *numbers, int size`) and without the pointers it
+   writes its results to at the end (`int *out`, `int *returnSize`; not `const`). The evidence
+   names each part, the reading and the score.
 
 Only items that define a named function are keyed, and a record is looked at only where it
 defines that name in any naming convention (`hasCloseElements` for `has_close_elements`): the
@@ -499,7 +505,8 @@ def _name_score(name: str) -> float:
 def signature_score(item: ItemSignature, record: Signature, text: str, keys: set[str]
                     ) -> tuple[float, list[str]] | None:
     """The evidence that `record` (a definition in `text`, whose code keys are `keys`) is a port of
-    `item`'s function, with its parts named; None where the parameter counts differ."""
+    `item`'s function, with its parts named (its best reading, `_c_readings`); None where no reading
+    of the record's parameters has the item's count."""
     s = item.signature
     readings = _c_readings(record, len(s.params))
     if not readings:
