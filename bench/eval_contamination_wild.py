@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -49,7 +50,7 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from audit.config import parse_config  # noqa: E402
+from audit.config import AuditConfig, parse_config  # noqa: E402
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
 from eval_contamination_rewrites import _paraphrase, _words20  # noqa: E402
 
@@ -529,6 +530,66 @@ def _clean_docs(data: Path, n: int, rng: random.Random) -> list[tuple[str, str]]
     return out
 
 
+def eval_config(data: Path, settings: list[str], extra_mc: Sequence[tuple[str, list[str]]] = ()
+                ) -> tuple[AuditConfig, list[dict], list[dict]]:
+    """The config of the bench's eval sets, as a user writes them (GSM8K test, HumanEval, and the
+    multiple-choice items MC then `extra_mc`, ids mc0... and mch0...), written into a temporary
+    folder (`settings`: KEY=VALUE contamination settings); and the GSM8K and HumanEval rows."""
+    with open(data / "evals/gsm8k_test.jsonl", encoding="utf-8") as f:
+        gsm = [json.loads(x) for x in f if x.strip()]
+    with gzip.open(data / "evals/HumanEval.jsonl.gz", "rt", encoding="utf-8") as f:
+        he = [json.loads(x) for x in f if x.strip()]
+    tmp = Path(tempfile.mkdtemp(prefix="evalwild"))
+    sets = {"gsm8k": [{"id": f"gsm{i}", "question": r["question"], "answer": r["answer"]} for i, r in enumerate(gsm)],
+            "humaneval": [{"id": r["task_id"], "prompt": r["prompt"], "canonical_solution": r["canonical_solution"]}
+                          for r in he],
+            "mc": [{"id": f"mc{i}", "question": q, "choices": c} for i, (q, c, *_) in enumerate(MC)]
+            + [{"id": f"mch{i}", "question": q, "choices": c} for i, (q, c) in enumerate(extra_mc)]}
+    fields = {"gsm8k": ["question", "answer"], "humaneval": ["prompt", "canonical_solution"], "mc": ["question", "choices"]}
+    for name, rows in sets.items():
+        with open(tmp / f"{name}.jsonl", "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    config = parse_config({"input": {"paths": ["x/"]}, "contamination": {
+        k: json.loads(v) for k, v in (x.split("=", 1) for x in settings)}, "eval_sets": [
+        {"name": n, "path": f"{n}.jsonl", "text_fields": fields[n], "id_field": "id"} for n in sets]}, base_dir=tmp)
+    return config, gsm, he
+
+
+def run_stage(config: AuditConfig, texts: list[str], clean_from: int) -> tuple[list, float, float]:
+    """Each text's counted matches (the index's corpus sample: texts[clean_from:]), the index's
+    build seconds and the stage's seconds on texts[clean_from:]."""
+    t0 = time.perf_counter()
+    c = config.contamination
+    index = ContaminationIndex.build(config, texts[clean_from:][:c.corpus_df_sample] if c.corpus_df else None)
+    stage = ContaminationStage(config, index)
+    build_s = time.perf_counter() - t0
+    matches: list = []
+    clean_s = 0.0
+    for a in range(0, len(texts), BATCH):
+        t1 = time.perf_counter()
+        out = stage(pa.table({"text": pa.array(texts[a:a + BATCH], pa.string())}))
+        if a >= clean_from:
+            clean_s += time.perf_counter() - t1
+        matches += counted(out.column("contamination"), config).to_pylist()
+    return matches, build_s, clean_s
+
+
+def false_documents(clean: list[tuple[str, str]], matches: list) -> tuple[Counter, Counter, Counter, list[dict]]:
+    """Per kind of clean text its documents with a counted match and its documents, the methods
+    of those matches, and the first five as examples."""
+    false_docs, false_methods, clean_total = Counter(), Counter(), Counter()
+    examples = []
+    for (kind, text), got in zip(clean, matches):
+        clean_total[kind] += 1
+        if got:
+            false_docs[kind] += 1
+            false_methods.update(m["method"] for m in got)
+            if len(examples) < 5:
+                examples.append({"kind": kind, **{k: got[0][k] for k in ("eval_id", "method", "coverage", "evidence")},
+                                 "excerpt": text[got[0]["longest_span"][0]:got[0]["longest_span"][1]][:400]})
+    return false_docs, false_methods, clean_total, examples
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data")
@@ -539,22 +600,7 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a contamination setting")
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    with open(args.data / "evals/gsm8k_test.jsonl", encoding="utf-8") as f:
-        gsm = [json.loads(x) for x in f if x.strip()]
-    with gzip.open(args.data / "evals/HumanEval.jsonl.gz", "rt", encoding="utf-8") as f:
-        he = [json.loads(x) for x in f if x.strip()]
-    tmp = Path(tempfile.mkdtemp(prefix="evalwild"))
-    sets = {"gsm8k": [{"id": f"gsm{i}", "question": r["question"], "answer": r["answer"]} for i, r in enumerate(gsm)],
-            "humaneval": [{"id": r["task_id"], "prompt": r["prompt"], "canonical_solution": r["canonical_solution"]}
-                          for r in he],
-            "mc": [{"id": f"mc{i}", "question": q, "choices": c} for i, (q, c, *_) in enumerate(MC)]}
-    fields = {"gsm8k": ["question", "answer"], "humaneval": ["prompt", "canonical_solution"], "mc": ["question", "choices"]}
-    for name, rows in sets.items():
-        with open(tmp / f"{name}.jsonl", "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(r) + "\n" for r in rows)
-    config = parse_config({"input": {"paths": ["x/"]}, "contamination": {
-        k: json.loads(v) for k, v in (x.split("=", 1) for x in args.set)}, "eval_sets": [
-        {"name": n, "path": f"{n}.jsonl", "text_fields": fields[n], "id_field": "id"} for n in sets]}, base_dir=tmp)
+    config, gsm, he = eval_config(args.data, args.set)
 
     leaks: list[tuple[str, tuple[str, str], str]] = []
     leaks += [("hand_restated", ("gsm8k", f"gsm{i}"), t) for i, t in HAND_RESTATED.items()]
@@ -587,19 +633,7 @@ def main() -> None:
     clean = _clean_docs(args.data, args.clean, rng)
     texts = leak_docs + [t for _, t in clean]
 
-    t0 = time.perf_counter()
-    c = config.contamination
-    index = ContaminationIndex.build(config, texts[len(leak_docs):][:c.corpus_df_sample] if c.corpus_df else None)
-    stage = ContaminationStage(config, index)
-    build_s = time.perf_counter() - t0
-    matches: list = []
-    clean_s = 0.0
-    for a in range(0, len(texts), BATCH):
-        t1 = time.perf_counter()
-        out = stage(pa.table({"text": pa.array(texts[a:a + BATCH], pa.string())}))
-        if a >= len(leak_docs):
-            clean_s += time.perf_counter() - t1
-        matches += counted(out.column("contamination"), config).to_pylist()
+    matches, build_s, clean_s = run_stage(config, texts, len(leak_docs))
     hit, total = Counter(), Counter()
     missed: dict[str, list[str]] = defaultdict(list)
     by_method: dict[str, Counter] = defaultdict(Counter)
@@ -611,16 +645,7 @@ def main() -> None:
             by_method[kind][f"{found[0]['method']}/{found[0]['unit']}"] += 1
         else:
             missed[kind].append(key[1])
-    false_docs, false_methods, clean_total = Counter(), Counter(), Counter()
-    examples = []
-    for (kind, text), got in zip(clean, matches[len(leak_docs):]):
-        clean_total[kind] += 1
-        if got:
-            false_docs[kind] += 1
-            false_methods.update(m["method"] for m in got)
-            if len(examples) < 5:
-                examples.append({"kind": kind, **{k: got[0][k] for k in ("eval_id", "method", "coverage", "evidence")},
-                                 "excerpt": text[got[0]["longest_span"][0]:got[0]["longest_span"][1]][:400]})
+    false_docs, false_methods, clean_total, examples = false_documents(clean, matches[len(leak_docs):])
     mb = sum(len(t.encode()) for _, t in clean) / 1e6
     result = {"recall": {k: round(hit[k] / total[k], 3) for k in total}, "leaks": dict(total),
               "by_method": {k: dict(v) for k, v in by_method.items()},

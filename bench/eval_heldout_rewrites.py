@@ -16,26 +16,17 @@ six kinds of real text (news, forum lines, books, Python docs, 75 languages, for
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import random
 import sys
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import pyarrow as pa
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from audit.config import parse_config  # noqa: E402
-from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
-from eval_contamination_wild import MC, _clean_docs  # noqa: E402
+from eval_contamination_wild import _clean_docs, eval_config, false_documents, run_stage  # noqa: E402
 from heldout_rewrites import (C_PORTS, GSM8K_REWORDED, GSM8K_REWORDED_QA, JS_PORTS, MC_HELDOUT,  # noqa: E402
                               PY_REWRITES)
-
-BATCH = 256
 
 
 def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
@@ -59,24 +50,7 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a contamination setting")
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    with open(args.data / "evals/gsm8k_test.jsonl", encoding="utf-8") as f:
-        gsm = [json.loads(x) for x in f if x.strip()]
-    with gzip.open(args.data / "evals/HumanEval.jsonl.gz", "rt", encoding="utf-8") as f:
-        he = [json.loads(x) for x in f if x.strip()]
-    tmp = Path(tempfile.mkdtemp(prefix="evalheldout"))
-    sets = {"gsm8k": [{"id": f"gsm{i}", "question": r["question"], "answer": r["answer"]} for i, r in enumerate(gsm)],
-            "humaneval": [{"id": r["task_id"], "prompt": r["prompt"], "canonical_solution": r["canonical_solution"]}
-                          for r in he],
-            "mc": [{"id": f"mc{i}", "question": q, "choices": c} for i, (q, c, *_) in enumerate(MC)]
-            + [{"id": f"mch{i}", "question": q, "choices": c} for i, (q, c, _) in enumerate(MC_HELDOUT)]}
-    fields = {"gsm8k": ["question", "answer"], "humaneval": ["prompt", "canonical_solution"], "mc": ["question", "choices"]}
-    for name, rows in sets.items():
-        with open(tmp / f"{name}.jsonl", "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(r) + "\n" for r in rows)
-    config = parse_config({"input": {"paths": ["x/"]}, "contamination": {
-        k: json.loads(v) for k, v in (x.split("=", 1) for x in args.set)}, "eval_sets": [
-        {"name": n, "path": f"{n}.jsonl", "text_fields": fields[n], "id_field": "id"} for n in sets]}, base_dir=tmp)
-
+    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT])
     planted = leaks([r["task_id"] for r in he])
     with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
         hosts = [json.loads(x)["text"] for x in f if x.strip()]
@@ -87,15 +61,7 @@ def main() -> None:
         at = rng.randint(0, len(paras))
         leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
     clean = _clean_docs(args.data, args.clean, rng)
-    texts = leak_docs + [t for _, t in clean]
-
-    c = config.contamination
-    index = ContaminationIndex.build(config, texts[len(leak_docs):][:c.corpus_df_sample] if c.corpus_df else None)
-    stage = ContaminationStage(config, index)
-    matches: list = []
-    for a in range(0, len(texts), BATCH):
-        out = stage(pa.table({"text": pa.array(texts[a:a + BATCH], pa.string())}))
-        matches += counted(out.column("contamination"), config).to_pylist()
+    matches, _, _ = run_stage(config, leak_docs + [t for _, t in clean], len(leak_docs))
     hit, total = Counter(), Counter()
     missed: dict[str, list[str]] = defaultdict(list)
     by_method: dict[str, Counter] = defaultdict(Counter)
@@ -111,16 +77,7 @@ def main() -> None:
             evidence[kind].append(f"{key[1]}: {found[0]['evidence']}"[:300])
         else:
             missed[kind].append(key[1])
-    false_docs, false_methods, clean_total = Counter(), Counter(), Counter()
-    examples = []
-    for (kind, text), got in zip(clean, matches[len(leak_docs):]):
-        clean_total[kind] += 1
-        if got:
-            false_docs[kind] += 1
-            false_methods.update(m["method"] for m in got)
-            if len(examples) < 5:
-                examples.append({"kind": kind, **{k: got[0][k] for k in ("eval_id", "method", "coverage", "evidence")},
-                                 "excerpt": text[got[0]["longest_span"][0]:got[0]["longest_span"][1]][:400]})
+    false_docs, false_methods, clean_total, examples = false_documents(clean, matches[len(leak_docs):])
     result = {"recall": {k: round(hit[k] / total[k], 3) for k in total}, "leaks": dict(total),
               "by_method": {k: dict(v) for k, v in by_method.items()}, "missed": dict(missed),
               "false_docs": dict(false_docs), "clean_docs": dict(clean_total),
