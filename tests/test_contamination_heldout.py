@@ -2,7 +2,8 @@
 the code key's signature (audit/stages/contamination_codekey.py): a C port that passes an array's
 length beside it and returns its result through a pointer, a JavaScript port and a Python rewrite
 whose comment or docstring restates the item's docstring in other words; and look-alikes that are
-none (the same one-word name documented alike, an extra input array)."""
+none (the same one-word name documented alike, an extra input array); and a reworded question
+longer than the item, found whole by the rewrite tier wherever it stands in the record."""
 from __future__ import annotations
 
 import gzip
@@ -13,6 +14,7 @@ import pytest
 
 from audit.stages.contamination_codekey import (CodeKeyIndex, defined_signatures, looks_like_any_code,
                                                  prose_stems, type_class)
+from tests.fixtures_rewrite import HOST, mc_counted
 
 # HumanEval/9 (rolling_max) in C as a model writes it: the length after the array, the result
 # written through a pointer, no docstring.
@@ -126,3 +128,17 @@ def test_prose_stems_are_the_comments_and_docstrings_words_not_the_codes():
     stems = prose_stems('// Counts the boredoms in a text\nconst sentences = text.split(".");\n"""Sentences end."""')
     assert {"count", "boredom", "text", "sentenc"} <= stems
     assert "split" not in stems and "const" not in stems and "the" not in stems
+
+
+# The DNA question of fixtures_rewrite reworded as a model does, longer than it (24 words to 18).
+DNA_LONGER = ("At the replication fork of a dividing cell, which enzyme breaks the hydrogen bonds that join base "
+              "pairs, unwinding the double helix of DNA?")
+
+
+def test_a_rewording_longer_than_its_unit_is_held_whole_at_any_offset(tmp_path):
+    words = (HOST + " " + HOST).split()
+    got = mc_counted(tmp_path, [" ".join(words[:k]) + " " + DNA_LONGER for k in range(30)])
+    for k, matches in enumerate(got):
+        (m,) = [m for m in matches if m["eval_id"] == "dna" and m["unit"] == "question" and m["method"] == "rewrite"]
+        assert m["coverage"] == pytest.approx(1.0), k  # no window cuts it, whatever the host words before it
+        assert m["evidence"][0].startswith("cosine") and "replicat" in m["evidence"][1]

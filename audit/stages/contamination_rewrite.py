@@ -12,7 +12,7 @@ names, and loses the word order and the common words that n-grams and alignment 
    units (inverse document frequency); stems of more than _MAX_DF_SHARE of the units (how, many,
    total) are no evidence. Numbers are stems of their own: a restated problem keeps them.
 2. Candidates. The record's stems are looked up in the units' postings; per (record, unit) the
-   windows of the record (_WINDOW times the unit's words, starting every half window) holding
+   windows of the record (_WINDOW times the unit's words, starting every third of a window) holding
    _MIN_STEMS distinct stems of the unit (fewer for a short question, `_need`) and the measure
    floor of its stem weight; coverage is the stem weight of the unit in the best window over the
    unit's stem weight.
@@ -72,9 +72,11 @@ _RARE_SOME = 0.0025
 # has fewer than that, at least _MIN_RARE + 1; a short question of 7 or 8 stems, half of them, at
 # least _MIN_RARE + 2: a restated one keeps its few terms, not its wording) ...
 _MIN_STEMS = 5
-# ... in windows of this many times the unit's words (at least _MIN_WINDOW words).
+# ... in windows of this many times the unit's words (at least _MIN_WINDOW words), starting every
+# _BLOCKS-th of a window.
 _WINDOW = 2.0
 _MIN_WINDOW = 24
+_BLOCKS = 3
 
 
 def _need(n: int) -> int:
@@ -215,6 +217,23 @@ class RewriteIndex:
         unit = self.post_unit[np.repeat(lo, count) + np.arange(total) - np.repeat(np.cumsum(count) - count, count)]
         return np.repeat(words, count), np.repeat(stems, count), unit.astype(np.int64)
 
+    def _step(self, unit: np.ndarray) -> np.ndarray:
+        """Per unit, the words of a block: a window (_WINDOW times its words, at least _MIN_WINDOW)
+        over _BLOCKS."""
+        return np.maximum(_MIN_WINDOW // _BLOCKS, (self.unit_words[unit] * _WINDOW / _BLOCKS).astype(np.int64))
+
+    def _windows(self, word: np.ndarray, text: np.ndarray, pair: np.ndarray, unit: np.ndarray, tokens: Tokens
+                 ) -> np.ndarray:
+        """(pair << 20) + first block of each window holding each hit (a hit's `word`, `text`, `pair`
+        and `unit`), _BLOCKS per hit in np.tile order: a unit's record words fall in blocks of a
+        window over _BLOCKS, a window is _BLOCKS consecutive blocks, so a hit counts in the windows
+        starting at its block and the _BLOCKS - 1 before. Windows overlapping by all but a block hold
+        whole any rewrite up to (_BLOCKS - 1) / _BLOCKS of a window long (a model's rewording is
+        longer than the item)."""
+        block = (word - tokens.bounds[text]) // self._step(unit)
+        starts = np.concatenate([np.maximum(block - k, 0) for k in range(_BLOCKS)])
+        return np.tile(pair, _BLOCKS) * (1 << 20) + starts
+
     def matches(self, tokens: Tokens, floor: float, similarity: float
                 ) -> Iterable[tuple[int, int, float, int, int, float, list[int]]]:
         """(text, unit, coverage, first word, end word, cosine, unit stems found) of each pair whose
@@ -232,11 +251,8 @@ class RewriteIndex:
             return
         # ... within one window (blocks as below): distinct rare stems per (pair, window)
         wtext = tokens.text_of[word]
-        half = np.maximum(_MIN_WINDOW // 2, (self.unit_words[unit] * _WINDOW / 2).astype(np.int64))
-        block = (word - tokens.bounds[wtext]) // half
-        pr = wtext * n_units + unit
-        both = np.concatenate([block, np.maximum(block - 1, 0)])
-        key = distinct((np.concatenate([pr, pr]) * (1 << 20) + both) * n_stems + np.concatenate([st, st])) // n_stems
+        key = distinct(self._windows(word, wtext, wtext * n_units + unit, unit, tokens) * n_stems + np.tile(
+            st, _BLOCKS)) // n_stems
         wins, n_rare = np.unique(key, return_counts=True)
         cand = wins[n_rare >= _MIN_RARE]
         if len(cand) == 0:
@@ -244,9 +260,9 @@ class RewriteIndex:
         # Every stem hit in those windows (and the blocks either side) whose stem the unit holds.
         c_pair, c_block = cand >> 20, cand & ((1 << 20) - 1)
         c_text, c_unit = c_pair // n_units, c_pair % n_units
-        c_half = np.maximum(_MIN_WINDOW // 2, (self.unit_words[c_unit] * _WINDOW / 2).astype(np.int64))
-        lo_word = tokens.bounds[c_text] + np.maximum(c_block - 1, 0) * c_half
-        hi_word = np.minimum(tokens.bounds[c_text] + (c_block + 3) * c_half, tokens.bounds[c_text + 1])
+        c_step = self._step(c_unit)
+        lo_word = tokens.bounds[c_text] + np.maximum(c_block - 1, 0) * c_step
+        hi_word = np.minimum(tokens.bounds[c_text] + (c_block + _BLOCKS + 1) * c_step, tokens.bounds[c_text + 1])
         # the stem hits of every form, looked up only in the words those windows span
         size = len(tokens.hashes) + 1
         some = hi_word > lo_word
@@ -265,14 +281,8 @@ class RewriteIndex:
         word, st, unit = hit[at_hit][held], st[held], unit[held]
         text = tokens.text_of[word]
         pair = text * n_units + unit
-        # Windows: a unit's record words in blocks of half a window (_WINDOW / 2 times the unit's
-        # words, at least _MIN_WINDOW / 2); a window is two consecutive blocks, so each hit counts
-        # in the windows starting at its block and at the block before. Distinct stems per
-        # (pair, window).
-        half = np.maximum(_MIN_WINDOW // 2, (self.unit_words[unit] * _WINDOW / 2).astype(np.int64))
-        block = (word - tokens.bounds[text]) // half
-        both = np.concatenate([block, np.maximum(block - 1, 0)])
-        key = distinct((np.concatenate([pair, pair]) * (1 << 20) + both) * n_stems + np.concatenate([st, st]))
+        # Windows (see _windows). Distinct stems per (pair, window).
+        key = distinct(self._windows(word, text, pair, unit, tokens) * n_stems + np.tile(st, _BLOCKS))
         win, kst = key // n_stems, key % n_stems
         wins, first, count = np.unique(win, return_index=True, return_counts=True)
         got = np.add.reduceat(self.weight[kst], first) if len(first) else np.zeros(0)
@@ -288,9 +298,9 @@ class RewriteIndex:
         for k in keep.tolist():
             p, blk = int(w_pair[k]), int(wins[k] & ((1 << 20) - 1))
             t, u = divmod(p, n_units)
-            h = max(_MIN_WINDOW // 2, int(self.unit_words[u] * _WINDOW / 2))
+            h = int(self._step(np.array([u]))[0])
             lo_w = int(tokens.bounds[t]) + blk * h
-            hi_w = min(lo_w + 2 * h, int(tokens.bounds[t + 1]))
+            hi_w = min(lo_w + _BLOCKS * h, int(tokens.bounds[t + 1]))
             # the span: the first to the last word of the window holding one of the unit's stems; its
             # embedding (not the whole window's, half of which may be the host's text) confirms
             inside = word[(pair == p) & (word >= lo_w) & (word < hi_w)]
