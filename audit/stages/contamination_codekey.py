@@ -522,16 +522,16 @@ def _c_readings(record: Signature, count: int) -> list[tuple[list[str], list[str
     writes them, each array's or string's length after it dropped (`float l[], int n`), the pointers
     it writes its results to dropped from the end (`int *out`), or both."""
     params, types, outs = record.params, record.types, record.outs or [False] * len(record.params)
-    out = [(params, types)] if len(params) == count else []
     if len(params) <= count:
-        return out
+        return [(params, types)] if len(params) == count else []
     length = [k for k in range(1, len(params)) if types[k] == "int" and (types[k - 1] or "").startswith(("list", "str"))]
-    sized = [k for k in range(len(params)) if k not in length]
-    for keep in (sized, list(range(len(params)))):
+    out: list[tuple[list[str], list[str | None]]] = []
+    for keep in ([k for k in range(len(params)) if k not in length], list(range(len(params)))):
         while len(keep) > count and outs[keep[-1]]:
             keep = keep[:-1]
-        if len(keep) == count and (out == [] or keep != list(range(count))):
-            out.append(([params[k] for k in keep], [types[k] for k in keep]))
+        reading = ([params[k] for k in keep], [types[k] for k in keep])
+        if len(keep) == count and reading not in out:
+            out.append(reading)
     return out
 
 
@@ -615,7 +615,7 @@ class CodeKeyIndex:
         spelled: set[str] = set()
         entries: list[tuple[int, set[str], int, dict[int, tuple[int, int]]]] = []
         signatures: dict[str, list[ItemSignature]] = {}
-        words: dict[int, tuple[ItemSignature, frozenset[str]]] = {}
+        words: list[tuple[ItemSignature, frozenset[str]]] = []
         for i, t in enumerate(texts):
             if not code[i]:
                 continue
@@ -637,7 +637,7 @@ class CodeKeyIndex:
                 signatures.setdefault(_anchor(s.name), []).append(sig)
                 # what it is about in words, less its own names (the name and parameters score apart)
                 own = _stems([p.lower() for n in [s.name, *s.params] for p in _PIECE.findall(n)])
-                words[id(sig)] = (sig, frozenset(prose_stems(t) - set(own)))
+                words.append((sig, frozenset(prose_stems(t) - set(own))))
             seen: set[frozenset[int]] = set()
             # with its docstring's examples and without them
             for toks in (key_tokens(t, True), key_tokens(t, False)):
@@ -650,12 +650,12 @@ class CodeKeyIndex:
         if not entries and not signatures:
             return None
         # a docstring word's rarity among the distinct docstrings (`list`, `return` in most; `consecutive` in one)
-        distinct_prose = {w for _, w in words.values()}
+        distinct_prose = {w for _, w in words}
         prose_df: dict[str, int] = {}
         for w in distinct_prose:
             for st in w:
                 prose_df[st] = prose_df.get(st, 0) + 1
-        for sig, w in words.values():
+        for sig, w in words:
             sig.prose = {st: float(np.log((len(distinct_prose) + 1) / (prose_df[st] + 1))) for st in w}
         items = len({e[0] for e in entries}) or 1
         df = np.zeros(len(vocab), dtype=np.int64)
