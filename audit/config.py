@@ -385,6 +385,11 @@ class ContaminationConfig(Section):
     # on the 31 MB bench corpus it costs 1.9-2.5 CPU s of the stage (8.2-8.7 -> 5.0-5.8 MB/s of
     # one core) and 1.4 CPU s of the eval index build: about a seventh of the whole job's CPU.
     rewrite_keys: bool = measure(True)
+    # ... and Chinese read through the CC-CEDICT dictionary (audit/stages/contamination_gloss.py):
+    # a record's Chinese words glossed into English stems, each word counted once, covering the
+    # unit's rare stems in one window (a multiple-choice question translated with its choices,
+    # which has no number or name for the keys). Only records with a dozen Han characters pay.
+    rewrite_gloss: bool = measure(True)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the
