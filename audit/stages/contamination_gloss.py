@@ -103,17 +103,25 @@ def cedict_path() -> Path:
     return Path(str(resources.files(_PACKAGE).joinpath(_CEDICT)))
 
 
-def gloss_words(glosses: str) -> list[str]:
-    """The content words of one CC-CEDICT entry's glosses ("/to absorb/to assimilate/" -> absorb,
-    assimilate): glosses that are references, variants, surnames or classifiers left out,
-    bracketed notes dropped, function words and words of one or two letters too."""
-    out: list[str] = []
+def gloss_senses(glosses: str) -> list[list[str]]:
+    """The content words of each of one CC-CEDICT entry's glosses, one list a sense ("/to absorb/
+    white blood cell/" -> [absorb], [white, blood, cell]): glosses that are references, variants,
+    surnames or classifiers left out, bracketed notes dropped, function words and words of one or
+    two letters too."""
+    out: list[list[str]] = []
     for g in glosses.strip().strip("/").split("/"):
         g = g.strip().lower()
         if not g or _NOT_MEANING.match(g) or _RADICAL.search(g):
             continue
-        out += [w for w in _GLOSS_WORD.findall(_NOTES.sub(" ", g)) if len(w) > 2 and w not in _STOP]
+        words = [w for w in _GLOSS_WORD.findall(_NOTES.sub(" ", g)) if len(w) > 2 and w not in _STOP]
+        if words:
+            out.append(words)
     return out
+
+
+def gloss_words(glosses: str) -> list[str]:
+    """The content words of one CC-CEDICT entry's glosses, every sense's in order (see gloss_senses)."""
+    return [w for sense in gloss_senses(glosses) for w in sense]
 
 
 @dataclass(frozen=True)
@@ -125,6 +133,7 @@ class Cedict:
     prefixes: HashSet    # hashes of the headwords' proper prefixes (where a longer word may go on)
     stem_start: np.ndarray  # int64, headword k's gloss stems are stem_ids[stem_start[k]:stem_start[k+1]]
     stem_ids: np.ndarray    # int32, into `stems`
+    sense_ids: np.ndarray   # int64, parallel to stem_ids: the gloss (sense) it comes from, unique per headword
     stems: np.ndarray       # str, the distinct gloss stems
     common: np.ndarray      # bool per gloss stem: a common Chinese word (see _HSK_COMMON) glosses to it
     load_s: float
@@ -133,17 +142,17 @@ class Cedict:
 def _parse() -> dict[str, np.ndarray]:
     """CC-CEDICT and the HSK list read into arrays (about three seconds: done once per machine,
     see `cedict`)."""
-    glosses: dict[str, list[str]] = {}
+    glosses: dict[str, list[list[str]]] = {}
     with open(cedict_path(), encoding="utf-8") as f:
         for line in f:
             if line.startswith("#"):
                 continue
             head, _, rest = line.partition(" [")
             trad, _, simp = head.partition(" ")
-            words = [] if simp in _PARTICLES else gloss_words(rest.partition("] ")[2])
+            senses = [] if simp in _PARTICLES else gloss_senses(rest.partition("] ")[2])
             for w in {trad, simp}:
                 if 0 < len(w) <= _MAX_WORD:
-                    glosses.setdefault(w, []).extend(words)
+                    glosses.setdefault(w, []).extend(senses)
     heads = list(glosses)
     hashes = _hash_words(heads)
     order = np.argsort(hashes, kind="stable")
@@ -152,16 +161,21 @@ def _parse() -> dict[str, np.ndarray]:
     keep = np.ones(len(hashes), dtype=bool)
     keep[1:] = hashes[1:] != hashes[:-1]  # a (vanishingly rare) hash collision: the first headword
     heads = [h for h, k in zip(heads, keep.tolist()) if k]
-    per_word = [set(glosses[h]) for h in heads]
-    vocab = sorted({w for ws in per_word for w in ws})
+    per_word = [glosses[h] for h in heads]
+    vocab = sorted({w for senses in per_word for sense in senses for w in sense})
     # a gloss word's stem, and its plural's: the stemmer takes "computers" to computer but
     # "computer" to comput, and a unit says "computers" as often as a gloss says "computer"
     stem_of_word = {w: {a, b, c} for w, a, b, c in zip(vocab, _stems(vocab), _stems([w + "s" for w in vocab]),
                                                        _stems([w + "es" for w in vocab]))}
     stems: dict[str, int] = {}
-    ids, start = [], [0]
-    for ws in per_word:
-        ids += sorted({stems.setdefault(st, len(stems)) for w in ws for st in stem_of_word[w]})
+    ids, sense_ids, start = [], [], [0]
+    for senses in per_word:
+        seen: set[tuple[int, int]] = set()  # (stem, sense): a stem once per sense
+        for k, sense in enumerate(senses):
+            seen.update((stems.setdefault(st, len(stems)), k) for w in sense for st in stem_of_word[w])
+        for st, k in sorted(seen):
+            ids.append(st)
+            sense_ids.append(len(start) * 64 + min(k, 63))  # unique per (headword, sense)
         start.append(len(ids))
     common_words: set[str] = set()
     level = 0
@@ -178,6 +192,7 @@ def _parse() -> dict[str, np.ndarray]:
             common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
     prefixes = distinct(_hash_words([h[:k] for h in heads for k in range(1, len(h))]))
     return {"hashes": hashes[keep], "prefixes": prefixes, "stem_start": start_arr, "stem_ids": ids_arr,
+            "sense_ids": np.array(sense_ids, dtype=np.int64),
             "stems": np.array(list(stems), dtype=str), "common": common}
 
 
@@ -186,7 +201,8 @@ def _consistent(a: dict[str, np.ndarray]) -> bool:
     try:
         return (a["hashes"].dtype == np.uint64 and a["prefixes"].dtype == np.uint64
                 and len(a["stem_start"]) == len(a["hashes"]) + 1
-                and int(a["stem_start"][-1]) == len(a["stem_ids"]) and len(a["common"]) == len(a["stems"])
+                and int(a["stem_start"][-1]) == len(a["stem_ids"]) == len(a["sense_ids"])
+                and len(a["common"]) == len(a["stems"])
                 and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["stems"])))
     except (KeyError, IndexError, TypeError):
         return False
@@ -205,7 +221,7 @@ def cedict() -> Cedict:
     if not _consistent(a):
         a = _parse()
     return Cedict(a["hashes"], HashSet.build(a["hashes"]), HashSet.build(a["prefixes"]), a["stem_start"],
-                  a["stem_ids"], a["stems"], a["common"], time.perf_counter() - t0)
+                  a["stem_ids"], a["sense_ids"], a["stems"], a["common"], time.perf_counter() - t0)
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
@@ -270,6 +286,7 @@ class GlossIndex:
     word_hash: np.ndarray    # uint64 sorted: headwords glossing to an evidence stem of the units
     word_start: np.ndarray   # int64, CSR into word_stem
     word_stem: np.ndarray    # int32, rewrite stem ids
+    word_sense: np.ndarray   # int64, parallel: the gloss (sense) of the headword each comes from
     stem_of_name: dict[str, int]  # evidence stems by text (Latin words and numbers of a record)
     weight: np.ndarray       # float32 per rewrite stem: its weight, 0 when no evidence here
     rare: np.ndarray         # bool per rewrite stem: keys the candidates
@@ -290,8 +307,7 @@ class GlossIndex:
         zh_common[to_rw[d.common]] = True
         per_word = np.repeat(np.arange(len(d.hashes)), np.diff(d.stem_start))
         ok = mapped >= 0
-        pairs = distinct(per_word[ok] * (len(rw.weight) + 1) + mapped[ok])
-        w_of, s_of = pairs // (len(rw.weight) + 1), pairs % (len(rw.weight) + 1)
+        w_of, s_of, e_of = per_word[ok], mapped[ok], d.sense_ids[ok]  # by headword (the CSR's order)
         words, first = np.unique(w_of, return_index=True)
         word_start = np.append(first, len(s_of)).astype(np.int64)
         glossable = np.zeros(len(rw.weight), dtype=bool)
@@ -314,7 +330,7 @@ class GlossIndex:
                 # headwords common in the corpus's Chinese documents (种: kind, type, sort) say nothing ...
                 head_docs = np.bincount(word_of, minlength=len(d.hashes))
                 common = head_docs[words] > most
-                s_of = s_of[~np.repeat(common, np.diff(word_start))]
+                s_of, e_of = s_of[~np.repeat(common, np.diff(word_start))], e_of[~np.repeat(common, np.diff(word_start))]
                 kept = np.diff(word_start)[~common]
                 words = words[~common]
                 word_start = np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
@@ -339,12 +355,12 @@ class GlossIndex:
         np.add.at(unit_total, rw.post_unit, weight[post_stem])
         n_glossable = np.bincount(rw.post_unit, weights=weight[post_stem] > 0, minlength=len(unit_total))
         need = np.array([max(_MIN_STEMS, _need(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
-        return cls(rw, d.hashes[words], word_start, s_of.astype(np.int32), stem_of_name, weight, rare, unit_total,
+        return cls(rw, d.hashes[words], word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
                    need, zh_docs)
 
     def _record_stems(self, texts: Sequence[str]
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(text, word rank in it, stem, start, end, from Chinese) per (record word, evidence stem)
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(text, word rank in it, stem, start, end, from Chinese, sense) per (record word, evidence stem)
         of `texts` (read as one string: one segmentation, one regex pass), in record order: Han
         words by the segmenter, Latin words and numbers by a regex; offsets are each text's own."""
         joined = "\n".join(texts)  # a line break ends every Han run and Latin word
@@ -376,10 +392,12 @@ class GlossIndex:
         start = np.concatenate([h_start[rep], l_start[ok]])
         doc = np.searchsorted(offsets, start, side="right") - 1
         by_doc = np.argsort(doc, kind="stable")
+        # a Latin word is a sense of its own
+        sense = np.concatenate([self.word_sense[idx], -1 - np.flatnonzero(ok)])
         return (doc[by_doc], np.concatenate([h_rank[rep], l_rank[ok]])[by_doc],
                 np.concatenate([self.word_stem[idx].astype(np.int64), l_stem[ok]])[by_doc],
                 (start - offsets[doc])[by_doc], (np.concatenate([h_end[rep], l_end[ok]]) - offsets[doc])[by_doc],
-                np.concatenate([np.ones(len(rep), bool), np.zeros(int(ok.sum()), bool)])[by_doc])
+                np.concatenate([np.ones(len(rep), bool), np.zeros(int(ok.sum()), bool)])[by_doc], sense[by_doc])
 
     def matches(self, texts: Sequence[str | None], han: np.ndarray, floor: float
                 ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
@@ -392,10 +410,10 @@ class GlossIndex:
         picked = np.flatnonzero(han >= _MIN_HAN_CHARS)
         if len(picked) == 0:
             return
-        doc, rank, stem, c_start, c_end, is_han = self._record_stems([texts[t] or "" for t in picked.tolist()])
+        doc, rank, stem, c_start, c_end, is_han, sense = self._record_stems([texts[t] or "" for t in picked.tolist()])
         keep = self.weight[stem] > 0
-        doc, rank_all, stem_all, start_all, end_all, han_all = (doc[keep], rank[keep], stem[keep], c_start[keep],
-                                                                c_end[keep], is_han[keep])
+        doc, rank_all, stem_all, start_all, end_all, han_all, sense_all = (
+            doc[keep], rank[keep], stem[keep], c_start[keep], c_end[keep], is_han[keep], sense[keep])
         rank, stem = rank_all, stem_all
         # Candidates, for the whole batch: (text, unit, window) holding _MIN_RARE distinct rare stems of the unit.
         rare = np.flatnonzero(self.rare[stem])
@@ -416,6 +434,7 @@ class GlossIndex:
             text = texts[t] or ""
             a, b = int(doc_bounds[p]), int(doc_bounds[p + 1])
             rank, stem, c_start, c_end, han = rank_all[a:b], stem_all[a:b], start_all[a:b], end_all[a:b], han_all[a:b]
+            sense = sense_all[a:b]
             units = cand[cand // n_units == p] % n_units
             strong = ~han | (c_end - c_start > 1)  # a Latin word or a Chinese word of two characters or more
             # the record words holding a stem of some candidate unit (few: the units' stems are few)
@@ -430,11 +449,23 @@ class GlossIndex:
             at = np.minimum(np.searchsorted(rw.unit_stem_keys, probe), len(rw.unit_stem_keys) - 1)
             held = rw.unit_stem_keys[at] == probe
             row_rep, unit_rep = row_rep[held], unit_rep[held]
-            order = np.lexsort((-self.weight[stem[row_rep]], rank[row_rep], unit_rep))
+            # a word counts once per unit: with the stems of its one sense (gloss) that holds most of
+            # the unit's weight ("white blood cell": three stems; "light", "ray", "shine": one)
+            order = np.lexsort((sense[row_rep], rank[row_rep], unit_rep))
             row_rep, unit_rep = row_rep[order], unit_rep[order]
-            once = np.ones(len(row_rep), bool)
-            once[1:] = (unit_rep[1:] != unit_rep[:-1]) | (rank[row_rep][1:] != rank[row_rep][:-1])
-            row_rep, unit_rep = row_rep[once], unit_rep[once]
+            r, e = rank[row_rep], sense[row_rep]
+            new = np.ones(len(row_rep), bool)
+            new[1:] = (unit_rep[1:] != unit_rep[:-1]) | (r[1:] != r[:-1]) | (e[1:] != e[:-1])
+            group = np.cumsum(new) - 1
+            g_weight = np.bincount(group, weights=self.weight[stem[row_rep]])
+            g_first = np.flatnonzero(new)
+            g_unit, g_rank = unit_rep[g_first], r[g_first]
+            by = np.lexsort((np.arange(len(g_first)), -g_weight, g_rank, g_unit))
+            lead = np.ones(len(by), bool)
+            lead[1:] = (g_unit[by][1:] != g_unit[by][:-1]) | (g_rank[by][1:] != g_rank[by][:-1])
+            best = np.zeros(len(g_first), bool)
+            best[by[lead]] = True
+            row_rep, unit_rep = row_rep[best[group]], unit_rep[best[group]]
             half = np.maximum(_MIN_WINDOW // 2, (rw.unit_words[unit_rep] * _WINDOW / 2).astype(np.int64))
             block = rank[row_rep] // half
             both = np.concatenate([block, np.maximum(block - 1, 0)])
