@@ -21,7 +21,9 @@ Leak kinds, each planted into a real ABC news paragraph:
   12-13 a language; Chinese and Russian names transliterated, small numbers often in words), each
   planted among Leipzig sentences of its language;
 - translated_zh_mc: multiple-choice questions with their choices translated into Chinese by hand
-  (14), planted among Chinese Leipzig sentences;
+  (all 32 of MC), planted among Chinese Leipzig sentences;
+- translated_zh_mc_question: 16 of those questions translated again without their choices,
+  worded apart from the ones above;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
 None of it comes from, or was tuned on, any published set of model-written rewrites.
@@ -29,8 +31,11 @@ None of it comes from, or was tuned on, any published set of model-written rewri
 Clean documents: ABC news paragraphs, forum and chat lines (webtext, 20 lines a document),
 Project Gutenberg passages (3,000 characters each), Python documentation pages (code-rich),
 Leipzig sentences of 75 languages (15 of one language a document) and Debian fortunes in English,
-Chinese, Russian, German and Spanish (8 a document), in equal parts. Prints item recall per kind (and by method), false contaminated documents per
-kind of clean text and by method, and the stage's MB/s on the clean text (one process).
+Chinese, Russian, German and Spanish (8 a document), in equal parts; then --clean-zh Chinese
+documents (kind "chinese": Leipzig zh sentences, 15 a document, and Chinese Debian fortunes, 8 a
+document, modern prose and classical verse, none drawn already). Prints item recall per kind
+(and by method), false contaminated documents per kind of clean text and by method, and the
+stage's MB/s on the clean text (one process).
 """
 from __future__ import annotations
 

@@ -35,7 +35,9 @@ language-neutral key (identifier pieces, literals, docstring examples) in one wi
 code-like record naming its function, for ports to other languages. "rewrite"
 (`contamination.rewrite`, audit/stages/contamination_rewrite.py): a unit's rare word stems,
 numbers and names in one record window in any order, confirmed by the window's embedding, for
-restatements. Units: every item is indexed whole and, per `eval_sets[].units`, each text field
+restatements; across languages by numbers and names (contamination_keys.py) and, for Chinese, by
+the English glosses of its words (contamination_gloss.py, `contamination.rewrite_gloss`).
+Units: every item is indexed whole and, per `eval_sets[].units`, each text field
 on its own (an index "item" is a unit; `item_units` names it), so a leak of the question alone
 counts; a match names its `unit` and `item_spans` (the unit's matched character spans).
 Measurements keep each tier's best match of each (record, item) down to the measure floor,
