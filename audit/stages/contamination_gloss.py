@@ -275,18 +275,17 @@ def segment(text: str, d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray,
         at, h = at[more], h[more]
         if not len(at):
             break
-    starts, ends, word = [], [], []
-    lengths, words_at = best_len.tolist(), best_word.tolist()
-    runs = np.flatnonzero(np.diff(np.concatenate([[0], han.astype(np.int8), [0]])))
-    for a, b in zip(runs[0::2].tolist(), runs[1::2].tolist()):
-        i = a
-        while i < b:
-            k = lengths[i] or 1
-            starts.append(i)
-            ends.append(i + k)
-            word.append(words_at[i] if lengths[i] else -1)
-            i += k
-    return np.array(starts, np.int64), np.array(ends, np.int64), np.array(word, np.int64)
+    # the walk: from each run's start, word after word (all runs at once, one step a word)
+    step = np.maximum(best_len, 1)
+    at = np.flatnonzero(han & np.concatenate([[True], ~han[:-1]]))
+    walked = []
+    while len(at):
+        walked.append(at)
+        at = at + step[at]
+        at = at[at < n]
+        at = at[han[at] & (run_end[at] == run_end[at - 1])]  # still in the same run
+    starts = np.sort(np.concatenate(walked))
+    return starts, starts + step[starts], np.where(best_len[starts] > 0, best_word[starts], -1)
 
 
 @dataclass
@@ -389,27 +388,27 @@ class GlossIndex:
         l_end = np.array([m.end() for m in latin], np.int64)
         l_stem = np.array([self.stem_of_name.get(st, -1) for st in _stems([m.group().lower() for m in latin])],
                           np.int64)
-        starts = np.concatenate([h_start, l_start])
-        order = np.argsort(starts, kind="stable")
-        doc_sorted = np.searchsorted(offsets, starts[order], side="right") - 1
-        rank_of = np.empty(len(starts), np.int64)  # each word's rank in its own text
-        rank_of[order] = np.arange(len(starts)) - np.searchsorted(doc_sorted, doc_sorted)
-        h_rank, l_rank = rank_of[:len(h_start)], rank_of[len(h_start):]
+        # each word's rank in its own text: its rank among both sorted lists less its text's first
         k = np.flatnonzero(hit)
+        ok = np.flatnonzero(l_stem >= 0)
+        first = np.searchsorted(h_start, offsets) + np.searchsorted(l_start, offsets)
+        h_doc = np.searchsorted(offsets, h_start[k], side="right") - 1
+        l_doc = np.searchsorted(offsets, l_start[ok], side="right") - 1
+        h_rank = k + np.searchsorted(l_start, h_start[k]) - first[h_doc]
+        l_rank = ok + np.searchsorted(h_start, l_start[ok]) - first[l_doc]
         lo, hi = self.word_start[at[k]], self.word_start[at[k] + 1]
         count = hi - lo
         idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
         rep = np.repeat(k, count)
-        ok = l_stem >= 0
         start = np.concatenate([h_start[rep], l_start[ok]])
-        doc = np.searchsorted(offsets, start, side="right") - 1
-        by_doc = np.argsort(doc, kind="stable")
+        doc = np.concatenate([np.repeat(h_doc, count), l_doc])
+        by_doc = np.argsort(doc, kind="stable")  # two sorted runs merged
         # a Latin word is a sense of its own
-        sense = np.concatenate([self.word_sense[idx], -1 - np.flatnonzero(ok)])
-        return (doc[by_doc], np.concatenate([h_rank[rep], l_rank[ok]])[by_doc],
+        sense = np.concatenate([self.word_sense[idx], -1 - ok])
+        return (doc[by_doc], np.concatenate([np.repeat(h_rank, count), l_rank])[by_doc],
                 np.concatenate([self.word_stem[idx].astype(np.int64), l_stem[ok]])[by_doc],
                 (start - offsets[doc])[by_doc], (np.concatenate([h_end[rep], l_end[ok]]) - offsets[doc])[by_doc],
-                np.concatenate([np.ones(len(rep), bool), np.zeros(int(ok.sum()), bool)])[by_doc], sense[by_doc])
+                np.concatenate([np.ones(len(rep), bool), np.zeros(len(ok), bool)])[by_doc], sense[by_doc])
 
     def matches(self, texts: Sequence[str | None], han: np.ndarray, floor: float
                 ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
