@@ -115,19 +115,21 @@ def cedict_path() -> Path:
     return Path(str(resources.files(_PACKAGE).joinpath(_CEDICT)))
 
 
-def gloss_senses(glosses: str) -> list[list[str]]:
+def gloss_senses(glosses: str, joined: bool = False) -> list[list[str]]:
     """The content words of each of one CC-CEDICT entry's glosses, one list a sense ("/to absorb/
     white blood cell/" -> [absorb], [white, blood, cell]): glosses that are references, variants,
     surnames or classifiers left out, bracketed notes dropped, function words and words of one or
-    two letters too."""
+    two letters too. `joined`: each pair of adjacent words also as one ("worst case" -> worstcase,
+    "last in first out" -> lastin, firstout): how the normaliser reads "worst-case", "last-in"."""
     out: list[list[str]] = []
     for g in glosses.strip().strip("/").split("/"):
         g = g.strip().lower()
         if not g or _NOT_MEANING.match(g) or _RADICAL.search(g):
             continue
-        words = [w for w in _GLOSS_WORD.findall(_NOTES.sub(" ", g)) if len(w) > 2 and w not in _STOP]
+        raw = _GLOSS_WORD.findall(_NOTES.sub(" ", g))
+        words = [w for w in raw if len(w) > 2 and w not in _STOP]
         if words:
-            out.append(words)
+            out.append(words + ([a + b for a, b in zip(raw, raw[1:])] if joined else []))
     return out
 
 
@@ -161,7 +163,7 @@ def _parse() -> dict[str, np.ndarray]:
                 continue
             head, _, rest = line.partition(" [")
             trad, _, simp = head.partition(" ")
-            senses = [] if simp in _PARTICLES else gloss_senses(rest.partition("] ")[2])
+            senses = [] if simp in _PARTICLES else gloss_senses(rest.partition("] ")[2], joined=True)
             for w in {trad, simp}:
                 if 0 < len(w) <= _MAX_WORD:
                     glosses.setdefault(w, []).extend(senses)
