@@ -389,7 +389,7 @@ class ContaminationConfig(Section):
     # a record's Chinese words glossed into English stems, each word counted once, covering the
     # unit's rare stems in one window (a multiple-choice question translated with its choices,
     # which has no number or name for the keys). It finds 0.66 of multiple-choice questions
-    # translated with their choices (0.09 without it), 0.5 of those translated alone and 0.69 of
+    # translated with their choices (0.09 without it), 0.56 of those translated alone and 0.69 of
     # translated GSM8K questions (0.62), at no false document in 700 Chinese and 3,000 other clean
     # documents (bench/eval_contamination_wild.py). Only records with a dozen Han characters pay:
     # about 4 MB/s of Chinese text (the stage there 14 -> 3 MB/s of one core); nothing measurable

@@ -54,7 +54,7 @@ def test_the_dictionary_is_the_file_inside_the_installed_wheel():
     text = "大气层的臭氧"
     starts, ends, word = segment(text)
     assert [text[a:b] for a, b in zip(starts.tolist(), ends.tolist())] == ["大气层", "的", "臭氧"]
-    glossed = [set(d.stems[d.stem_ids[d.stem_start[w]:d.stem_start[w + 1]]].tolist()) for w in word.tolist()]
+    glossed = [{d.stems[s] for s in d.stem_ids[d.stem_start[w]:d.stem_start[w + 1]].tolist()} for w in word.tolist()]
     assert "atmospher" in glossed[0] and glossed[1] == set() and "ozon" in glossed[2]  # 的: a particle, no gloss
 
 

@@ -147,8 +147,8 @@ class Cedict:
     prefixes: HashSet    # hashes of the headwords' proper prefixes (where a longer word may go on)
     stem_start: np.ndarray  # int64, headword k's gloss stems are stem_ids[stem_start[k]:stem_start[k+1]]
     stem_ids: np.ndarray    # int32, into `stems`
-    sense_ids: np.ndarray   # int64, parallel to stem_ids: the gloss (sense) it comes from, unique per headword
-    stems: np.ndarray       # str, the distinct gloss stems
+    sense_ids: np.ndarray   # int32, parallel to stem_ids: the gloss (sense) it comes from, unique per headword
+    stems: list[str]        # the distinct gloss stems
     common: np.ndarray      # bool per gloss stem: a common Chinese word (see _HSK_COMMON) glosses to it
     load_s: float
 
@@ -206,8 +206,9 @@ def _parse() -> dict[str, np.ndarray]:
             common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
     prefixes = distinct(_hash_words([h[:k] for h in heads for k in range(1, len(h))]))
     return {"hashes": hashes[keep], "prefixes": prefixes, "stem_start": start_arr, "stem_ids": ids_arr,
-            "sense_ids": np.array(sense_ids, dtype=np.int64),
-            "stems": np.array(list(stems), dtype=str), "common": common}
+            "sense_ids": np.array(sense_ids, dtype=np.int32),
+            # the stems as one UTF-8 string (a fixed-width str array would take the longest's width each)
+            "stems": np.frombuffer("\n".join(stems).encode(), dtype=np.uint8), "common": common}
 
 
 def _consistent(a: dict[str, np.ndarray]) -> bool:
@@ -216,8 +217,8 @@ def _consistent(a: dict[str, np.ndarray]) -> bool:
         return (a["hashes"].dtype == np.uint64 and a["prefixes"].dtype == np.uint64
                 and len(a["stem_start"]) == len(a["hashes"]) + 1
                 and int(a["stem_start"][-1]) == len(a["stem_ids"]) == len(a["sense_ids"])
-                and len(a["common"]) == len(a["stems"])
-                and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["stems"])))
+                and a["stems"].dtype == np.uint8
+                and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["common"])))
     except (KeyError, IndexError, TypeError):
         return False
 
@@ -232,10 +233,11 @@ def cedict() -> Cedict:
                             digest_size=8).hexdigest()
     depends_on = "|".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files) + "|" + rules
     a = cached_arrays("cedict-gloss", depends_on, _parse)
-    if not _consistent(a):
+    if not _consistent(a) or len(stems := a["stems"].tobytes().decode().split("\n")) != len(a["common"]):
         a = _parse()
+        stems = a["stems"].tobytes().decode().split("\n")
     return Cedict(a["hashes"], HashSet.build(a["hashes"]), HashSet.build(a["prefixes"]), a["stem_start"],
-                  a["stem_ids"], a["sense_ids"], a["stems"], a["common"], time.perf_counter() - t0)
+                  a["stem_ids"], a["sense_ids"], stems, a["common"], time.perf_counter() - t0)
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
@@ -314,13 +316,13 @@ class GlossIndex:
         d = cedict()
         evidence = rw.weight > 0
         stem_of_name = {n: s for s, n in enumerate(rw.names) if evidence[s]}
-        to_rw = np.array([stem_of_name.get(n, -1) for n in d.stems.tolist()] or [-1], dtype=np.int64)
+        to_rw = np.array([stem_of_name.get(n, -1) for n in d.stems] or [-1], dtype=np.int64)
         mapped = to_rw[d.stem_ids]
         zh_common = np.zeros(len(rw.weight) + 1, dtype=bool)
         zh_common[to_rw[d.common]] = True
         per_word = np.repeat(np.arange(len(d.hashes)), np.diff(d.stem_start))
         ok = mapped >= 0
-        w_of, s_of, e_of = per_word[ok], mapped[ok], d.sense_ids[ok]  # by headword (the CSR's order)
+        w_of, s_of, e_of = per_word[ok], mapped[ok], d.sense_ids[ok].astype(np.int64)  # by headword (CSR order)
         words, first = np.unique(w_of, return_index=True)
         word_start = np.append(first, len(s_of)).astype(np.int64)
         glossable = np.zeros(len(rw.weight), dtype=bool)
