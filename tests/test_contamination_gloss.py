@@ -64,5 +64,6 @@ def test_glosses_keep_their_meanings_only():
 
 
 def test_only_texts_holding_chinese_are_read():
-    counts = han_counts(["地球大气层的哪一层含有臭氧", "記事の見出しというのは説明です", "Ozone in the stratosphere", None])
+    japanese = "日本国憲法は国民主権、基本的人権の尊重、平和主義の三つを基本原理としている。"
+    counts = han_counts(["地球大气层的哪一层含有臭氧", japanese, "Ozone in the stratosphere", None])
     assert counts.tolist() == [13, 0, 0, 0]  # Japanese (kana beside its kanji) is not Chinese

@@ -241,12 +241,16 @@ def cedict() -> Cedict:
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
-    """Han characters per text (one RE2 pass each for Han and kana; 0 for None, and 0 for a text
-    holding a quarter as much kana: Japanese, whose kanji words are no Chinese words)."""
+    """Han characters per text (one RE2 pass; 0 for None), and 0 for a text of _MIN_HAN_CHARS
+    of them holding a quarter as much kana (a second pass over those): Japanese, whose kanji
+    words are no Chinese words."""
     arr = texts if isinstance(texts, (pa.Array, pa.ChunkedArray)) else pa.array(list(texts), pa.string())
     han = pc.fill_null(pc.count_substring_regex(arr, _HAN_RE2), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    kana = pc.fill_null(pc.count_substring_regex(arr, _KANA_RE2), 0).to_numpy(zero_copy_only=False)
-    return np.where(kana * 4 >= han, 0, han)
+    some = np.flatnonzero(han >= _MIN_HAN_CHARS)  # kana counted only where there is Han to speak of
+    if len(some):
+        kana = pc.count_substring_regex(arr.take(pa.array(some)), _KANA_RE2).to_numpy(zero_copy_only=False)
+        han[some[kana * 4 >= han[some]]] = 0
+    return han
 
 
 def _is_han(cps: np.ndarray) -> np.ndarray:
