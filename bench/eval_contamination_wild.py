@@ -21,7 +21,9 @@ Leak kinds, each planted into a real ABC news paragraph:
   12-13 a language; Chinese and Russian names transliterated, small numbers often in words), each
   planted among Leipzig sentences of its language;
 - translated_zh_mc: multiple-choice questions with their choices translated into Chinese by hand
-  (14), planted among Chinese Leipzig sentences;
+  (all 32 of MC), planted among Chinese Leipzig sentences;
+- translated_zh_mc_question: 16 of those questions translated again without their choices,
+  worded apart from the ones above;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
 None of it comes from, or was tuned on, any published set of model-written rewrites.
@@ -29,8 +31,11 @@ None of it comes from, or was tuned on, any published set of model-written rewri
 Clean documents: ABC news paragraphs, forum and chat lines (webtext, 20 lines a document),
 Project Gutenberg passages (3,000 characters each), Python documentation pages (code-rich),
 Leipzig sentences of 75 languages (15 of one language a document) and Debian fortunes in English,
-Chinese, Russian, German and Spanish (8 a document), in equal parts. Prints item recall per kind (and by method), false contaminated documents per
-kind of clean text and by method, and the stage's MB/s on the clean text (one process).
+Chinese, Russian, German and Spanish (8 a document), in equal parts; then --clean-zh Chinese
+documents (kind "chinese": Leipzig zh sentences, 15 a document, and Chinese Debian fortunes, 8 a
+document, modern prose and classical verse, none drawn already). Prints item recall per kind
+(and by method), false contaminated documents per kind of clean text and by method, and the
+stage's MB/s on the clean text (one process).
 """
 from __future__ import annotations
 
@@ -483,6 +488,52 @@ TRANSLATED_MC_ZH = {
     28: "在鲍林标度上，元素周期表中哪种元素的电负性最高？A. 氧 B. 氯 C. 氟 D. 氮",
     31: "太阳系中哪颗行星的一天最短，大约十小时自转一周？A. 土星 B. 木星 C. 地球 D. 火星",
 }
+# The other 18 of MC, translated by hand for this round (choice labels as Chinese quiz pages print
+# them: "A.", "（A）", one a line).
+TRANSLATED_MC_ZH |= {
+    1: "在克雷布斯循环（三羧酸循环）中，每一轮开始时，哪种分子与乙酰辅酶A结合生成柠檬酸？A. 草酰乙酸 B. 丙酮酸 C. 苹果酸 "
+       "D. 琥珀酸",
+    6: "黑洞周围的哪一个边界一旦越过，光和任何其他辐射都无法逃逸？（A）光子球（B）事件视界（C）能层（D）吸积盘",
+    8: "哪种维生素缺乏会导致坏血病？这种疾病的特征是牙龈出血和伤口愈合不良。\nA. 维生素A\nB. 维生素B12\nC. 维生素C\n"
+       "D. 维生素D",
+    9: "根据美国宪法，哪一条修正案保护人们免受政府不合理的搜查和扣押？A. 第一修正案 B. 第四修正案 C. 第五修正案 D. 第八修正案",
+    10: "当一种商品的价格上涨、需求量下降的百分比更大时，这种商品的需求被称为什么？A. 完全无弹性 B. 缺乏弹性 C. 单位弹性 "
+        "D. 富有弹性",
+    11: "哪种数据结构遵循后进先出原则，即最近添加的元素最先被移除？（A）队列（B）栈（C）链表（D）哈希表",
+    12: "函数f(x) = x^3 sin(x)对x的导数是什么？A. 3x^2 sin(x) B. x^3 cos(x) C. 3x^2 sin(x) + x^3 cos(x) D. 3x^2 cos(x)",
+    15: "植物细胞中进行光合作用的细胞器是哪一个？它含有捕获光能的叶绿素。A. 线粒体 B. 叶绿体 C. 核糖体 D. 高尔基体",
+    16: "在适应性免疫应答中，主要负责产生抗体的是哪一类白细胞？\nA. 中性粒细胞\nB. B淋巴细胞\nC. 红细胞\nD. 血小板",
+    17: "在合同法中，双方交换的、使承诺具有法律强制力的有价值之物称为什么？A. 对价 B. 禁反言 C. 债务更新 D. 撤销",
+    19: "在美国的货币政策中，由哪个机构设定联邦基金利率目标？A. 财政部 B. 联邦公开市场委员会 C. 国会 D. 证券交易委员会",
+    20: "在关系数据库中，哪一种范式要求每个非主属性完全依赖于每一个候选键？A. 第一范式 B. 第二范式 C. 第四范式 D. 第五范式",
+    21: "谁是统一中国的第一位皇帝，以统一度量衡和文字而闻名？A. 刘邦 B. 秦始皇 C. 忽必烈 D. 汉武帝",
+    23: "两个构造板块彼此分离时（例如沿大西洋中脊）形成的是哪种板块边界？（A）汇聚边界（B）离散边界（C）转换边界（D）俯冲带",
+    24: "哪种神经递质与帕金森病中神经元的退化关系最为密切？A. 血清素 B. 多巴胺 C. 乙酰胆碱 D. γ-氨基丁酸（GABA）",
+    27: "在经济学中，做出选择时所放弃的次优选择的价值称为什么？A. 沉没成本 B. 边际成本 C. 机会成本 D. 固定成本",
+    29: "哪个器官分泌胰岛素？胰岛素是一种在饭后降低血糖水平的激素。A. 肝脏 B. 胰腺 C. 肾脏 D. 肾上腺",
+    30: "在美国的刑事诉讼中，检方必须达到什么证明标准才能给被告定罪？A. 优势证据 B. 清楚且令人信服的证据 C. 排除合理怀疑 "
+        "D. 合理根据",
+}
+# Questions of MC translated into Chinese by hand without their choices, worded apart from the
+# translations above (another translator's page).
+TRANSLATED_MC_ZH_QUESTION = {
+    0: "吸收太阳紫外辐射的臭氧大多位于地球大气的哪一层？",
+    1: "克雷布斯循环每一轮开始时，乙酰辅酶A与哪种分子结合形成柠檬酸？",
+    4: "哪一种排序算法利用二叉堆原地排序，且最坏情况下的时间复杂度为O(n log n)？",
+    6: "黑洞周围那条连光或其他辐射都无法逃脱的边界叫什么？",
+    8: "缺乏哪种维生素会引起以牙龈出血、伤口难以愈合为特征的坏血病？",
+    10: "如果一种商品价格上升时，需求量下降的百分比大于价格上升的百分比，那么该商品的需求被描述为什么？",
+    11: "遵循“后进先出”原则、最后加入的元素最先取出的是哪种数据结构？",
+    15: "植物细胞中，光合作用发生在哪种含有叶绿素、能捕获光能的细胞器里？",
+    16: "在适应性免疫反应中，哪一类白细胞主要负责产生抗体？",
+    19: "美国货币政策中，联邦基金利率的目标是由哪个机构制定的？",
+    23: "两个构造板块相互远离（如大西洋中脊）的地方形成的是什么类型的板块边界？",
+    24: "帕金森病中退化的神经元与哪种神经递质关系最密切？",
+    26: "把人们能读懂的域名转换为计算机使用的数字IP地址的是哪种互联网协议？",
+    27: "经济学中，用什么术语来描述做选择时放弃的次优方案的价值？",
+    29: "哪个器官产生胰岛素——一种在餐后降低血糖的激素？",
+    31: "在我们的太阳系中，哪颗行星的一天最短，大约每十小时绕轴自转一圈？",
+}
 PORTS = ("cpp", "go", "java", "rust")
 
 
@@ -503,8 +554,9 @@ def _sentences_by_lang(data: Path) -> dict[str, list[str]]:
     return out
 
 
-def _clean_docs(data: Path, n: int, rng: random.Random) -> list[tuple[str, str]]:
-    """(kind, text) of n clean documents, a sixth of each kind."""
+def _clean_docs(data: Path, n: int, rng: random.Random, n_zh: int = 0) -> list[tuple[str, str]]:
+    """(kind, text) of n clean documents, a sixth of each kind, then `n_zh` Chinese ones (kind
+    "chinese": Leipzig zh sentences and Chinese fortunes not drawn already)."""
     def jl(p: str) -> list[dict]:
         with open(data / p, encoding="utf-8") as f:
             return [json.loads(x) for x in f if x.strip()]
@@ -527,7 +579,12 @@ def _clean_docs(data: Path, n: int, rng: random.Random) -> list[tuple[str, str]]
     for kind, pool in kinds:
         rng.shuffle(pool)
         out += [(kind, t) for t in pool[: n // len(kinds)]]
-    return out
+    drawn = {t for _, t in out}
+    zh = [" ".join(v[k:k + 15]) for v in [_sentences_by_lang(data)["zh"]] for k in range(0, len(v) - 15, 15)]
+    zh += ["\n\n".join(by_lang["zh"][k:k + 8]) for k in range(0, len(by_lang["zh"]) - 8, 8)]
+    zh = [t for t in zh if t not in drawn]
+    rng.shuffle(zh)
+    return out + [("chinese", t) for t in zh[:n_zh]]
 
 
 def eval_config(data: Path, settings: list[str], extra_mc: Sequence[tuple[str, list[str]]] = ()
@@ -594,6 +651,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data")
     ap.add_argument("--clean", type=int, default=3000)
+    ap.add_argument("--clean-zh", type=int, default=700, help="Chinese clean documents on top of --clean")
     ap.add_argument("--rule", type=int, default=200, help="rule-restated and verbatim-MC leaks")
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--json", action="store_true")
@@ -609,6 +667,7 @@ def main() -> None:
     leaks += [("hand_mc_full", ("mc", f"mc{i}"), r) for i, (_, _, _, r) in enumerate(MC)]
     leaks += [("mc_question", ("mc", f"mc{i}"), q) for i, (q, _, _, _) in enumerate(MC)]
     leaks += [("translated_zh_mc", ("mc", f"mc{i}"), t) for i, t in TRANSLATED_MC_ZH.items()]
+    leaks += [("translated_zh_mc_question", ("mc", f"mc{i}"), t) for i, t in TRANSLATED_MC_ZH_QUESTION.items()]
     odd = list(range(1, len(gsm), 2))
     leaks += [("rule_restated", ("gsm8k", f"gsm{i}"), _rule_restated(gsm[i]["question"], rng))
               for i in rng.sample(odd, min(args.rule, len(odd)))]
@@ -630,7 +689,7 @@ def main() -> None:
         paras = rng.sample(sentences[lang], 8) if lang else hosts[k % len(hosts)].split("\n")
         at = rng.randint(0, len(paras))
         leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
-    clean = _clean_docs(args.data, args.clean, rng)
+    clean = _clean_docs(args.data, args.clean, rng, args.clean_zh)
     texts = leak_docs + [t for _, t in clean]
 
     matches, build_s, clean_s = run_stage(config, texts, len(leak_docs))

