@@ -310,7 +310,11 @@ def _tokenize_runs(texts: Sequence[str | None], max_chars: int) -> Tokens:
     runs = list(chunk_texts(texts, max_chars))
     if len(runs) <= 1:
         return _tokenize_run(texts)
-    parts = [_tokenize_run(texts[a:b]) for a, b in runs]
+    words = [_run_words(texts[a:b]) for a, b in runs]
+    # the hard words of every run normalised by one call: each call compiles its regular
+    # expressions again (~4 ms, more than the words of a run cost)
+    _normalise_hard(words)
+    parts = [w.tokens() for w in words]
     counts = np.concatenate([p.counts for p in parts])
     bounds = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=bounds[1:])
@@ -333,6 +337,51 @@ def _ascii_hash_table() -> np.ndarray:
 
 
 def _tokenize_run(texts: Sequence[str | None]) -> Tokens:
+    words = _run_words(texts)
+    _normalise_hard([words])
+    return words.tokens()
+
+
+@dataclass
+class _RunWords:
+    """A run's words (white-space runs) hashed on the fast path; those holding a character whose
+    normal form depends on its neighbours (`hard`, their text `raw`) are hashed by `_normalise_hard`."""
+
+    hashes: np.ndarray      # uint64 per word
+    w_start: np.ndarray     # int64, in the texts joined by single spaces
+    w_end: np.ndarray
+    keep_word: np.ndarray   # bool: the word has a character left after normalising
+    hard: np.ndarray        # int64, the words normalised by normalize_array proper
+    raw: list[str]          # their text
+    text_start: np.ndarray  # int64, where each text starts in the joined run
+
+    def tokens(self) -> Tokens:
+        """The run's Tokens (its hard words' hashes filled in)."""
+        keep = self.keep_word
+        w_start, w_end, hashes = self.w_start[keep], self.w_end[keep], self.hashes[keep]
+        text = np.searchsorted(self.text_start, w_start, side="right") - 1
+        bounds = np.searchsorted(text, np.arange(len(self.text_start) + 1), side="left").astype(np.int64)
+        offset = self.text_start[text]
+        return Tokens(hashes, w_start - offset, w_end - offset, bounds)
+
+
+def _normalise_hard(runs: list[_RunWords]) -> None:
+    """Hash the hard words of `runs` by normalize_array proper, all in one call."""
+    raw = [w for run in runs for w in run.raw]
+    if not raw:
+        return
+    normed = normalize_array(pa.array(raw, pa.string())).to_pylist()
+    hashes = _hash_words(normed)
+    kept = np.fromiter((bool(w) for w in normed), dtype=bool, count=len(normed))
+    at = 0
+    for run in runs:
+        n = len(run.raw)
+        run.hashes[run.hard] = hashes[at:at + n]
+        run.keep_word[run.hard] = kept[at:at + n]
+        at += n
+
+
+def _run_words(texts: Sequence[str | None]) -> _RunWords:
     cls_table, lower_table = _char_tables()
     strs = ["" if t is None else t for t in texts]
     lengths = np.fromiter(map(len, strs), dtype=np.int64, count=len(strs))
@@ -348,7 +397,8 @@ def _tokenize_run(texts: Sequence[str | None]) -> Tokens:
     w_end = np.flatnonzero(edge == -1)
     if len(w_start) == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return Tokens(np.zeros(0, dtype=np.uint64), empty, empty.copy(), np.zeros(len(strs) + 1, dtype=np.int64))
+        return _RunWords(np.zeros(0, dtype=np.uint64), empty, empty.copy(), np.zeros(0, dtype=bool), empty.copy(),
+                         [], text_start)
 
     kept = cls == _KEEP
     # A word's characters hash with their rank among the kept characters of the word: kept
@@ -373,19 +423,10 @@ def _tokenize_run(texts: Sequence[str | None]) -> Tokens:
         hashes[keep_word] = np.bitwise_xor.reduceat(h, before[keep_word])
     complex_at = np.flatnonzero(cls == _COMPLEX)
     hard = distinct(np.searchsorted(w_start, complex_at, side="right") - 1)
-    if len(hard):
-        # Lone surrogates (deleted, like the fast path does) cannot reach Arrow.
-        runs = [joined[s:e].encode("utf-8", "ignore").decode("utf-8")
-                for s, e in zip(w_start[hard].tolist(), w_end[hard].tolist())]
-        normed = normalize_array(pa.array(runs, pa.string())).to_pylist()
-        hashes[hard] = _hash_words(normed)
-        keep_word[hard] = np.fromiter((bool(w) for w in normed), dtype=bool, count=len(normed))
-
-    w_start, w_end, hashes = w_start[keep_word], w_end[keep_word], hashes[keep_word]
-    text = np.searchsorted(text_start, w_start, side="right") - 1
-    bounds = np.searchsorted(text, np.arange(len(strs) + 1), side="left").astype(np.int64)
-    offset = text_start[text]
-    return Tokens(hashes, w_start - offset, w_end - offset, bounds)
+    # Lone surrogates (deleted, like the fast path does) cannot reach Arrow.
+    raw = [joined[s:e].encode("utf-8", "ignore").decode("utf-8")
+           for s, e in zip(w_start[hard].tolist(), w_end[hard].tolist())]
+    return _RunWords(hashes, w_start, w_end, keep_word, hard, raw, text_start)
 
 
 def ngram_hashes_by_size(tokens: Tokens, sizes: Iterable[int]) -> dict[int, tuple[np.ndarray, np.ndarray]]:

@@ -115,6 +115,23 @@ def test_chunked_tokenising_equals_one_pass():
         assert np.array_equal(getattr(whole, name), getattr(parts, name)), name
 
 
+def test_the_hard_words_of_every_run_are_normalised_in_one_call(monkeypatch):
+    """Words whose normal form depends on neighbouring characters go through normalize_array, whose
+    every call compiles its patterns again: one call for the runs of a batch, the same words."""
+    import audit.normalize as normalize_module
+
+    texts = ["e\u0301t\u00e9 one", "x\u0308y two", None, "नमस्ते three", "plain"]
+    whole = tokenize_hashed(texts, max_chars=10**9)
+    calls = []
+    real = normalize_module.normalize_array
+    monkeypatch.setattr(normalize_module, "normalize_array", lambda a: calls.append(len(a)) or real(a))
+    parts = tokenize_hashed(texts, max_chars=5)  # a run per text
+    assert calls == [3]
+    for name in ("hashes", "starts", "ends", "bounds"):
+        assert np.array_equal(getattr(whole, name), getattr(parts, name)), name
+    assert _word_hashes(parts, 0) == [hash_word(normalize("e\u0301t\u00e9")), hash_word("one")]
+
+
 def test_lone_surrogates_are_dropped_not_fatal():
     tokens = tokenize_hashed(["ab\udc80c e\u0301\udc80 plain"])
     assert _word_hashes(tokens, 0) == [hash_word("abc"), hash_word("é"), hash_word("plain")]

@@ -58,7 +58,10 @@ def test_times_dates_ranges_versions_and_identifiers_hold_no_number():
     # one is an article or a pronoun (a, ein, un, один, 一个): no number
     ("one day, ein Tag, un jour, один день, 一个, 统一", []),
     # case folding matches Turkish dotless ı to i: no number word, and no error
-    ("SIX sıx altı", ["6"])])
+    ("SIX sıx altı", ["6"]),
+    # first in the text and after punctuation, in a text whose lower case is longer (İ): read
+    # case-insensitively; none inside a word (someone, twentyfive)
+    ("Two İstanbul trips, (three) nights; someone twentyfive", ["2", "3"])])
 def test_numbers_written_as_words_read_as_digits(text, keys):
     assert [k for k, _, _ in word_numbers(text)] == keys
 

@@ -95,3 +95,24 @@ def test_index_ships_to_a_worker_without_the_model_and_matches_the_same():
     assert len(blob) < 2_000_000  # the 32 MB model table stays behind; the worker loads its own
     text = [HOST + "\n" + EVERY_THIRD + "\n" + HOST]
     assert pickle.loads(blob).match(text) == index.match(text)
+
+
+def test_word_vectors_keep_their_vocabulary_in_the_cache_and_a_worker_never_loads_the_tokenizer(tmp_path,
+                                                                                              monkeypatch):
+    """The vocabulary's hashes are derived once into the user's cache folder; a worker unpickling the
+    vectors reads them and leaves the tokenizer unloaded; a damaged cached copy is derived again."""
+    import pickle
+
+    import numpy as np
+
+    from audit.stages.semantic import WordVectors
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = WordVectors(64)
+    [cached] = (tmp_path / "audit").glob("wordllama-vocabulary-*.npz")
+    worker = pickle.loads(pickle.dumps(first))
+    assert worker._tokenizer is None
+    # (the worker's table ends in the zero row of words outside the vocabulary)
+    assert np.array_equal(worker.keys, first.keys) and np.array_equal(worker.vecs[:-1], first.vecs)
+    cached.write_bytes(b"not an npz file")
+    again = WordVectors(64)
+    assert np.array_equal(again.keys, first.keys) and np.array_equal(again.vecs, first.vecs)

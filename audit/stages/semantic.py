@@ -13,18 +13,22 @@ WordVectors).
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from audit.cache import cached_arrays
 from audit.config import ConfigError
-from audit.normalize import Tokens, _hash_words, normalize_array
+from audit.normalize import Tokens, _hash_words, _tables_fingerprint, normalize_array
 
 _WEIGHTS = "weights/l2_supercat_256.safetensors"
+_VOCAB_VERSION = 1  # bump when the way WordVectors picks its vocabulary changes
 _TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 
 
@@ -79,24 +83,57 @@ class WordVectors:
 
     def __init__(self, dim: int = 256) -> None:
         from safetensors import safe_open
-        from tokenizers import Tokenizer
-        weights, tokenizer = _package_files()
+        weights, self._tokenizer_file = _package_files()
         with safe_open(str(weights), framework="np") as f:
             table = f.get_tensor("embedding.weight")
         self.table = np.ascontiguousarray(table[:, :dim], dtype=np.float32)  # Matryoshka: a prefix is a model
-        self.tokenizer = Tokenizer.from_file(str(tokenizer))
-        self.tokenizer.no_padding()
-        self.tokenizer.no_truncation()
+        self._tokenizer: Any = None
         self.dim = dim
+        keys, rows = self._vocabulary()
+        self.keys = keys
+        self.vecs = self.table[rows]
+        self.extra_keys = np.zeros(0, dtype=np.uint64)
+        self.extra_vecs = np.zeros((0, dim), dtype=np.float32)
+
+    @property
+    def tokenizer(self) -> Any:
+        """The model's tokenizer, loaded on first use (only the eval items' words are tokenised:
+        a worker that receives the index never loads it)."""
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_file(str(self._tokenizer_file))
+            tokenizer.no_padding()
+            tokenizer.no_truncation()
+            self._tokenizer = tokenizer
+        return self._tokenizer
+
+    def _vocabulary(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted hashes of the vocabulary's normalised words, each one's token row): derived from
+        the tokenizer once, then kept in the user's cache folder (audit.cache), as the normaliser's
+        tables are, so a process (each Ray worker) reads it in milliseconds."""
+        source = hashlib.blake2b(self._tokenizer_file.read_bytes(), digest_size=8).hexdigest()
+        # what the keys depend on: the tokenizer's words, the normaliser (Arrow's Unicode tables,
+        # the patterns) and the word hash (two sample hashes: a changed hash changes them)
+        depends_on = (f"v{_VOCAB_VERSION} tokenizer {source} pyarrow {pa.__version__} {_tables_fingerprint()} "
+                      f"hash {_hash_words(['wordllama', 'ǆx']).tolist()}")
+        got = cached_arrays("wordllama-vocabulary", depends_on, self._derive_vocabulary)
+        keys, rows = got.get("keys"), got.get("rows")
+        if not (isinstance(keys, np.ndarray) and isinstance(rows, np.ndarray) and keys.dtype == np.uint64
+                and rows.dtype == np.int64 and keys.ndim == rows.ndim == 1 and len(keys) == len(rows)
+                and (len(rows) == 0 or 0 <= rows.min() and rows.max() < len(self.table))
+                and bool(np.all(keys[1:] > keys[:-1]))):
+            got = self._derive_vocabulary()  # a cached file of another shape: derived again
+            keys, rows = got["keys"], got["rows"]
+        return keys, rows
+
+    def _derive_vocabulary(self) -> dict[str, np.ndarray]:
         vocab = sorted(((tok[1:], i) for tok, i in self.tokenizer.get_vocab().items()
                         if tok.startswith("\u2581") and tok[1:].isalnum()), key=lambda x: (x[0].lower() != x[0], x))
         words = normalize_array(pa.array([w for w, _ in vocab], pa.string())).to_pylist()
         hashes = _hash_words([w or "" for w in words])
         _, first = np.unique(hashes, return_index=True)  # one id per normalised word, the lower-case one first
-        self.keys = hashes[first]
-        self.vecs = self.table[np.array([i for _, i in vocab], dtype=np.int64)[first]]
-        self.extra_keys = np.zeros(0, dtype=np.uint64)
-        self.extra_vecs = np.zeros((0, dim), dtype=np.float32)
+        return {"keys": hashes[first], "rows": np.array([i for _, i in vocab], dtype=np.int64)[first]}
 
     def __getstate__(self) -> dict:
         # Shipped to workers without the model: each loads it from its own installed wheel.
