@@ -222,7 +222,7 @@ class HashSet:
         return out
 
 
-def _hash_code_points(cps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+def hash_code_points(cps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """Hash of one character at a position in its word: words hash to the XOR of these."""
     return mix64(((ranks.astype(np.int64) << 21) | cps.astype(np.int64)).view(np.uint64))
 
@@ -230,10 +230,10 @@ def _hash_code_points(cps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
 def hash_word(word: str) -> int:
     """Hash of one already-normalised word, as `tokenize_hashed` computes it."""
     cps = np.frombuffer(word.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    return int(np.bitwise_xor.reduce(_hash_code_points(cps, np.arange(len(cps))))) if len(cps) else 0
+    return int(np.bitwise_xor.reduce(hash_code_points(cps, np.arange(len(cps))))) if len(cps) else 0
 
 
-def _hash_words(normalised: list[str]) -> np.ndarray:
+def hash_words(normalised: list[str]) -> np.ndarray:
     """Hashes of normalised words (the slow path's words), vectorised across them."""
     if not normalised:
         return np.zeros(0, dtype=np.uint64)
@@ -242,7 +242,7 @@ def _hash_words(normalised: list[str]) -> np.ndarray:
     first = np.zeros(len(lengths), dtype=np.int64)
     np.cumsum(lengths[:-1], out=first[1:])
     ranks = np.arange(len(cps), dtype=np.int64) - np.repeat(first, lengths)
-    h = _hash_code_points(cps, ranks)
+    h = hash_code_points(cps, ranks)
     out = np.zeros(len(lengths), dtype=np.uint64)
     nonempty = lengths > 0
     out[nonempty] = np.bitwise_xor.reduceat(h, first[nonempty])
@@ -327,12 +327,12 @@ _ASCII_TABLE: np.ndarray | None = None
 
 
 def _ascii_hash_table() -> np.ndarray:
-    """_hash_code_points of every ASCII code point at each of a word's first 64 ranks, by
+    """hash_code_points of every ASCII code point at each of a word's first 64 ranks, by
     (rank << 7 | code point)."""
     global _ASCII_TABLE
     if _ASCII_TABLE is None:
         rank, cp = np.divmod(np.arange(_ASCII_RANKS * 128, dtype=np.int64), 128)
-        _ASCII_TABLE = _hash_code_points(cp.astype(np.uint32), rank)
+        _ASCII_TABLE = hash_code_points(cp.astype(np.uint32), rank)
     return _ASCII_TABLE
 
 
@@ -371,7 +371,7 @@ def _normalise_hard(runs: list[_RunWords]) -> None:
     if not raw:
         return
     normed = normalize_array(pa.array(raw, pa.string())).to_pylist()
-    hashes = _hash_words(normed)
+    hashes = hash_words(normed)
     kept = np.fromiter((bool(w) for w in normed), dtype=bool, count=len(normed))
     at = 0
     for run in runs:
@@ -416,7 +416,7 @@ def _run_words(texts: Sequence[str | None]) -> _RunWords:
     h = _ascii_hash_table()[key]
     other = np.flatnonzero((low >= 128) | (ranks >= _ASCII_RANKS))
     if len(other):
-        h[other] = _hash_code_points(low[other], ranks[other])
+        h[other] = hash_code_points(low[other], ranks[other])
     keep_word = per_word > 0
     hashes = np.zeros(len(w_start), dtype=np.uint64)
     if len(idx):  # one reduction over the kept characters only, word by word

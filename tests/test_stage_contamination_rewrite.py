@@ -3,7 +3,7 @@ with its choices reworded, is found and its evidence names the unit; prose shari
 words is not."""
 from __future__ import annotations
 
-from audit.stages.contamination_rewrite import _need, _stems
+from audit.stages.contamination_rewrite import stems_needed, stem_words
 from tests.fixtures_rewrite import DNA_FULL, DNA_RESTATED, HOST, NEWS, mc_counted
 
 
@@ -36,6 +36,6 @@ def test_news_sharing_a_few_of_the_questions_words_is_not_found(tmp_path):
 
 def test_a_short_question_needs_half_its_stems_and_nouns_share_their_verbs_stem():
     # 7 or 8 evidence stems: 4 in a window (was 5); fewer: 60%, at least 3; more: 5
-    assert [_need(n) for n in (4, 5, 6, 7, 8, 9, 20)] == [3, 3, 4, 4, 4, 5, 5]
+    assert [stems_needed(n) for n in (4, 5, 6, 7, 8, 9, 20)] == [3, 3, 4, 4, 4, 5, 5]
     words = ["acceleration", "accelerates", "immunity", "immune", "station", "state"]
-    assert _stems(words) == ["accelerat", "accelerat", "immun", "immun", "station", "stat"]
+    assert stem_words(words) == ["accelerat", "accelerat", "immun", "immun", "station", "stat"]

@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.normalize import Tokens, _hash_code_points, hash_word
+from audit.normalize import Tokens, hash_code_points, hash_word
 
 # A text is code-like when it holds a function definition, an indented `return` or a C-like
 # block opening; most prose holds none. RE2 (Arrow), so \w, \b and \s are ASCII here. A
@@ -202,7 +202,7 @@ def code_tokens(texts: Sequence[str | None], code: np.ndarray | None = None) -> 
     tok_base = np.maximum.accumulate(mark)
     pos = np.flatnonzero(in_tok)
     h = np.zeros(total, dtype=np.uint64)
-    h[pos] = _hash_code_points(cps[pos], pos - tok_base[pos])
+    h[pos] = hash_code_points(cps[pos], pos - tok_base[pos])
     hashes = np.bitwise_xor.reduceat(h, tok_a) if len(tok_a) else np.zeros(0, dtype=np.uint64)
     is_ident = kind == 1
     if len(_KEEP_HASHES):

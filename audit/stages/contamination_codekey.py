@@ -61,8 +61,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.stages.contamination_rewrite import _STOP as _PROSE_STOP
-from audit.stages.contamination_rewrite import _stems
+from audit.stages.contamination_rewrite import STOP_WORDS as _PROSE_STOP
+from audit.stages.contamination_rewrite import stem_words
 
 # Syntax and boilerplate of Python, C, C++, Java, Go, Rust and JavaScript: no evidence of an item.
 _STOP = frozenset("""
@@ -449,11 +449,11 @@ def docstring_examples(text: str, name: str) -> list[tuple[tuple[str, ...], tupl
 
 
 def prose_stems(text: str) -> set[str]:
-    """The word stems (`_stems`, no function words) of the comments and docstrings of `text`: what a
+    """The word stems (`stem_words`, no function words) of the comments and docstrings of `text`: what a
     port keeps of a docstring when it rewrites it as a comment in other words."""
     words = [w for region in _REGION.finditer(text) if region.group().startswith(_PROSE_OPENERS)
              for w in _WORD.findall(region.group().lower())]
-    return {st for st in _stems([w for w in words if w not in _PROSE_STOP]) if len(st) >= 3}
+    return {st for st in stem_words([w for w in words if w not in _PROSE_STOP]) if len(st) >= 3}
 
 
 def _holds(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
@@ -636,7 +636,7 @@ class CodeKeyIndex:
                                     docstring_examples(t, _anchor(s.name)))
                 signatures.setdefault(_anchor(s.name), []).append(sig)
                 # what it is about in words, less its own names (the name and parameters score apart)
-                own = _stems([p.lower() for n in [s.name, *s.params] for p in _PIECE.findall(n)])
+                own = stem_words([p.lower() for n in [s.name, *s.params] for p in _PIECE.findall(n)])
                 words.append((sig, frozenset(prose_stems(t) - set(own))))
             seen: set[frozenset[int]] = set()
             # with its docstring's examples and without them

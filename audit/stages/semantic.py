@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from audit.cache import cached_arrays
 from audit.config import ConfigError
-from audit.normalize import Tokens, _hash_words, _tables_fingerprint, normalize_array
+from audit.normalize import Tokens, hash_words, _tables_fingerprint, normalize_array
 
 _WEIGHTS = "weights/l2_supercat_256.safetensors"
 _VOCAB_VERSION = 1  # bump when the way WordVectors picks its vocabulary changes
@@ -116,7 +116,7 @@ class WordVectors:
         # what the keys depend on: the tokenizer's words, the normaliser (Arrow's Unicode tables,
         # the patterns) and the word hash (two sample hashes: a changed hash changes them)
         depends_on = (f"v{_VOCAB_VERSION} tokenizer {source} pyarrow {pa.__version__} {_tables_fingerprint()} "
-                      f"hash {_hash_words(['wordllama', 'ǆx']).tolist()}")
+                      f"hash {hash_words(['wordllama', 'ǆx']).tolist()}")
         got = cached_arrays("wordllama-vocabulary", depends_on, self._derive_vocabulary)
         keys, rows = got.get("keys"), got.get("rows")
         if not (isinstance(keys, np.ndarray) and isinstance(rows, np.ndarray) and keys.dtype == np.uint64
@@ -131,7 +131,7 @@ class WordVectors:
         vocab = sorted(((tok[1:], i) for tok, i in self.tokenizer.get_vocab().items()
                         if tok.startswith("\u2581") and tok[1:].isalnum()), key=lambda x: (x[0].lower() != x[0], x))
         words = normalize_array(pa.array([w for w, _ in vocab], pa.string())).to_pylist()
-        hashes = _hash_words([w or "" for w in words])
+        hashes = hash_words([w or "" for w in words])
         _, first = np.unique(hashes, return_index=True)  # one id per normalised word, the lower-case one first
         return {"keys": hashes[first], "rows": np.array([i for _, i in vocab], dtype=np.int64)[first]}
 
