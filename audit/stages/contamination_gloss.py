@@ -75,7 +75,6 @@ _MAX_WORD = 8
 _MIN_HAN_CHARS = 12
 _HAN_RE2 = r"[\x{3400}-\x{4DBF}\x{4E00}-\x{9FFF}\x{F900}-\x{FAFF}]"
 _KANA_RE2 = r"[\x{3040}-\x{30FF}]"
-_LATIN = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?")
 # Glosses that are no meaning of the word: cross-references, variants, surnames, classifiers.
 _NOT_MEANING = re.compile(r"^(?:see |see also |(?:old |archaic |erhua |japanese |korean )?variant of |surname |cl:|"
                           r"abbr\. |classifier |also pr\. |pr\. |also written |also called |used in |"
@@ -253,16 +252,50 @@ def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.n
     return han
 
 
+def latin_words(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(start, end) of each match of [A-Za-z]+|[0-9]+(?:\.[0-9]+)? in the text of code points `cps`, as re.finditer finds
+    them (runs of ASCII letters; runs of digits, one joined to the next by a single "." when that
+    one is not itself a fraction: 1.2.3 -> 1.2, 3), by array passes instead of a regex."""
+    letter = ((cps | 0x20) >= 0x61) & ((cps | 0x20) <= 0x7A)
+    digit = (cps >= 0x30) & (cps <= 0x39)
+    out = []
+    for cls in (letter, digit):
+        edge = np.diff(np.concatenate([[0], cls.astype(np.int8), [0]]))
+        out.append((np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)))
+    (l_start, l_end), (d_start, d_end) = out
+    # a digit run followed by "." and the next digit run: linked; along a chain of links, the
+    # 1st, 3rd, ... run takes the next as its fraction
+    link = np.zeros(len(d_start), bool)
+    if len(d_start) > 1:
+        link[:-1] = (d_end[:-1] + 1 == d_start[1:]) & (cps[np.minimum(d_end[:-1], len(cps) - 1)] == 0x2E)
+    linked_in = np.concatenate([[False], link[:-1]])
+    chain_start = np.flatnonzero(~linked_in)  # runs no link reaches: each starts a chain
+    pos = np.arange(len(d_start)) - chain_start[np.searchsorted(chain_start, np.arange(len(d_start)), side="right") - 1]
+    head = pos % 2 == 0  # a token starts here; it takes the next run when linked to it
+    joins = head & link
+    end = np.where(joins, np.concatenate([d_end[1:], [0]]), d_end)
+    d_start, d_end = d_start[head], end[head]
+    start = np.concatenate([l_start, d_start])
+    order = np.argsort(start, kind="stable")
+    return start[order], np.concatenate([l_end, d_end])[order]
+
+
 def _is_han(cps: np.ndarray) -> np.ndarray:
     return (((cps >= 0x4E00) & (cps <= 0x9FFF)) | ((cps >= 0x3400) & (cps <= 0x4DBF))
             | ((cps >= 0xF900) & (cps <= 0xFAFF)))
 
 
-def segment(text: str, d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(start, end, headword index or -1) of the words of `text`'s Han runs, by forward longest
-    match over the dictionary's headwords (a character no headword starts: a word of its own)."""
+def code_points(text: str) -> np.ndarray:
+    """The code points of `text` (one per str index: a lone surrogate is one too)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start, end, headword index or -1) of the words of `text`'s Han runs (`text`: or its
+    code_points), by forward longest match over the dictionary's headwords (a character no
+    headword starts: a word of its own)."""
     d = d or cedict()
-    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    cps = code_points(text) if isinstance(text, str) else text
     n = len(cps)
     han = _is_han(cps)
     if not han.any():
@@ -302,7 +335,7 @@ class GlossIndex:
     one), and per unit stem whether it counts for glossed text."""
 
     rewrite: RewriteIndex
-    word_hash: np.ndarray    # uint64 sorted: headwords glossing to an evidence stem of the units
+    row_of_word: np.ndarray  # int64 per dictionary headword (and -1 last): its row of word_start, -1 when it glosses to no evidence stem
     word_start: np.ndarray   # int64, CSR into word_stem
     word_stem: np.ndarray    # int32, rewrite stem ids
     word_sense: np.ndarray   # int64, parallel: the gloss (sense) of the headword each comes from
@@ -374,7 +407,9 @@ class GlossIndex:
         np.add.at(unit_total, rw.post_unit, weight[post_stem])
         n_glossable = np.bincount(rw.post_unit, weights=weight[post_stem] > 0, minlength=len(unit_total))
         need = np.array([max(_MIN_STEMS, stems_needed(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
-        return cls(rw, d.hashes[words], word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
+        row_of_word = np.full(len(d.hashes) + 1, -1, dtype=np.int64)
+        row_of_word[words] = np.arange(len(words))
+        return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
                    need, zh_docs)
 
     def _record_stems(self, texts: Sequence[str]
@@ -384,18 +419,21 @@ class GlossIndex:
         words by the segmenter, Latin words and numbers by a regex; offsets are each text's own."""
         joined = "\n".join(texts)  # a line break ends every Han run and Latin word
         offsets = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]]).astype(np.int64)
-        h_start, h_end, h_word = segment(joined)
-        d = cedict()
-        found, where = HashSet.build(self.word_hash).find(d.hashes[h_word[h_word >= 0]])  # sorted already
-        hit = np.zeros(len(h_word), bool)
-        at = np.zeros(len(h_word), np.int64)
-        hit[np.flatnonzero(h_word >= 0)[found]] = True
-        at[np.flatnonzero(h_word >= 0)[found]] = where
-        latin = list(_LATIN.finditer(joined))
-        l_start = np.array([m.start() for m in latin], np.int64)
-        l_end = np.array([m.end() for m in latin], np.int64)
-        l_stem = np.array([self.stem_of_name.get(st, -1) for st in stem_words([m.group().lower() for m in latin])],
-                          np.int64)
+        cps = code_points(joined)
+        h_start, h_end, h_word = segment(cps)
+        at = self.row_of_word[h_word]  # -1 (the last entry) for a word of no headword too
+        hit = at >= 0
+        l_start, l_end = latin_words(cps)
+        # each Latin word hashed as its lowercase form, stemmed once per distinct word
+        length = l_end - l_start
+        first_cp = np.cumsum(length) - length
+        ranks = np.arange(int(length.sum()), dtype=np.int64) - np.repeat(first_cp, length)
+        lw = cps[np.repeat(l_start, length) + ranks]
+        lw = np.where((lw >= 0x41) & (lw <= 0x5A), lw | 0x20, lw)
+        l_hash = np.bitwise_xor.reduceat(hash_code_points(lw, ranks), first_cp) if len(first_cp) else first_cp
+        _, one, inverse = np.unique(l_hash, return_index=True, return_inverse=True)
+        names = [joined[a:b].lower() for a, b in zip(l_start[one].tolist(), l_end[one].tolist())]
+        l_stem = np.array([self.stem_of_name.get(st, -1) for st in stem_words(names)] or [-1], np.int64)[inverse]
         # each word's rank in its own text: its rank among both sorted lists less its text's first
         k = np.flatnonzero(hit)
         ok = np.flatnonzero(l_stem >= 0)
