@@ -150,6 +150,11 @@ class Cedict:
     stems: list[str]        # the distinct gloss stems
     common: np.ndarray      # bool per gloss stem: a common Chinese word (see _HSK_COMMON) glosses to it
     load_s: float
+    # per code point of the Basic Multilingual Plane (where the Han ranges read lie): the headword
+    # of that one character (-1: none) and whether a longer headword starts with it; the
+    # segmenter's first step is an array index, not a hash lookup per character of the text
+    one_char: np.ndarray
+    one_prefix: np.ndarray
 
 
 def _parse() -> dict[str, np.ndarray]:
@@ -235,8 +240,13 @@ def cedict() -> Cedict:
     if not _consistent(a) or len(stems := a["stems"].tobytes().decode().split("\n")) != len(a["common"]):
         a = _parse()
         stems = a["stems"].tobytes().decode().split("\n")
-    return Cedict(a["hashes"], HashSet.build(a["hashes"]), HashSet.build(a["prefixes"]), a["stem_start"],
-                  a["stem_ids"], a["sense_ids"], stems, a["common"], time.perf_counter() - t0)
+    words, prefixes = HashSet.build(a["hashes"]), HashSet.build(a["prefixes"])
+    one = hash_code_points(np.arange(0x10000, dtype=np.uint32), np.zeros(0x10000, np.int64))
+    found, where = words.find(one)
+    one_char = np.full(0x10000, -1, dtype=np.int64)
+    one_char[found] = where
+    return Cedict(a["hashes"], words, prefixes, a["stem_start"], a["stem_ids"], a["sense_ids"], stems, a["common"],
+                  time.perf_counter() - t0, one_char, prefixes.contains(one))
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
@@ -306,16 +316,20 @@ def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray
     best_len = np.zeros(n, dtype=np.int64)
     best_word = np.full(n, -1, dtype=np.int64)
     at = np.flatnonzero(han)
-    h = np.zeros(len(at), dtype=np.uint64)
-    for k in range(1, _MAX_WORD + 1):  # the substrings of k characters at the positions still in a run
+    one = d.one_char[cps[at]]  # the one-character words: by table
+    best_len[at[one >= 0]] = 1
+    best_word[at[one >= 0]] = one[one >= 0]
+    at = at[(at + 1 < run_end[at]) & d.one_prefix[cps[at]]]
+    h = hash_code_points(cps[at], np.zeros(len(at), np.int64))
+    for k in range(2, _MAX_WORD + 1):  # the substrings of k characters at the positions still in a run
+        if not len(at):
+            break
         h ^= hash_code_points(cps[at + k - 1], np.full(len(at), k - 1))
         found, where = d.words.find(h)
         best_len[at[found]] = k
         best_word[at[found]] = where
         more = (at + k < run_end[at]) & d.prefixes.contains(h)  # a longer headword may start here
         at, h = at[more], h[more]
-        if not len(at):
-            break
     # the walk: from each run's start, word after word (all runs at once, one step a word)
     step = np.maximum(best_len, 1)
     at = np.flatnonzero(han & np.concatenate([[True], ~han[:-1]]))
@@ -481,19 +495,25 @@ class GlossIndex:
         half = np.maximum(_MIN_WINDOW // 2, (rw.unit_words[r_unit] * _WINDOW / 2).astype(np.int64))
         block = rank[r_row] // half
         both = np.concatenate([block, np.maximum(block - 1, 0)])
-        key = distinct((np.concatenate([pair_of, pair_of]) * (1 << 20) + both) * n_stems
-                       + np.concatenate([r_stem, r_stem])) // n_stems
-        wins, n_rare = np.unique(key, return_counts=True)
-        cand = pairs[np.unique(wins[n_rare >= _MIN_RARE] >> 20)]
+        r_key = (np.concatenate([pair_of, pair_of]) * (1 << 20) + both) * n_stems + np.concatenate([r_stem, r_stem])
+        wins, n_rare = np.unique(distinct(r_key) // n_stems, return_counts=True)
+        # ... and as many as a match's rare hits, _MIN_STRONG of them with a strong word (a window
+        # short of that cannot match: the confirmation below counts a subset of these stems)
+        strong_all = ~han_all | (end_all - start_all > 1)  # a Latin word or a Chinese word of two characters or more
+        wins_s, n_strong = np.unique(distinct(r_key[np.tile(strong_all[r_row], 2)]) // n_stems, return_counts=True)
+        strong_of = np.zeros(len(wins), np.int64)
+        strong_of[np.searchsorted(wins, wins_s)] = n_strong
+        need = self.unit_need[pairs[wins >> 20] % n_units]
+        ok = (n_rare >= np.maximum(_MIN_RARE, np.minimum(_MIN_RARE_HIT, need - 2))) & (strong_of >= _MIN_STRONG)
+        cand = pairs[np.unique(wins[ok] >> 20)]
         doc_bounds = np.searchsorted(doc, np.arange(len(picked) + 1))  # rows are in text order
         for p in np.unique(cand // n_units).tolist():
             t = int(picked[p])
             text = texts[t] or ""
             a, b = int(doc_bounds[p]), int(doc_bounds[p + 1])
             rank, stem, c_start, c_end, han = rank_all[a:b], stem_all[a:b], start_all[a:b], end_all[a:b], han_all[a:b]
-            sense = sense_all[a:b]
+            sense, strong = sense_all[a:b], strong_all[a:b]
             units = cand[cand // n_units == p] % n_units
-            strong = ~han | (c_end - c_start > 1)  # a Latin word or a Chinese word of two characters or more
             # the record words holding a stem of some candidate unit (few: the units' stems are few)
             lo = np.searchsorted(rw.unit_stem_keys, units * n_stems)
             hi = np.searchsorted(rw.unit_stem_keys, (units + 1) * n_stems)
