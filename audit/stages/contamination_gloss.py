@@ -478,6 +478,25 @@ class GlossIndex:
                 (start - offsets[doc])[by_doc], (np.concatenate([h_end[rep], l_end[ok]]) - offsets[doc])[by_doc],
                 np.concatenate([np.ones(len(rep), bool), np.zeros(len(ok), bool)])[by_doc], sense[by_doc])
 
+    def _window_stems(self, pair: np.ndarray, rank: np.ndarray, stem: np.ndarray, unit: np.ndarray,
+                      pairs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(the distinct pairs, (pair's index << 20) + first block of each window holding a hit, distinct
+        stems it holds) of hits (pair = text * units + unit, word rank, stem, unit); windows of
+        _WINDOW times the unit's words, every half window. `pairs`: index into these instead (they
+        hold every pair of the hits)."""
+        if pairs is None:
+            pairs, pair_of = np.unique(pair, return_inverse=True)
+        else:
+            pair_of = np.searchsorted(pairs, pair)
+        half = np.maximum(_MIN_WINDOW // 2, (self.rewrite.unit_words[unit] * _WINDOW / 2).astype(np.int64))
+        block = rank // half
+        both = np.concatenate([block, np.maximum(block - 1, 0)])
+        n_stems = len(self.weight) + 1
+        key = distinct((np.concatenate([pair_of, pair_of]) * (1 << 20) + both) * n_stems + np.concatenate([stem, stem]))
+        key //= n_stems
+        edge = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else np.zeros(0, np.int64)
+        return pairs, key[edge], np.diff(np.append(edge, len(key)))
+
     def matches(self, texts: Sequence[str | None], han: np.ndarray, floor: float
                 ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
         """(text, unit, coverage, record span, unit stems found, "stem=word" pairs) of each pair
@@ -495,22 +514,29 @@ class GlossIndex:
             doc[keep], rank[keep], stem[keep], c_start[keep], c_end[keep], is_han[keep], sense[keep])
         rank, stem = rank_all, stem_all
         # Candidates, for the whole batch: (text, unit, window) holding _MIN_RARE distinct rare stems of the unit.
-        rare = np.flatnonzero(self.rare[stem])
-        r_row, r_stem, r_unit = rw.postings(rare, stem[rare])
-        if len(r_row) == 0:
-            return
-        pairs, pair_of = np.unique(doc[r_row] * n_units + r_unit, return_inverse=True)
-        half = np.maximum(_MIN_WINDOW // 2, (rw.unit_words[r_unit] * _WINDOW / 2).astype(np.int64))
-        block = rank[r_row] // half
-        both = np.concatenate([block, np.maximum(block - 1, 0)])
-        r_key = (np.concatenate([pair_of, pair_of]) * (1 << 20) + both) * n_stems + np.concatenate([r_stem, r_stem])
-        wins, n_rare = np.unique(distinct(r_key) // n_stems, return_counts=True)
-        # ... and as many as a match's rare hits, _MIN_STRONG of them with a strong word (a window
-        # short of that cannot match: the confirmation below counts a subset of these stems)
         strong_all = ~han_all | (end_all - start_all > 1)  # a Latin word or a Chinese word of two characters or more
-        wins_s, n_strong = np.unique(distinct(r_key[np.tile(strong_all[r_row], 2)]) // n_stems, return_counts=True)
+        rare = np.flatnonzero(self.rare[stem])
+        # first the pairs with _MIN_STRONG rare stems of strong words in one window (their postings alone: fewer) ...
+        strong = rare[strong_all[rare]]
+        s_row, s_stem, s_unit = rw.postings(strong, stem[strong])
+        s_pair, s_win, n_strong = self._window_stems(doc[s_row] * n_units + s_unit, rank[s_row], s_stem, s_unit)
+        viable = s_pair[distinct(s_win[n_strong >= _MIN_STRONG] >> 20)]
+        if len(viable) == 0:
+            return
+        # ... then, of those, the windows holding as many rare stems as a match's rare hits, _MIN_STRONG
+        # of them with a strong word (a window short of that cannot match: the confirmation below
+        # counts a subset of these stems)
+        r_row, r_stem, r_unit = rw.postings(rare, stem[rare])
+        r_pair = doc[r_row] * n_units + r_unit
+        at = np.minimum(np.searchsorted(viable, r_pair), len(viable) - 1)
+        mine = viable[at] == r_pair
+        r_row, r_stem, r_unit, r_pair = r_row[mine], r_stem[mine], r_unit[mine], r_pair[mine]
+        pairs, wins, n_rare = self._window_stems(r_pair, rank[r_row], r_stem, r_unit)
+        is_strong = strong_all[r_row]
+        _, s_wins, n_strong = self._window_stems(r_pair[is_strong], rank[r_row[is_strong]], r_stem[is_strong],
+                                                 r_unit[is_strong], pairs)
         strong_of = np.zeros(len(wins), np.int64)
-        strong_of[np.searchsorted(wins, wins_s)] = n_strong
+        strong_of[np.searchsorted(wins, s_wins)] = n_strong
         need = self.unit_need[pairs[wins >> 20] % n_units]
         ok = (n_rare >= np.maximum(_MIN_RARE, np.minimum(_MIN_RARE_HIT, need - 2))) & (strong_of >= _MIN_STRONG)
         cand = pairs[np.unique(wins[ok] >> 20)]
