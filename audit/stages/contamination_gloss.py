@@ -314,25 +314,25 @@ def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray
     headword starts: a word of its own)."""
     d = d or cedict()
     cps = code_points(text) if isinstance(text, str) else text
-    n = len(cps)
-    han = _is_han(cps)
-    if not han.any():
+    pos = np.flatnonzero(_is_han(cps))  # the work runs over the Han characters alone, renumbered 0..m-1
+    m = len(pos)
+    if not m:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    pos = np.arange(n, dtype=np.int64)
-    # the end of the Han run each position is in (the first non-Han position at or after it)
-    run_end = np.minimum.accumulate(np.where(han, n, pos)[::-1])[::-1]
-    best_len = np.zeros(n, dtype=np.int64)
-    best_word = np.full(n, -1, dtype=np.int64)
-    at = np.flatnonzero(han)
-    one = d.one_char[cps[at]]  # the one-character words: by table
-    best_len[at[one >= 0]] = 1
-    best_word[at[one >= 0]] = one[one >= 0]
-    at = at[(at + 1 < run_end[at]) & d.one_prefix[cps[at]]]
-    h = hash_code_points(cps[at], np.zeros(len(at), np.int64))
+    c = cps[pos]
+    # the runs of Han characters: their first characters, and for each character its run's end
+    first = np.flatnonzero(np.concatenate([[True], pos[1:] != pos[:-1] + 1]))
+    run_end = np.repeat(np.append(first[1:], m), np.diff(np.append(first, m)))
+    best_len = np.zeros(m, dtype=np.int64)
+    best_word = np.full(m, -1, dtype=np.int64)
+    one = d.one_char[c]  # the one-character words: by table
+    best_len[one >= 0] = 1
+    best_word[one >= 0] = one[one >= 0]
+    at = np.flatnonzero((np.arange(1, m + 1) < run_end) & d.one_prefix[c])
+    h = hash_code_points(c[at], np.zeros(len(at), np.int64))
     for k in range(2, _MAX_WORD + 1):  # the substrings of k characters at the positions still in a run
         if not len(at):
             break
-        h ^= hash_code_points(cps[at + k - 1], np.full(len(at), k - 1))
+        h ^= hash_code_points(c[at + k - 1], np.full(len(at), k - 1))
         found, where = d.words.find(h)
         best_len[at[found]] = k
         best_word[at[found]] = where
@@ -340,15 +340,14 @@ def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray
         at, h = at[more], h[more]
     # the walk: from each run's start, word after word (all runs at once, one step a word)
     step = np.maximum(best_len, 1)
-    at = np.flatnonzero(han & np.concatenate([[True], ~han[:-1]]))
-    walked = []
+    at = first
+    walked = np.zeros(m, dtype=bool)
     while len(at):
-        walked.append(at)
-        at = at + step[at]
-        at = at[at < n]
-        at = at[han[at] & (run_end[at] == run_end[at - 1])]  # still in the same run
-    starts = np.sort(np.concatenate(walked))
-    return starts, starts + step[starts], np.where(best_len[starts] > 0, best_word[starts], -1)
+        walked[at] = True
+        nxt = at + step[at]
+        at = nxt[nxt < run_end[at]]  # still in the same run
+    starts = np.flatnonzero(walked)
+    return pos[starts], pos[starts] + step[starts], np.where(best_len[starts] > 0, best_word[starts], -1)
 
 
 @dataclass
