@@ -396,9 +396,12 @@ class GlossIndex:
                 most = max(_MIN_DF, _ZH_COMMON_SHARE * zh_docs)
                 # (document, headword) pairs, each once: one segmentation of the documents joined
                 w_start, _, w_word = segment("\n".join(zh), d)
+                # only the headwords glossing to an evidence stem (`words`) are counted below
+                mine = np.zeros(len(d.hashes) + 1, dtype=bool)
+                mine[words] = True
+                w_start, w_word = w_start[mine[w_word]], w_word[mine[w_word]]
                 offsets = np.cumsum([0] + [len(t) + 1 for t in zh[:-1]])
-                doc_word = distinct((np.searchsorted(offsets, w_start, side="right") - 1)[w_word >= 0] * len(d.hashes)
-                                    + w_word[w_word >= 0])
+                doc_word = distinct((np.searchsorted(offsets, w_start, side="right") - 1) * len(d.hashes) + w_word)
                 doc_of, word_of = doc_word // len(d.hashes), doc_word % len(d.hashes)
                 # headwords common in the corpus's Chinese documents (种: kind, type, sort) say nothing ...
                 head_docs = np.bincount(word_of, minlength=len(d.hashes))
