@@ -5,9 +5,14 @@ dictionary is the file inside the installed wheel."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
-from audit.stages.contamination_gloss import cedict, cedict_path, gloss_words, han_counts, segment
+import pyarrow as pa
+
+from audit.normalize import hash_words
+from audit.stages.contamination_gloss import (cedict, cedict_path, code_points, gloss_words, han_counts, latin_words,
+                                              segment)
 from tests.fixtures_rewrite import MC_ITEMS, mc_counted
 
 # The DNA question of MC_ITEMS translated by hand with its choices, as a Chinese quiz page prints it ...
@@ -67,3 +72,37 @@ def test_only_texts_holding_chinese_are_read():
     japanese = "日本国憲法は国民主権、基本的人権の尊重、平和主義の三つを基本原理としている。"
     counts = han_counts(["地球大气层的哪一层含有臭氧", japanese, "Ozone in the stratosphere", None])
     assert counts.tolist() == [13, 0, 0, 0]  # Japanese (kana beside its kanji) is not Chinese
+    # Han: CJK extension A (㐀), unified (一, 鿿) and compatibility (豈) ideographs; not the Yijing
+    # hexagrams (䷀) between them, CJK punctuation, Yi (ꀀ) or an ideograph beyond the BMP (𠀀)
+    edges = "㐀一鿿豈" + "䷀。ꀀ𠀀ｱ"
+    arr = pa.chunked_array([pa.array(["x", edges * 3]), pa.array([None, edges * 4 + "あ"])]).slice(1)
+    assert han_counts(arr).tolist() == [12, 0, 16]
+
+
+def test_the_segmenter_takes_the_longest_headword_at_each_step():
+    d = cedict()
+    text = "DNA双螺旋结构在1953年被提出。臭氧层、平流层和䷀大气层ok的"
+
+    def reference(run: str, at: int) -> list[tuple[int, int]]:  # forward longest match, one word at a time
+        out, k = [], 0
+        while k < len(run):
+            n = next((n for n in range(min(8, len(run) - k), 0, -1)
+                      if d.words.contains(hash_words([run[k:k + n]]))[0]), 1)
+            out.append((at + k, at + k + n))
+            k += n
+        return out
+
+    expected = [w for m in re.finditer(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", text)
+                for w in reference(m.group(), m.start())]
+    starts, ends, word = segment(code_points(text))
+    assert list(zip(starts.tolist(), ends.tolist())) == expected
+    words = [text[a:b] for a, b in expected]
+    assert words[:3] == ["双", "螺旋", "结构"] and "臭氧层" in words
+    assert (word >= 0).all()  # every character here is a headword of its own at least
+
+
+def test_latin_words_and_numbers_are_read_as_the_regex_reads_them():
+    pattern = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?")
+    for text in ["pH值7.4，DNA1648个", "1.2.3.4.5 v2.0.1 x.5 3. ..7 a1b2", "", "臭氧", "3.14159和e2.71828 Keynes"]:
+        starts, ends = latin_words(code_points(text))
+        assert list(zip(starts.tolist(), ends.tolist())) == [m.span() for m in pattern.finditer(text)], text

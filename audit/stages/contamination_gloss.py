@@ -271,9 +271,9 @@ def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.n
 
 
 def latin_words(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(start, end) of each match of [A-Za-z]+|[0-9]+(?:\.[0-9]+)? in the text of code points `cps`, as re.finditer finds
-    them (runs of ASCII letters; runs of digits, one joined to the next by a single "." when that
-    one is not itself a fraction: 1.2.3 -> 1.2, 3), by array passes instead of a regex."""
+    """(start, end) of each match of [A-Za-z]+|[0-9]+(?:[.][0-9]+)? in the text of code points
+    `cps`, as re.finditer finds them (runs of ASCII letters; runs of digits, one joined to the next
+    by a single "." when that one is not itself a fraction: 1.2.3 -> 1.2, 3), by array passes."""
     letter = ((cps | 0x20) >= 0x61) & ((cps | 0x20) <= 0x7A)
     digit = (cps >= 0x30) & (cps <= 0x39)
     out = []
@@ -356,7 +356,7 @@ class GlossIndex:
     one), and per unit stem whether it counts for glossed text."""
 
     rewrite: RewriteIndex
-    row_of_word: np.ndarray  # int64 per dictionary headword (and -1 last): its row of word_start, -1 when it glosses to no evidence stem
+    row_of_word: np.ndarray  # int64 per headword (and a last -1): its row of word_start, -1: no evidence
     word_start: np.ndarray   # int64, CSR into word_stem
     word_stem: np.ndarray    # int32, rewrite stem ids
     word_sense: np.ndarray   # int64, parallel: the gloss (sense) of the headword each comes from
