@@ -431,6 +431,12 @@ class GlossIndex:
         np.add.at(unit_total, rw.post_unit, weight[post_stem])
         n_glossable = np.bincount(rw.post_unit, weights=weight[post_stem] > 0, minlength=len(unit_total))
         need = np.array([max(_MIN_STEMS, stems_needed(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
+        # only the stems that count are kept (a record's words are read through these), and the
+        # headwords holding one
+        live = weight[s_of] > 0
+        held = np.bincount(np.repeat(np.arange(len(words)), np.diff(word_start))[live], minlength=len(words))
+        words, s_of, e_of = words[held > 0], s_of[live], e_of[live]
+        word_start = np.concatenate([[0], np.cumsum(held[held > 0])]).astype(np.int64)
         row_of_word = np.full(len(d.hashes) + 1, -1, dtype=np.int64)
         row_of_word[words] = np.arange(len(words))
         return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
