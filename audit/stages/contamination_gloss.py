@@ -38,8 +38,9 @@ Cost: only records holding _MIN_HAN_CHARS Han characters and little kana (Japane
 off the batch's UTF-8 bytes), all of a batch's in one segmentation (one-character words by a
 table over the code points, longer ones by hash), Latin words by array passes too; a record goes
 on to the per-record confirmation only with a window holding as many rare stems, and strong ones,
-as a match needs. About 10 MB/s of Chinese text (bench/bench_gloss.py); see also
-bench/eval_contamination_wild.py.
+as a match needs. About 15 MB/s of Chinese text, one process (bench/bench_gloss.py, 20 MB of
+Leipzig zh and Chinese fortunes, 2026-11-25; the contamination stage 10.5 MB/s without the tier,
+6.5 with it); see also bench/eval_contamination_wild.py.
 
 Not reached: numbers written in Chinese numerals (三十年; the translation keys read them), names
 transliterated into characters the dictionary lacks (普洛斯彼罗: Prospero), words it lacks, and a
