@@ -190,14 +190,9 @@ def console() -> None:
     from audit.job.ray_session import end_local_ray
 
     code = main()
-    try:
-        ended = end_local_ray()
-    except RuntimeError as e:  # a process SIGKILL could not end (stuck in the kernel): said, the run is done
-        print(f"audit: warning: {e}", file=sys.stderr)
-        ended = True
     sys.stdout.flush()
     sys.stderr.flush()
-    if ended:
+    if end_local_ray():
         os._exit(code)  # Ray's exit handler would stop the processes just ended, one by one
     sys.exit(code)
 

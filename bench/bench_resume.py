@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -31,7 +32,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from audit.job.ray_session import descendants, wait_ended
+from audit.job.ray_session import descendants
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scale import build_corpus  # noqa: E402  (the same corpus as the scale bench)
@@ -65,11 +66,26 @@ def _run(cfg: Path, out: Path, fresh: bool) -> tuple[float, float]:
     return wall, sum(used.values())
 
 
-def _ended(pids) -> None:
-    """Wait until every process of `pids` has ended."""
-    left = wait_ended(pids, 120)
-    if left:
-        raise RuntimeError(f"processes {left} of the run still running 120 s after it")
+def _ended(pids, timeout: float = 120.0) -> None:
+    """Wait until every process of `pids` has ended (its pidfd turns readable)."""
+    fds = []
+    for pid in pids:
+        try:
+            fds.append(os.pidfd_open(pid))
+        except ProcessLookupError:
+            pass  # ended already
+    deadline = time.monotonic() + timeout
+    try:
+        while fds:
+            ended, _, _ = select.select(fds, [], [], max(0.0, deadline - time.monotonic()))
+            if not ended:
+                raise RuntimeError(f"{len(fds)} processes of the run still running {timeout:.0f} s after it")
+            for fd in ended:
+                fds.remove(fd)
+                os.close(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 _TICK = os.sysconf("SC_CLK_TCK")
