@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -35,7 +34,9 @@ import pyarrow.dataset as ds
 from audit.job.ray_session import descendants
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_scale import build_corpus  # noqa: E402  (the same corpus as the scale bench)
+from tests.fixtures_procs import wait_for_exit  # noqa: E402  (waits on pidfds, not sleeps)
 
 
 def _config(root: Path, cpus: int) -> Path:
@@ -62,30 +63,9 @@ def _run(cfg: Path, out: Path, fresh: bool) -> tuple[float, float]:
     wall = time.perf_counter() - t0
     if proc.returncode:
         raise subprocess.CalledProcessError(proc.returncode, proc.args)
-    _ended(used)  # a process of the run still ending (its memory freed) must not slow the next run
+    # a process of the run still ending (the kernel freeing its memory) must not slow the next run
+    wait_for_exit(list(used), time.monotonic() + 120)
     return wall, sum(used.values())
-
-
-def _ended(pids, timeout: float = 120.0) -> None:
-    """Wait until every process of `pids` has ended (its pidfd turns readable)."""
-    fds = []
-    for pid in pids:
-        try:
-            fds.append(os.pidfd_open(pid))
-        except ProcessLookupError:
-            pass  # ended already
-    deadline = time.monotonic() + timeout
-    try:
-        while fds:
-            ended, _, _ = select.select(fds, [], [], max(0.0, deadline - time.monotonic()))
-            if not ended:
-                raise RuntimeError(f"{len(fds)} processes of the run still running {timeout:.0f} s after it")
-            for fd in ended:
-                fds.remove(fd)
-                os.close(fd)
-    finally:
-        for fd in fds:
-            os.close(fd)
 
 
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -121,7 +101,7 @@ def _kill_at_half(cfg: Path, out: Path, shards: int) -> float:
         time.sleep(0.1)  # polling a folder another process fills: no event to wait on
     proc.wait()
     killed = time.perf_counter() - t0
-    _ended(family)  # the killed workers freeing their memory must not slow the resumed run
+    wait_for_exit(family, time.monotonic() + 120)  # the killed workers' teardown must not slow the resumed run
     return killed
 
 
