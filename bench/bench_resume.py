@@ -31,10 +31,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from audit.job.ray_session import descendants
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this tree's audit and tests
+from audit.job.ray_session import descendants  # noqa: E402
 from bench_scale import build_corpus  # noqa: E402  (the same corpus as the scale bench)
 from tests.fixtures_procs import wait_for_exit  # noqa: E402  (waits on pidfds, not sleeps)
 
