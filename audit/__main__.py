@@ -1,3 +1,3 @@
-from audit.cli import main
-import sys
-sys.exit(main())
+from audit.cli import console
+
+console()

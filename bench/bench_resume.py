@@ -8,6 +8,9 @@ On bench_scale.py's corpus (small records, default stages, 16 shards), each a fr
    their completion record in `measurements/_done/`;
 3. `audit run` again into the killed run's folder: it measures only what is left.
 
+Each run starts once every process of the one before has ended (a killed worker freeing its
+memory takes a second or more here, CPU the next run would otherwise share).
+
 Prints both wall times, the ratio (resumed / full; the issue's goal is <= 0.6) and whether the
 resumed run's lineage equals the full run's row for row.
 
@@ -29,7 +32,10 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this tree's audit and tests
+from audit.job.ray_session import descendants  # noqa: E402
 from bench_scale import build_corpus  # noqa: E402  (the same corpus as the scale bench)
+from tests.fixtures_procs import wait_for_exit  # noqa: E402  (waits on pidfds, not sleeps)
 
 
 def _config(root: Path, cpus: int) -> Path:
@@ -50,12 +56,15 @@ def _run(cfg: Path, out: Path, fresh: bool) -> tuple[float, float]:
                             + (["--fresh"] if fresh else []))
     used: dict[int, float] = {}
     while proc.poll() is None:
-        for pid in [proc.pid, *_descendants(proc.pid)]:
+        for pid in [proc.pid, *descendants(proc.pid)]:
             used[pid] = max(used.get(pid, 0.0), _cpu_seconds(pid))
         time.sleep(0.25)  # sampling processes that end on their own: no event to wait on
+    wall = time.perf_counter() - t0
     if proc.returncode:
         raise subprocess.CalledProcessError(proc.returncode, proc.args)
-    return time.perf_counter() - t0, sum(used.values())
+    # a process of the run still ending (the kernel freeing its memory) must not slow the next run
+    wait_for_exit(list(used), time.monotonic() + 120)
+    return wall, sum(used.values())
 
 
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -77,9 +86,10 @@ def _kill_at_half(cfg: Path, out: Path, shards: int) -> float:
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--out", str(out), "--quiet", "--fresh"],
                             start_new_session=True)
+    family: list[int] = []
     while proc.poll() is None:
         if done.is_dir() and sum(1 for _ in done.glob("*.json")) >= shards // 2:
-            family = _descendants(proc.pid)  # Ray's processes, some in sessions of their own
+            family = descendants(proc.pid)  # Ray's processes, some in sessions of their own
             os.killpg(proc.pid, signal.SIGKILL)
             for pid in family:
                 try:
@@ -89,24 +99,9 @@ def _kill_at_half(cfg: Path, out: Path, shards: int) -> float:
             break
         time.sleep(0.1)  # polling a folder another process fills: no event to wait on
     proc.wait()
-    return time.perf_counter() - t0
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process started by `pid`, its children's children included (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
+    killed = time.perf_counter() - t0
+    wait_for_exit(family, time.monotonic() + 120)  # the killed workers' teardown must not slow the resumed run
+    return killed
 
 
 def _lineage(out: Path) -> pa.Table:

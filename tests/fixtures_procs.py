@@ -77,3 +77,18 @@ def wait_for_line(proc: subprocess.Popen, needle: str, timeout: float) -> bool:
             return False
         if needle in line:
             return True
+
+
+def ended_or_ending(pid: int) -> bool:
+    """Whether a process has ended or can only end: gone, a zombie, in the kernel's exit path
+    (PF_EXITING) or with a SIGKILL pending (from /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True  # gone
+    fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp session tty tpgid flags ...
+    pending = {k: int(v, 16) for k, v in (line.split(":\t") for line in status.splitlines())
+               if k in ("SigPnd", "ShdPnd")}
+    return fields[0] in "ZX" or bool(int(fields[6]) & 0x4) or any(v & (1 << (signal.SIGKILL - 1))
+                                                                 for v in pending.values())

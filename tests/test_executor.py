@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.dataset as pads
@@ -15,6 +16,7 @@ from audit.config import load_config
 from audit.demo_corpus import build_demo_corpus
 from audit.job.executor import LocalExecutor, RayExecutor, wants_ray
 from audit.job.plan import run_audit
+from tests.fixtures_procs import ended_or_ending, session_processes, wait_for_exit
 
 OUTPUTS = ("lineage", "quarantine", "duplicates", "contamination", "pii")
 
@@ -205,6 +207,63 @@ def test_a_lost_worker_is_retried_and_our_errors_are_not(tmp_path, ray_session):
     with pytest.raises(ValueError, match="bad item 5"):
         list(ex.map(_square, [1, 2], 0))
     assert sorted(ex.map(_square, [1, 2], 0)) == [(1, 1), (2, 4)]
+
+
+# A process tree like a local Ray's, in a process that owns it: a child (the raylet) whose own child
+# (a worker) runs in a session of its own; end_local_ray ends both; a second call has nothing to end.
+_TREE = """
+import json, os, subprocess, sys
+from audit.job import ray_session
+from tests.fixtures_procs import ended_or_ending
+raylet = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; "
+                           "subprocess.Popen(['sleep', '600'], start_new_session=True); print(flush=True); time.sleep(600)"],
+                          stdout=subprocess.PIPE)
+raylet.stdout.readline()  # its worker is started
+tree = ray_session.descendants(os.getpid())
+ray_session._SESSION["local"] = True  # as start_ray marks the local Ray it starts
+ended = ray_session.end_local_ray()
+print(json.dumps({"tree": tree, "ended": ended, "ending": [ended_or_ending(p) for p in tree],
+                  "again": ray_session.end_local_ray()}))
+"""
+
+
+def test_ending_the_local_ray_leaves_none_of_its_processes():
+    out = subprocess.run([sys.executable, "-c", _TREE], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert len(got["tree"]) == 2 and got["ended"] and not got["again"], got
+    assert all(got["ending"]), got  # SIGKILLed, every one: none runs on
+    wait_for_exit(got["tree"], time.monotonic() + 60)
+
+
+@pytest.mark.ray
+def test_the_command_ends_the_local_ray_it_started(corpus, tmp_path):
+    """`audit run` on a local Ray of its own: when the command has exited, every process of that
+    Ray has ended or is ending (SIGKILLed, not stopped one by one with a grace period), and ends."""
+    cfg = tmp_path / "job.yaml"
+    cfg.write_text(json.dumps({**_absolute(corpus.config_path), "ray": {"executor": "ray", "num_cpus": 1}}))
+    # a session of its own: Ray's processes, whatever their process groups, are in it
+    proc = subprocess.Popen([sys.executable, "-m", "audit", "run", str(cfg), "--out", str(tmp_path / "run")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    _, err = proc.communicate(timeout=300)
+    left = session_processes(proc.pid)
+    ending = {pid: ended_or_ending(pid) for pid in left}
+    assert proc.returncode == 0 and "[audit] Ray job " in err, err
+    assert (tmp_path / "run" / "summary.json").is_file()
+    assert all(ending.values()), ending
+    wait_for_exit(left, time.monotonic() + 60)
+
+
+def _absolute(config: Path) -> dict:
+    """A config's data with its input and eval-set paths (relative to it) made absolute."""
+    import yaml
+
+    data = yaml.safe_load(config.read_text())
+    data["input"]["paths"] = [str(config.parent / p) for p in data["input"]["paths"]]
+    for item in data.get("eval_sets", []):
+        item["path"] = str(config.parent / item["path"])
+    return data
 
 
 def _default_config():

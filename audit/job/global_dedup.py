@@ -158,6 +158,9 @@ def _shuffled(config: AuditConfig, nodes: list[Shared[pa.Table]], pairs: pa.Tabl
     """Components and their resolution hash-partitioned by Ray Data (pairs past one task's share)."""
     import ray
 
+    from audit.job.ray_session import use_ray_data
+
+    use_ray_data()
     kw = {"partitions": partitions}
     confirmed = ray.data.from_arrow(pairs)
     stars = star_components(confirmed, partitions)

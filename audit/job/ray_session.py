@@ -67,10 +67,23 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
                 address="local", num_cpus=config.ray.num_cpus or os.cpu_count() or 1,
                 object_store_memory=config.ray.object_store_memory, include_dashboard=dashboard_installed(),
                 **kwargs)
+            _SESSION["local"] = True  # its processes are this one's to end (end_local_ray)
+    # No blocking warm-up of the workers here: a run's workers import the stages' code and load
+    # their models by RayExecutor.warm, while the driver builds the eval index (3.1 s saved on
+    # the 31 MB bench corpus, measured). Nor Ray Data's settings: see use_ray_data.
+    return time.perf_counter() - t0
+
+
+def use_ray_data() -> None:
+    """Ray Data's settings for the job's only use of it, the key shuffles of a large global pass:
+    set where that use begins, as importing Ray Data took 0.4-0.7 s of the driver's time between
+    Ray's start and the workers' warm-up, in runs that never shuffle (measured, 2 cores)."""
+    import ray.data
+    from ray.data.context import ShuffleStrategy
+
     ctx = ray.data.DataContext.get_current()
-    # DataContext fields documented in its docstring, for the key shuffles (global pass, lookup
-    # index), the job's only Ray Data use: no progress bars or execution banners among the job's
-    # progress lines; no CPUs held back per operator, which on a few CPUs only delays the
+    # DataContext fields documented in its docstring: no progress bars or execution banners among
+    # the job's progress lines; no CPUs held back per operator, which on a few CPUs only delays the
     # shuffle's next stage (a 200k-record global pass: 4.8-5.7 s without, 6.5 s with, measured).
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False
@@ -78,13 +91,7 @@ def start_ray(config: AuditConfig, address: str | None) -> float:
     # Sort-based shuffles, whose tasks start at once where hash shuffle's aggregator actors cost
     # ~5 s a pass (measured: a 50k-record pass 6.1 s hash, 0.9 s sort). ShuffleStrategy is a Ray
     # DeveloperAPI (alpha), set because the default moves between releases (2.60: SHUFFLE_V2).
-    from ray.data.context import ShuffleStrategy
-
     ctx.shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
-    # No blocking warm-up of the workers here: a run's workers import the stages' code and load
-    # their models by RayExecutor.warm, while the driver builds the eval index (3.1 s saved on
-    # the 31 MB bench corpus, measured).
-    return time.perf_counter() - t0
 
 
 def _join(address: str, kwargs: dict[str, Any]) -> None:
@@ -143,3 +150,55 @@ def task_slots(config: AuditConfig) -> int:
     import ray
 
     return max(1, int(ray.cluster_resources().get("CPU", 1) // config.ray.task_cpus))
+
+
+def end_local_ray() -> bool:
+    """End every process of the local Ray that `start_ray` started in this process (GCS, raylet,
+    workers, agents: this process's descendants), for a process about to exit; returns whether
+    there was one. The tree is stopped (SIGSTOP) until no new process appears, so that none starts
+    another between the look and the kill, then SIGKILLed: none runs on, none is left behind.
+    Ray's own exit (ray.shutdown, at exit) stops them one by one with a grace period each: with the
+    interpreter's teardown, 2.5 s after a finished 1M-record run (measured, 2 cores). The kernel's
+    freeing of the killed workers' memory is not waited for (1-5 s here for two workers holding
+    the models, the same as after Ray's own stop, which does not wait for it either). The job's
+    outputs are all written and closed by then."""
+    import signal
+
+    if not _SESSION.pop("local", False):
+        return False
+    seen: set[int] = set()
+    while True:
+        new = [pid for pid in descendants(os.getpid()) if pid not in seen]
+        if not new:
+            break
+        for pid in new:
+            _signal(pid, signal.SIGSTOP)
+        seen.update(new)
+    for pid in seen:
+        _signal(pid, signal.SIGKILL)
+    return True
+
+
+def _signal(pid: int, sig: int) -> None:
+    """os.kill, for a process that may have ended meanwhile."""
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process `pid` started, its children's children included, parents first (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after the name: state, ppid, ...
+        except OSError:
+            continue  # ended meanwhile
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(0), []):
+            out.append(child)
+            todo.append(child)
+    return out
