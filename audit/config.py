@@ -605,13 +605,11 @@ class RayConfig(Section):
     # Where the passes run (audit/job/executor.py): "ray" (Ray Core tasks), "local" (this process,
     # no Ray start), "auto": Ray from local_max_bytes of input files up; --address always means Ray.
     executor: Literal["auto", "ray", "local"] = "auto"
-    # Crossover measured on 2 cores (make_corpus mix, every default stage, eval sets): 8 MB of text
-    # 6.2 s here vs 9.5 s on Ray, 31 MB 12.7 vs 14.9 s, 61 MB 20.0 vs 17.9 s: Ray wins from ~40 MB
-    # of text, ~28 MB of these (partly compressed) files. Measured again 2026-11-25 in CPU seconds
-    # (31 and 62 MB): Ray costs ~12.6 CPU s more than this process whatever the size (its daemons,
-    # a second worker's models), and this process's ~0.41 CPU s a MB run at ~0.85 of two cores on
-    # Ray: the crossover is still ~39 MB of text, ~28 MB of these files.
-    local_max_bytes: int = Field(default=28_000_000, ge=0)
+    # Crossover measured on 2 cores (make_corpus mix, every default stage, eval sets, whole process)
+    # once a command ends its Ray at once and imports Ray Data only to shuffle: 17 MB of text (12 MB
+    # of these partly compressed files) 10.8-11.3 s here vs 11.5-11.7 s on Ray; 31 MB (22 MB of
+    # files) 14.9 s vs 12.9-14.0 s: Ray wins from ~20 MB of text, ~16 MB of files.
+    local_max_bytes: int = Field(default=16_000_000, ge=0)
 
 
 class StageConfig(Section):
