@@ -392,8 +392,8 @@ class ContaminationConfig(Section):
     # translated with their choices (0.09 without it), 0.56 of those translated alone and 0.69 of
     # translated GSM8K questions (0.62), at no false document in 700 Chinese and 3,000 other clean
     # documents (bench/eval_contamination_wild.py). Only records with a dozen Han characters pay:
-    # about 4 MB/s of Chinese text (the stage there 14 -> 3 MB/s of one core); nothing measurable
-    # on the bench corpus (0.6 MB of its 30.9 MB is Chinese).
+    # about 16 MB/s of Chinese text (the stage there ~11 -> ~6.5 MB/s of one core; on an all-Chinese
+    # corpus ~15% of the job, bench/bench_gloss.py); nothing measurable on the bench corpus.
     rewrite_gloss: bool = measure(True)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
