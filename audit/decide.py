@@ -96,7 +96,7 @@ def _with_verdicts(table: pa.Table, found: dict[int, dict[str, dict]]) -> pa.Tab
     measured_counts = np.zeros(n, dtype=np.int32)
     measured: list[dict[str, object]] = []
     for i in rows:
-        details[i] = json.dumps(found[i], default=_jsonable)
+        details[i] = json.dumps(found[i], default=jsonable)
         items = measured_rows(found[i])
         measured_counts[i] = len(items)
         measured.extend(items)
@@ -122,7 +122,7 @@ def measured_rows(details: dict[str, object]) -> list[dict[str, object]]:
             for i, x in enumerate(v):
                 walk(reason, f"{name}[{i}]", x)
         else:
-            v = _jsonable(v) if hasattr(v, "item") else v
+            v = jsonable(v) if hasattr(v, "item") else v
             number = isinstance(v, (int, float)) and not isinstance(v, bool)
             out.append({"reason": reason, "name": name, "value": float(v) if number else None,
                         "text": None if number or v is None else (str(v).lower() if isinstance(v, bool) else str(v))})
@@ -169,7 +169,7 @@ def judged(stages: Sequence[Stage], table: pa.Table) -> dict[int, dict[str, dict
     return found
 
 
-def _jsonable(v: object) -> object:
+def jsonable(v: object) -> object:
     """numpy scalars and the like in measured values."""
     if hasattr(v, "item"):
         return v.item()  # type: ignore[no-any-return]

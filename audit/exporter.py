@@ -262,7 +262,7 @@ def _load_done(dest: Location, jobs: list[ShardJob]) -> dict[str, ShardExport]:
 
 def _load_blocklist(run: Location) -> Blocklist:
     """The run folder's blocklist now (a takedown executed after the run adds to it)."""
-    from audit.job.plan import _load_blocklist as load
+    from audit.job.plan import load_blocklist as load
 
     return load(run)
 

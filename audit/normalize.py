@@ -81,13 +81,13 @@ def _char_tables() -> tuple[np.ndarray, np.ndarray]:
     Derived from `normalize_array` over every code point (~1 s), then kept in the user's cache
     folder (audit.cache), so later processes load them in milliseconds.
     """
-    depends_on = f"v{_TABLES_VERSION} pyarrow {pa.__version__} {_tables_fingerprint()}"
+    depends_on = f"v{_TABLES_VERSION} pyarrow {pa.__version__} {tables_fingerprint()}"
     t = cached_arrays("char-tables", depends_on, lambda: dict(zip(("cls", "lower"), _derive_char_tables())),
                       expect={"cls": ((0x110000,), np.uint8), "lower": ((0x110000,), np.uint32)})
     return t["cls"], t["lower"]
 
 
-def _tables_fingerprint() -> str:
+def tables_fingerprint() -> str:
     """What the tables are derived from: the normaliser's patterns and classes."""
     key = f"{_PUNCT}|{_SPACE}|{_DELETE}|{_KEEP}|{_COMPLEX}|{_SPACE_CLASS}"
     return hashlib.blake2b(key.encode(), digest_size=6).hexdigest()

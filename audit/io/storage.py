@@ -231,7 +231,7 @@ class Location:
         if self.fs.equals(dest.fs):
             self.fs.copy_file(self.path, dest.path)
         else:  # another filesystem (local <-> s3, s3 <-> gs)
-            _copy_file(self, dest)
+            copy_file_to(self, dest)
 
     @_named
     def download(self, local: Path) -> None:
@@ -241,7 +241,7 @@ class Location:
                 f.download(local / f.path[len(self.path.rstrip("/")) + 1:])
             local.mkdir(parents=True, exist_ok=True)
         elif self.is_file():
-            _copy_file(self, location(local))
+            copy_file_to(self, location(local))
 
     @_named
     def upload(self, local: Path) -> None:
@@ -251,13 +251,13 @@ class Location:
                 if p.is_file():
                     self.child(*p.relative_to(local).parts).upload(p)
         else:
-            _copy_file(location(local), self)
+            copy_file_to(location(local), self)
 
     def __str__(self) -> str:
         return self.uri
 
 
-def _copy_file(src: Location, dst: Location) -> None:
+def copy_file_to(src: Location, dst: Location) -> None:
     """Stream one file to another place, on any filesystems; the copy appears only when whole."""
     with src.fs.open_input_stream(src.path, compression=None) as fin, atomic_output(dst) as fout:
         shutil.copyfileobj(fin, fout, 1 << 20)

@@ -309,7 +309,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
 
     ex = measured.executor
     measurements = out.child(MEASUREMENTS)
-    blocklist = _load_blocklist(out)
+    blocklist = load_blocklist(out)
     work = new_work_folder(out)
     run_id = new_run_id(started)  # in summary.json and every dataset part's schema metadata
     try:
@@ -428,7 +428,7 @@ def _fault_warnings(measured: _Measured, read_retries: int, unread: list[str]) -
     return out
 
 
-def _load_blocklist(out: Location) -> Blocklist:
+def load_blocklist(out: Location) -> Blocklist:
     """The run folder's blocklist (an object-store folder's is read through a local copy)."""
     if out.is_local:
         return Blocklist.load(Path(out.path))

@@ -22,7 +22,7 @@ from typing import Any
 
 from audit.config import AuditConfig, parse_config
 from audit.io.shards import InputError, Shard
-from audit.io.storage import Location, _copy_file
+from audit.io.storage import Location, copy_file_to
 
 JUDGEMENTS = "judgements"
 JUDGEMENTS_KEPT = 10  # a short history: the judgements before the current one, newest last
@@ -244,4 +244,4 @@ def copy_tree(src: Location, dest: Location, link: bool) -> None:
         elif f.fs.equals(target.fs):
             target.fs.copy_file(f.path, target.path)
         else:
-            _copy_file(f, target)  # streamed through this machine
+            copy_file_to(f, target)  # streamed through this machine

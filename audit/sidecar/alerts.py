@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from audit.decide import _jsonable
+from audit.decide import jsonable
 
 log = logging.getLogger("audit.sidecar")
 
@@ -70,7 +70,7 @@ class JsonLines:
         self._f: TextIO = open(path, "a", encoding="utf-8")
 
     def append(self, obj: dict[str, Any]) -> None:
-        self._f.write(json.dumps(obj, ensure_ascii=False, default=_jsonable) + "\n")
+        self._f.write(json.dumps(obj, ensure_ascii=False, default=jsonable) + "\n")
         self._f.flush()
 
     def close(self) -> None:
@@ -88,7 +88,7 @@ class Webhook:
         self.failures = 0
 
     def post(self, alert: dict[str, Any]) -> bool:
-        body = json.dumps(alert, default=_jsonable).encode("utf-8")
+        body = json.dumps(alert, default=jsonable).encode("utf-8")
         req = urllib.request.Request(self.url, data=body, method="POST",
                                      headers={"Content-Type": "application/json", "User-Agent": "audit-sidecar"})
         try:

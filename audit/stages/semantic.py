@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from audit.cache import cached_arrays
 from audit.config import ConfigError
-from audit.normalize import Tokens, hash_words, _tables_fingerprint, normalize_array
+from audit.normalize import Tokens, hash_words, normalize_array, tables_fingerprint
 
 _WEIGHTS = "weights/l2_supercat_256.safetensors"
 _VOCAB_VERSION = 1  # bump when the way WordVectors picks its vocabulary changes
@@ -115,7 +115,7 @@ class WordVectors:
         source = hashlib.blake2b(self._tokenizer_file.read_bytes(), digest_size=8).hexdigest()
         # what the keys depend on: the tokenizer's words, the normaliser (Arrow's Unicode tables,
         # the patterns) and the word hash (two sample hashes: a changed hash changes them)
-        depends_on = (f"v{_VOCAB_VERSION} tokenizer {source} pyarrow {pa.__version__} {_tables_fingerprint()} "
+        depends_on = (f"v{_VOCAB_VERSION} tokenizer {source} pyarrow {pa.__version__} {tables_fingerprint()} "
                       f"hash {hash_words(['wordllama', 'ǆx']).tolist()}")
         got = cached_arrays("wordllama-vocabulary", depends_on, self._derive_vocabulary)
         keys, rows = got.get("keys"), got.get("rows")
