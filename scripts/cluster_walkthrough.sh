@@ -39,7 +39,14 @@ start_head
 # 2. Run the job on it (it prints the Ray job id and the dashboard's address, or how to get one).
 audit run "$JOB" --out "$OUT" --address "127.0.0.1:$PORT"
 # 3. Watch: the cluster's nodes, resources and demands (the dashboard shows the same and the tasks).
-ray status --address "127.0.0.1:$PORT"
+#    Ray's monitor reports a few seconds after the head starts ("No cluster status" until then): a
+#    run that ends sooner is watched again until the report is there (30 s at most).
+for _ in $(seq 60); do
+    STATUS=$(ray status --address "127.0.0.1:$PORT")
+    grep -q "^Active:" <<<"$STATUS" && break
+    sleep 0.5
+done
+echo "$STATUS"
 stop_head
 
 # 5. Resume: the same command again (after a crash, a stop, or a grown corpus); finished shards are reused.
