@@ -24,6 +24,8 @@ Leak kinds, each planted into a real ABC news paragraph:
   (all 32 of MC), planted among Chinese Leipzig sentences;
 - translated_zh_mc_question: 16 of those questions translated again without their choices,
   worded apart from the ones above;
+- translated_{de,es,fr,ru}_mc_question: the same 16 questions translated by hand into German,
+  Spanish, French and Russian without their choices (few numbers and names: cognates are left);
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
 None of it comes from, or was tuned on, any published set of model-written rewrites.
@@ -534,6 +536,141 @@ TRANSLATED_MC_ZH_QUESTION = {
     29: "哪个器官产生胰岛素——一种在餐后降低血糖的激素？",
     31: "在我们的太阳系中，哪颗行星的一天最短，大约每十小时绕轴自转一圈？",
 }
+# Questions of MC translated by hand into German, Spanish, French and Russian, question alone (the
+# 16 items of TRANSLATED_MC_ZH_QUESTION, chosen before this set was written; names and terms as
+# each language writes them, Russian names in Cyrillic; checked by reading).
+TRANSLATED_MC_QUESTION = {
+    "de": {
+        0: "Welche Schicht der Erdatmosphäre enthält den größten Teil des Ozons, das die ultraviolette Strahlung "
+           "der Sonne absorbiert?",
+        1: "Welches Molekül verbindet sich im Krebs-Zyklus zu Beginn jeder Runde mit Acetyl-CoA zu Citrat?",
+        4: "Welcher Sortieralgorithmus hat im schlechtesten Fall eine Laufzeit von O(n log n) und sortiert "
+           "mithilfe eines binären Heaps in-place?",
+        6: "Wie heißt die Grenze um ein Schwarzes Loch, jenseits derer weder Licht noch andere Strahlung "
+           "entweichen kann?",
+        8: "Welcher Vitaminmangel verursacht Skorbut, eine Krankheit mit Zahnfleischbluten und schlechter "
+           "Wundheilung?",
+        10: "Wenn der Preis eines Gutes steigt und die nachgefragte Menge um einen größeren Prozentsatz sinkt, wie "
+            "wird die Nachfrage nach dem Gut bezeichnet?",
+        11: "Welche Datenstruktur folgt dem Last-in-First-out-Prinzip, bei dem das zuletzt hinzugefügte Element "
+            "zuerst entfernt wird?",
+        15: "In welcher Organelle der Pflanzenzellen findet die Photosynthese statt, die das Chlorophyll enthält, "
+            "das die Lichtenergie einfängt?",
+        16: "Welche Art von weißen Blutkörperchen ist bei der adaptiven Immunantwort hauptsächlich für die "
+            "Produktion von Antikörpern verantwortlich?",
+        19: "Welches Gremium legt in den Vereinigten Staaten im Rahmen der Geldpolitik den Zielwert für die "
+            "Federal Funds Rate fest?",
+        23: "Welche Art von Plattengrenze entsteht dort, wo sich zwei tektonische Platten voneinander entfernen, "
+            "wie entlang des Mittelatlantischen Rückens?",
+        24: "Welcher Neurotransmitter ist am engsten mit der Degeneration von Neuronen bei der Parkinson-Krankheit "
+            "verbunden?",
+        26: "Welches Internetprotokoll übersetzt für Menschen lesbare Domainnamen in die numerischen IP-Adressen, "
+            "die Computer verwenden?",
+        27: "Welcher Begriff beschreibt in der Volkswirtschaftslehre den Wert der nächstbesten Alternative, auf "
+            "die man bei einer Entscheidung verzichtet?",
+        29: "Welches Organ produziert Insulin, das Hormon, das den Blutzuckerspiegel nach einer Mahlzeit senkt?",
+        31: "Welcher Planet unseres Sonnensystems hat den kürzesten Tag und dreht sich in etwa zehn Stunden "
+            "einmal um seine Achse?",
+    },
+    "es": {
+        0: "¿Qué capa de la atmósfera terrestre contiene la mayor parte del ozono que absorbe la radiación "
+           "ultravioleta del Sol?",
+        1: "En el ciclo de Krebs, ¿qué molécula se combina con el acetil-CoA para formar citrato al comienzo de "
+           "cada vuelta?",
+        4: "¿Qué algoritmo de ordenación tiene un tiempo de ejecución en el peor caso de O(n log n) y ordena in "
+           "situ usando un montículo binario?",
+        6: "¿Cómo se llama el límite alrededor de un agujero negro más allá del cual ni la luz ni ninguna otra "
+           "radiación puede escapar?",
+        8: "¿La carencia de qué vitamina causa el escorbuto, una enfermedad caracterizada por encías sangrantes y "
+           "mala cicatrización de las heridas?",
+        10: "Cuando el precio de un bien sube y la cantidad demandada cae en un porcentaje mayor, ¿cómo se "
+            "describe la demanda de ese bien?",
+        11: "¿Qué estructura de datos sigue el principio de último en entrar, primero en salir, en el que el "
+            "elemento añadido más recientemente se elimina primero?",
+        15: "¿Qué orgánulo es el lugar de la fotosíntesis en las células vegetales y contiene la clorofila que "
+            "capta la energía de la luz?",
+        16: "¿Qué tipo de glóbulo blanco es el principal responsable de producir anticuerpos en la respuesta "
+            "inmunitaria adaptativa?",
+        19: "¿Qué organismo fija el objetivo de la tasa de fondos federales como parte de la política monetaria "
+            "de Estados Unidos?",
+        23: "¿Qué tipo de límite de placas se forma donde dos placas tectónicas se separan una de otra, como a lo "
+            "largo de la dorsal mesoatlántica?",
+        24: "¿Qué neurotransmisor está más estrechamente asociado con la degeneración de las neuronas en la "
+            "enfermedad de Parkinson?",
+        26: "¿Qué protocolo de internet traduce los nombres de dominio legibles por humanos a las direcciones IP "
+            "numéricas que usan los ordenadores?",
+        27: "En economía, ¿qué término describe el valor de la siguiente mejor alternativa a la que se renuncia "
+            "al tomar una decisión?",
+        29: "¿Qué órgano produce la insulina, la hormona que reduce el nivel de glucosa en la sangre después de "
+            "una comida?",
+        31: "¿Qué planeta de nuestro sistema solar tiene el día más corto y gira una vez sobre su eje en unas "
+            "diez horas?",
+    },
+    "fr": {
+        0: "Quelle couche de l'atmosphère terrestre contient la plus grande partie de l'ozone qui absorbe le "
+           "rayonnement ultraviolet du Soleil ?",
+        1: "Dans le cycle de Krebs, quelle molécule se combine avec l'acétyl-CoA pour former du citrate au début "
+           "de chaque tour ?",
+        4: "Quel algorithme de tri a un temps d'exécution dans le pire des cas en O(n log n) et trie sur place à "
+           "l'aide d'un tas binaire ?",
+        6: "Comment s'appelle la frontière autour d'un trou noir au-delà de laquelle ni la lumière ni aucun autre "
+           "rayonnement ne peut s'échapper ?",
+        8: "Quelle carence en vitamine provoque le scorbut, une maladie marquée par des saignements des gencives "
+           "et une mauvaise cicatrisation des plaies ?",
+        10: "Lorsque le prix d'un bien augmente et que la quantité demandée baisse d'un pourcentage plus grand, "
+            "comment qualifie-t-on la demande de ce bien ?",
+        11: "Quelle structure de données suit le principe du dernier entré, premier sorti, où l'élément ajouté "
+            "le plus récemment est retiré en premier ?",
+        15: "Quel organite est le siège de la photosynthèse dans les cellules végétales et contient la "
+            "chlorophylle qui capte l'énergie lumineuse ?",
+        16: "Quel type de globule blanc est principalement responsable de la production d'anticorps dans la "
+            "réponse immunitaire adaptative ?",
+        19: "Quel organe fixe l'objectif du taux des fonds fédéraux dans le cadre de la politique monétaire des "
+            "États-Unis ?",
+        23: "Quel type de limite de plaques se forme là où deux plaques tectoniques s'éloignent l'une de l'autre, "
+            "comme le long de la dorsale médio-atlantique ?",
+        24: "Quel neurotransmetteur est le plus étroitement associé à la dégénérescence des neurones dans la "
+            "maladie de Parkinson ?",
+        26: "Quel protocole Internet traduit les noms de domaine lisibles par l'homme en adresses IP numériques "
+            "utilisées par les ordinateurs ?",
+        27: "En économie, quel terme désigne la valeur de la meilleure alternative suivante à laquelle on renonce "
+            "lorsqu'on fait un choix ?",
+        29: "Quel organe produit l'insuline, l'hormone qui fait baisser le taux de glucose sanguin après un "
+            "repas ?",
+        31: "Quelle planète de notre système solaire a la journée la plus courte, tournant une fois sur son axe "
+            "en environ dix heures ?",
+    },
+    "ru": {
+        0: "Какой слой атмосферы Земли содержит большую часть озона, поглощающего ультрафиолетовое излучение "
+           "Солнца?",
+        1: "Какая молекула в цикле Кребса соединяется с ацетил-КоА, образуя цитрат в начале каждого оборота?",
+        4: "Какой алгоритм сортировки имеет время работы O(n log n) в худшем случае и сортирует на месте с "
+           "помощью двоичной кучи?",
+        6: "Как называется граница вокруг чёрной дыры, за которой ни свет, ни другое излучение не могут "
+           "вырваться наружу?",
+        8: "Недостаток какого витамина вызывает цингу — болезнь, при которой кровоточат дёсны и плохо "
+           "заживают раны?",
+        10: "Если цена товара растёт, а величина спроса падает на больший процент, как называют спрос на этот "
+            "товар?",
+        11: "Какая структура данных следует принципу «последним пришёл — первым ушёл», когда первым удаляется "
+            "элемент, добавленный последним?",
+        15: "Какой органоид растительной клетки является местом фотосинтеза и содержит хлорофилл, улавливающий "
+            "энергию света?",
+        16: "Какой тип лейкоцитов в основном отвечает за выработку антител при адаптивном иммунном ответе?",
+        19: "Какой орган устанавливает целевой уровень ставки по федеральным фондам в рамках денежно-кредитной "
+            "политики США?",
+        23: "Какой тип границы плит образуется там, где две тектонические плиты расходятся, как вдоль "
+            "Срединно-Атлантического хребта?",
+        24: "Какой нейромедиатор наиболее тесно связан с дегенерацией нейронов при болезни Паркинсона?",
+        26: "Какой интернет-протокол преобразует понятные человеку доменные имена в числовые IP-адреса, "
+            "которые используют компьютеры?",
+        27: "Каким термином в экономике называют ценность следующей по выгодности альтернативы, от которой "
+            "отказываются при выборе?",
+        29: "Какой орган вырабатывает инсулин — гормон, снижающий уровень глюкозы в крови после еды?",
+        31: "У какой планеты Солнечной системы самый короткий день: она совершает оборот вокруг своей оси "
+            "примерно за десять часов?",
+    },
+}
 PORTS = ("cpp", "go", "java", "rust")
 
 
@@ -678,6 +815,9 @@ def main() -> None:
                     r = json.loads(x)
                     tid = f"HumanEval/{r['task_id'].split('/')[-1]}"
                     leaks.append((f"port_{lang}_code", ("humaneval", tid), r["declaration"] + r["canonical_solution"]))
+    # last: the kinds above are planted as before this one was added
+    leaks += [(f"translated_{lang}_mc_question", ("mc", f"mc{i}"), t) for lang, d in TRANSLATED_MC_QUESTION.items()
+              for i, t in d.items()]
     with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
         hosts = [json.loads(x)["text"] for x in f if x.strip()]
     rng.shuffle(hosts)
