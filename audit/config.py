@@ -395,6 +395,11 @@ class ContaminationConfig(Section):
     # about 16 MB/s of Chinese text (the stage there ~11 -> ~6.5 MB/s of one core; on an all-Chinese
     # corpus ~15% of the job, bench/bench_gloss.py); nothing measurable on the bench corpus.
     rewrite_gloss: bool = measure(True)
+    # ... and German, Spanish, French and Russian read through cognates (audit/stages/contamination_cognate.py):
+    # a record's words and the unit's rare stems reduced to one spelling (photosynthesis,
+    # Photosynthese, фотосинтез: fotosi), several rare ones of one unit in one window of a
+    # non-English record (a multiple-choice question translated alone, with no number or name).
+    rewrite_cognate: bool = measure(True)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the

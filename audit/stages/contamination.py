@@ -36,7 +36,8 @@ code-like record naming its function, for ports to other languages. "rewrite"
 (`contamination.rewrite`, audit/stages/contamination_rewrite.py): a unit's rare word stems,
 numbers and names in one record window in any order, confirmed by the window's embedding, for
 restatements; across languages by numbers and names (contamination_keys.py) and, for Chinese, by
-the English glosses of its words (contamination_gloss.py, `contamination.rewrite_gloss`).
+the English glosses of its words (contamination_gloss.py, `contamination.rewrite_gloss`), for German,
+Spanish, French and Russian by cognates (contamination_cognate.py, `contamination.rewrite_cognate`).
 Units: every item is indexed whole and, per `eval_sets[].units`, each text field
 on its own (an index "item" is a unit; `item_units` names it), so a leak of the question alone
 counts; a match names its `unit` and `item_spans` (the unit's matched character spans).
@@ -70,6 +71,7 @@ from audit.stages import ConfigStage, Finding, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.contamination_codekey import CodeKeyIndex, looks_like_any_code
+from audit.stages.contamination_cognate import CognateIndex
 from audit.stages.contamination_gloss import GlossIndex, han_counts
 from audit.stages.contamination_keys import KeyIndex
 from audit.stages.contamination_rewrite import RewriteIndex
@@ -387,6 +389,14 @@ class SemanticIndex:
                 np.concatenate(cols_hi))
 
 
+def _stem_runs(rw: RewriteIndex, u: int, stems: Sequence[int]) -> list[tuple[int, int]]:
+    """(first, end) word runs of unit `u` holding one of `stems` (a rewrite match's unit words)."""
+    base, top = int(rw.unit_bounds[u]), int(rw.unit_bounds[u + 1])
+    held = np.isin(rw.word_stem[base:top], stems)
+    edge = np.diff(np.concatenate([[0], held.astype(np.int8), [0]]))
+    return list(zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist()))
+
+
 @dataclass
 class ContaminationIndex:
     """Eval items' n-grams and fuzzy-tier words: plain data, cheap to ship to workers."""
@@ -413,6 +423,7 @@ class ContaminationIndex:
     rewrite: RewriteIndex | None = None  # rare word stems and embeddings of the units (the rewrite tier)
     keys: KeyIndex | None = None  # numbers and names of the units, across languages (the rewrite tier)
     gloss: GlossIndex | None = None  # the units' stems as Chinese words gloss them (the rewrite tier)
+    cognate: CognateIndex | None = None  # the units' stems by cognate form, for European text (the rewrite tier)
     need: np.ndarray | None = None  # int32, item words an n-gram match must cover (see from_items)
     item_units: list[str] = field(default_factory=list)  # per indexed item, its unit (WHOLE: the whole item)
     item_starts: np.ndarray | None = None  # int32, character start of each item token in its unit's text
@@ -581,7 +592,7 @@ class ContaminationIndex:
             vectors.add_words(texts, tokens)
         semantic = SemanticIndex.build(texts, tokens, size > 0, vectors) if c.semantic and vectors is not None else None
         code_key = CodeKeyIndex.build(texts, looks_like_any_code(texts)) if c.code_key and not sub_index else None
-        rewrite = keys = gloss = None
+        rewrite = keys = gloss = cognate = None
         if c.rewrite and not sub_index:
             # code items (every unit of an item any of whose units looks like code) are the code tiers'
             code_parent = np.zeros(len(owners), dtype=bool)
@@ -592,8 +603,10 @@ class ContaminationIndex:
                 keys = KeyIndex.build(texts, ((size > 0) & ~code_parent[parent]).tolist(), sample)
             if c.rewrite_gloss:
                 gloss = GlossIndex.build(rewrite, sample)
+            if c.rewrite_cognate:
+                cognate = CognateIndex.build(rewrite, sample)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
-                   semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, gloss=gloss, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
+                   semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, gloss=gloss, cognate=cognate, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
@@ -635,6 +648,8 @@ class ContaminationIndex:
                 self._key_matches(texts, a, b, found)
             if han is not None:
                 self._gloss_matches(texts, a, b, han, found)
+            if self.cognate is not None:
+                self._cognate_matches(texts, a, b, tokens.slice(a, b), found)
             for k, matches in found.items():
                 out[a + k] = _best_per_method(matches)
         return out
@@ -702,10 +717,7 @@ class ContaminationIndex:
         for t, u, coverage, w0, w1, cosine, stems in rw.matches(tokens, c.rewrite_floor, c.rewrite_similarity):
             if (t, self.set_names[self.item_set[u]], self.item_ids[u]) in done:
                 continue
-            base, top = int(rw.unit_bounds[u]), int(rw.unit_bounds[u + 1])
-            held = np.isin(rw.word_stem[base:top], stems)
-            edge = np.diff(np.concatenate([[0], held.astype(np.int8), [0]]))
-            runs = list(zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist()))
+            runs = _stem_runs(rw, u, stems)
             span = [int(tokens.starts[w0]), int(tokens.ends[w1 - 1])]
             rare = sorted(stems, key=lambda s: -float(rw.weight[s]))[:10]
             self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span,
@@ -728,12 +740,21 @@ class ContaminationIndex:
         n_items = len(self.item_ids)
         rw = self.gloss.rewrite
         for t, u, coverage, span, stems, pairs in self.gloss.matches(texts[a:b], han[a:b], self.settings.rewrite_floor):
-            base, top = int(rw.unit_bounds[u]), int(rw.unit_bounds[u + 1])
-            held = np.isin(rw.word_stem[base:top], stems)
-            edge = np.diff(np.concatenate([[0], held.astype(np.int8), [0]]))
-            runs = list(zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist()))
+            runs = _stem_runs(rw, u, stems)
             self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span,
                       [f"gloss {len(stems)} stems", " ".join(pairs)], runs)
+
+    def _cognate_matches(self, texts: Sequence[str | None], a: int, b: int, tokens: Tokens,
+                         found: dict[int, list[dict[str, Any]]]) -> None:
+        """Add to `found` (keyed by text - a) the rewrite matches of the non-English European texts
+        of texts[a:b], read through cognates (a unit translated into German, Spanish, French, Russian)."""
+        assert self.cognate is not None
+        n_items = len(self.item_ids)
+        rw = self.cognate.rewrite
+        for t, u, coverage, span, stems, pairs in self.cognate.matches(texts[a:b], tokens, self.settings.rewrite_floor):
+            runs = _stem_runs(rw, u, stems)
+            self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span,
+                      [f"cognate {len(stems)} keys", " ".join(pairs)], runs)
 
     def _code_key_matches(self, texts: Sequence[str | None], a: int, b: int, keyed: np.ndarray,
                           found: dict[int, list[dict[str, Any]]]) -> None:

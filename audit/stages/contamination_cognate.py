@@ -1,0 +1,336 @@
+"""European text read through cognates, for the rewrite tier (method "rewrite", evidence "cognate ..."):
+an eval unit translated into German, Spanish, French or Russian (a quiz page's copy of a
+multiple-choice question) often keeps no number and few names for the translation keys
+(audit/stages/contamination_keys.py), and no wheel on the registry ships a multilingual embedding
+or a bilingual dictionary for these languages. What survives such a translation is the unit's
+academic and technical words: photosynthesis, Photosynthese, fotosíntesis, photosynthèse,
+фотосинтез.
+
+1. Cognate form (`cognate_form`): a word lowercased, Cyrillic transliterated, accents stripped, and
+   spelling told apart by language made one (ph -> f, th -> t, ch/c/k/q -> k, c before e/i -> s,
+   z -> s, v/w -> f, y/j -> i, h dropped, ei/eu -> e, a Spanish e- before s+consonant dropped,
+   doubled letters collapsed). Keys are the form's first 6 and 5 letters (4 for a word of four):
+   the inflection endings of each language lie past them (Atmosphäre, atmósfera, атмосфера:
+   atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key.
+2. Keys of a unit: its evidence stems of the rewrite tier (RewriteIndex: units, rarity weights,
+   postings) of four letters or more, and its numbers (read as themselves). A key is no evidence
+   when it is a prefix key of the everyday words of German, Spanish, French or Russian (the
+   `wordfreq` wheel's lists: words summing to _COMMON_FREQ of running text; "alter", "system"),
+   or, with _MIN_DOCS such documents in the corpus sample, in more than _DOC_SHARE of its
+   non-English Latin- or Cyrillic-script documents.
+3. Records read: those of _MIN_WORDS words, mostly in Latin or Cyrillic script, that are not English
+   (under _EN_SHARE of their words English function words: an English record is the rewrite
+   tier's). A match: one window of the record (_WINDOW times the unit's words, at least
+   _MIN_WINDOW) holding `unit_need` distinct keyed stems of the unit (the rewrite tier's rule on
+   its keyable stems, at least _MIN_STEMS), _MIN_RARE_HIT of them rare words (few units hold them)
+   matched on at least five letters, and the measure floor of the unit's keyable weight. Judged
+   like every rewrite match (`rewrite_threshold`).
+
+Cost: English records are told apart by one array pass over the block's word hashes; a read
+record's words are mapped to keys by a per-process cache keyed by word hash (a word's form is
+computed once per process), then per-record window counting over the few hits.
+
+Not reached: words that are not cognates (oxygen / Sauerstoff, constitution / Verfassung, white
+blood cell / Leukozyt / лейкоцит, percentage / Prozentsatz), German compounds whose cognate is not
+their first part (Erdatmosphäre, Sortieralgorithmus), Latin h rendered as Russian г (hormone /
+гормон), short questions with two or three keyable words, and a translation that paraphrases
+the unit's terms.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+import hashlib
+from pathlib import Path
+from itertools import islice
+
+import numpy as np
+
+from audit.cache import cached_arrays
+from audit.normalize import Tokens, hash_words, tokenize_hashed
+from audit.stages.contamination_rewrite import RewriteIndex, stems_needed
+
+# Cyrillic transliterated towards the Latin spelling of the same loanword (в, ф -> f as v is;
+# х -> k as ch is; ц -> s as c before e/i is; ю -> u: компьютер, глюкоза).
+_CYRILLIC = str.maketrans({
+    "а": "a", "б": "b", "в": "f", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "s", "з": "s", "и": "i",
+    "й": "i", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t",
+    "у": "u", "ф": "f", "х": "k", "ц": "s", "ч": "k", "ш": "s", "щ": "s", "ъ": "", "ы": "i", "ь": "",
+    "э": "e", "ю": "u", "я": "a", "і": "i", "ї": "i", "є": "e", "ß": "ss"})
+_DIGRAPHS = (("sch", "s"), ("ph", "f"), ("th", "t"), ("ch", "k"), ("sh", "s"), ("ck", "k"), ("qu", "k"))
+_SOFT_C = re.compile(r"c(?=[eiy])")
+_SINGLE = str.maketrans({"c": "k", "q": "k", "z": "s", "v": "f", "w": "f", "y": "i", "j": "i", "h": None})
+_DIPHTHONG = re.compile(r"e[iu]")
+_PROSTHETIC_E = re.compile(r"^es(?=[^aeiou])")  # Spanish estructura, escapar = structure, escape
+_DOUBLE = re.compile(r"(.)\1+")
+_LETTERS = re.compile(r"[^a-z]+")
+_RUNS = re.compile(r"[^\W\d_]+|\d+")
+_EDGES = re.compile(r"^\W+|\W+$")  # a word's punctuation, left out of the evidence
+# A word of this many letters past a key is read for a key inside it too (a compound's later part).
+_COMPOUND_REST = 6
+# Key lengths: a unit's form gives keys of its first _KEY_LENS letters (a form of _MIN_LEN: itself).
+_KEY_LENS = (6, 5)
+_MIN_LEN = 4
+# A key counts as "strong" (for _MIN_RARE_HIT) from this many letters.
+_STRONG_LEN = 5
+# Everyday words: the `wordfreq` lists of these languages (their _LEX_WORDS most frequent words); a key
+# whose words sum to _COMMON_FREQ of running text in one of them (zipf 5: one word in 10,000) is
+# common, and a unit word is keyable only when its key is one of theirs (a cognate: atmosf, not the
+# English-only eart of "earth").
+_LANGS = ("de", "es", "fr", "ru")
+_LEX_WORDS = 100_000
+# ... in this many of the languages (each list holds English words and names too: "earth" in one)
+_ATTESTED_LANGS = 2
+_COMMON_FREQ = 1e-4
+# English function words: a record where they are this share of the words is English.
+_EN_WORDS = ("the", "and", "of", "that", "with", "which", "is", "are", "this", "from", "have", "what", "you", "it")
+_EN_SHARE = 0.04
+# A record is read when it has this many words, this share of them holding Latin or Cyrillic letters.
+_MIN_WORDS = 8
+_SCRIPT_SHARE = 0.5
+# With this many non-English Latin/Cyrillic documents in the corpus sample, a key in more than this
+# share of them is common in this corpus.
+_MIN_DOCS = 50
+_DOC_SHARE = 0.05
+# Windows of _WINDOW times the unit's words (at least _MIN_WINDOW record words).
+_WINDOW = 2.0
+_MIN_WINDOW = 24
+# A match holds this many distinct keyed stems at least, and this many rare word stems on a strong key;
+# rare: held by at most _RARE_SHARE of the units (and _MIN_DF of them).
+_MIN_STEMS = 3
+_MIN_RARE_HIT = 2
+_RARE_SHARE = 0.01
+_MIN_DF = 3
+# The per-process cache of word hash -> keyed stems is emptied past this many words.
+_CACHE_WORDS = 2_000_000
+
+
+def cognate_form(word: str) -> str:
+    """The spelling-neutral form of one word (see the module docstring): Photosynthese,
+    photosynthèse, фотосинтез -> fotosintese, fotosintese, fotosintes."""
+    w = word.lower().translate(_CYRILLIC)
+    # accents stripped: the decomposed marks (and any letter of another script) are not ASCII
+    w = _LETTERS.sub("", unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode())
+    for a, b in _DIGRAPHS:
+        w = w.replace(a, b)
+    w = _SOFT_C.sub("s", w).translate(_SINGLE)
+    w = _PROSTHETIC_E.sub("s", _DIPHTHONG.sub("e", w))
+    return _DOUBLE.sub(r"\1", w)
+
+
+def _keys_of(form: str) -> list[str]:
+    """The keys a unit word's form gives (see _KEY_LENS)."""
+    if len(form) < _MIN_LEN:
+        return []
+    return [form[:k] for k in _KEY_LENS if len(form) >= k] or [form]
+
+
+def _derive_lexicon() -> dict[str, np.ndarray]:
+    """The keys of the word lists of _LANGS (the wordfreq wheel's data, most frequent first):
+    "common", those whose words sum to _COMMON_FREQ of running text in one language, and
+    "attested", those of the _LEX_WORDS most frequent words (less those more frequent in English)
+    of _ATTESTED_LANGS of them (each as one UTF-8 string)."""
+    from wordfreq import get_frequency_dict
+    common: set[str] = set()
+    langs_of: dict[str, int] = defaultdict(int)
+    english = get_frequency_dict("en")
+    for lang in _LANGS:
+        total: dict[str, float] = defaultdict(float)
+        own: set[str] = set()
+        for w, freq in islice(get_frequency_dict(lang).items(), _LEX_WORDS):
+            f = cognate_form(w)
+            if len(f) < _MIN_LEN:
+                continue
+            keys = {f[:6], f[:5], f[:4]}
+            for k in keys:
+                total[k] += freq
+            if english.get(w, 0.0) < freq:  # not an English word of the list ("around" in German web text)
+                own.update(keys)
+        common.update(k for k, v in total.items() if v >= _COMMON_FREQ)
+        for k in own:
+            langs_of[k] += 1
+    attested = {k for k, n in langs_of.items() if n >= _ATTESTED_LANGS}
+    return {name: np.frombuffer("\n".join(sorted(keys)).encode(), dtype=np.uint8)
+            for name, keys in (("common", common), ("attested", attested))}
+
+
+@cache
+def lexicon() -> tuple[frozenset[str], frozenset[str]]:
+    """(common, attested) keys of German, Spanish, French and Russian words (see _derive_lexicon):
+    derived once per machine into the cache folder (audit.cache; a few seconds), then loaded."""
+    from importlib.metadata import version
+    rules = hashlib.blake2b(Path(__file__).read_bytes(), digest_size=8).hexdigest()
+    a = cached_arrays("cognate-lexicon", f"wordfreq {version('wordfreq')}|{rules}", _derive_lexicon)
+    common, attested = (frozenset(a[k].tobytes().decode().split("\n")) for k in ("common", "attested"))
+    return common, attested
+
+
+@dataclass
+class CognateIndex:
+    """The rewrite index's evidence stems keyed by cognate form, and per unit what a window needs."""
+
+    rewrite: RewriteIndex
+    key_stem: dict[str, int]   # cognate key -> rewrite stem (a key of several stems: the rarest's)
+    number_stem: dict[str, int]  # a unit's numbers, as written, -> their stem
+    weight: np.ndarray         # float32 per rewrite stem: its weight here (0: no evidence)
+    rare: np.ndarray           # bool per rewrite stem: a rare word stem (few units hold it)
+    unit_total: np.ndarray     # float64 per unit: its keyable weight
+    unit_need: np.ndarray      # int32 per unit: distinct stems a window must hold
+    unit_words: np.ndarray     # int32 per unit: its words (window length)
+    post: dict[int, np.ndarray]  # keyed stem -> the units holding it
+    en_hashes: np.ndarray      # sorted word hashes of the English function words
+    sample_docs: int = 0       # non-English Latin/Cyrillic documents of the corpus sample read
+    _cache: dict[int, tuple[int, int]] = field(default_factory=dict)  # word hash -> (stem or -1, key length)
+
+    @classmethod
+    def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None) -> "CognateIndex":
+        """Key the evidence stems of `rw` by cognate form; `sample`: corpus documents, whose
+        non-English Latin/Cyrillic ones tell which keys are common in this corpus."""
+        everyday, attested = lexicon()
+        df = np.diff(rw.post_start)
+        key_stem: dict[str, int] = {}
+        number_stem: dict[str, int] = {}
+        keyed = np.zeros(len(rw.weight), dtype=bool)
+        # rarest stem first: a key shared by two stems stands for the rarer
+        for s in np.argsort(-rw.weight, kind="stable").tolist():
+            if rw.weight[s] <= 0:
+                break
+            name = rw.names[s]
+            if name.isdigit():
+                number_stem[name] = s
+                keyed[s] = True
+                continue
+            for k in _keys_of(cognate_form(name)):
+                if k in attested and k not in everyday:
+                    key_stem.setdefault(k, s)
+                    keyed[s] = True
+        weight = np.where(keyed, rw.weight, 0).astype(np.float32)
+        index = cls(rw, key_stem, number_stem, weight, np.zeros(len(weight), bool), np.zeros(0), np.zeros(0, np.int32),
+                    rw.unit_words, {}, np.sort(hash_words(list(_EN_WORDS))))
+        # keys common among this corpus's European documents say nothing here
+        if sample:
+            docs = [t for t in sample if t]
+            st = tokenize_hashed(docs)
+            read = index._readable(docs, st)
+            if int(read.sum()) >= _MIN_DOCS:
+                index.sample_docs = int(read.sum())
+                seen = np.zeros(len(weight), dtype=np.int64)
+                for t in np.flatnonzero(read).tolist():
+                    stems = {s for _, s, _ in index._hits(docs[t], st, t) or ()}
+                    seen[list(stems)] += 1
+                weight[seen > _DOC_SHARE * index.sample_docs] = 0
+                index._cache.clear()
+        units = df <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))
+        index.rare = (weight > 0) & units & np.array([not n.isdigit() for n in rw.names] or [False], dtype=bool)
+        post_stem = np.repeat(np.arange(len(df)), df)
+        live = weight[post_stem] > 0
+        index.unit_total = np.bincount(rw.post_unit[live], weights=weight[post_stem[live]], minlength=len(rw.unit_total))
+        n_keyable = np.bincount(rw.post_unit[live], minlength=len(rw.unit_total))
+        index.unit_need = np.array([max(_MIN_RARE_HIT, min(n, max(_MIN_STEMS, stems_needed(n)))) for n in n_keyable.tolist()],
+                                    dtype=np.int32)
+        for s in np.flatnonzero(weight > 0).tolist():
+            index.post[s] = rw.post_unit[rw.post_start[s]:rw.post_start[s + 1]]
+        return index
+
+    def _readable(self, texts: Sequence[str | None], tokens: Tokens) -> np.ndarray:
+        """Per text whether the tier reads it: _MIN_WORDS words, under _EN_SHARE of them English
+        function words (one array pass over the hashes; the script is checked per word later)."""
+        counts = tokens.counts
+        en = np.isin(tokens.hashes, self.en_hashes)
+        n_en = np.bincount(tokens.text_of[en], minlength=len(counts)) if len(en) else np.zeros(len(counts), np.int64)
+        return (counts >= _MIN_WORDS) & (n_en < _EN_SHARE * np.maximum(counts, 1))
+
+    def _word(self, h: int, raw: str) -> tuple[int, int]:
+        """(stem or -1, key length; -2 for a word of no Latin or Cyrillic letter) of one record word."""
+        got = self._cache.get(h)
+        if got is not None:
+            return got
+        out = (-1, 0)
+        runs = _RUNS.findall(raw)
+        if not any(r.isdigit() or cognate_form(r) for r in runs):
+            out = (-1, -2)
+        for r in runs:  # a token may be several words (l'ozone, Parkinson-Krankheit): the first keyed one
+            if r.isdigit():
+                if r in self.number_stem:
+                    out = (self.number_stem[r], 0)
+                    break
+                continue
+            f = cognate_form(r)
+            if len(f) < _MIN_LEN:
+                continue
+            hit = next(((self.key_stem[f[:k]], k) for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
+            # a German compound: a full key further in (Erdatmosphäre, Sortieralgorithmus)
+            hit = hit or next(((self.key_stem[f[i:i + 6]], 6) for i in range(3, len(f) - _COMPOUND_REST)
+                               if f[i:i + 6] in self.key_stem), None)
+            if hit is not None:
+                out = hit
+                break
+        if len(self._cache) >= _CACHE_WORDS:
+            self._cache.clear()
+        self._cache[h] = out
+        return out
+
+    def _hits(self, text: str, tokens: Tokens, t: int) -> list[tuple[int, int, int]] | None:
+        """(word rank, stem, key length) of text t's keyed words; None when under _SCRIPT_SHARE of its
+        words hold Latin or Cyrillic letters."""
+        lo, hi = int(tokens.bounds[t]), int(tokens.bounds[t + 1])
+        out, other = [], 0
+        for r, (h, a, b) in enumerate(zip(tokens.hashes[lo:hi].tolist(), tokens.starts[lo:hi].tolist(),
+                                           tokens.ends[lo:hi].tolist())):
+            s, k = self._word(h, text[a:b])
+            if k == -2:
+                other += 1
+            elif s >= 0:
+                out.append((r, s, k))
+        return None if other > (1 - _SCRIPT_SHARE) * (hi - lo) else out
+
+    def matches(self, texts: Sequence[str | None], tokens: Tokens, floor: float
+                ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
+        """(text, unit, coverage, record span, unit stems found, "unit word=record word" pairs) of
+        each pair whose best window covers at least `floor` of the unit's keyable weight; only
+        non-English texts in Latin or Cyrillic script are read."""
+        rw = self.rewrite
+        for t in np.flatnonzero(self._readable(texts, tokens)).tolist():
+            text = texts[t]
+            if not text:
+                continue
+            hits = self._hits(text, tokens, t)
+            if not hits:
+                continue
+            by_unit: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+            for h in hits:
+                for u in self.post[h[1]].tolist() if h[1] in self.post else ():
+                    by_unit[u].append(h)
+            for u, mine in by_unit.items():
+                need = int(self.unit_need[u])
+                if len({s for _, s, _ in mine}) < need:
+                    continue
+                span = max(_MIN_WINDOW, int(self.unit_words[u] * _WINDOW))
+                best = None
+                for i in range(len(mine)):  # windows starting at each hit (hits are in rank order)
+                    win = {}
+                    for r, s, k in mine[i:]:
+                        if r - mine[i][0] >= span:
+                            break
+                        if s not in win or k > win[s][1]:
+                            win[s] = (r, k)
+                    if len(win) < need:
+                        continue
+                    strong = sum(1 for s, (_, k) in win.items() if self.rare[s] and k >= _STRONG_LEN)
+                    got = float(self.weight[list(win)].sum())
+                    if strong >= _MIN_RARE_HIT and got >= floor * self.unit_total[u] and self.unit_total[u] > 0 \
+                            and (best is None or got > best[0]):
+                        best = (got, win)
+                if best is None:
+                    continue
+                got, win = best
+                lo_t = int(tokens.bounds[t])
+                ranks = sorted(r for r, _ in win.values())
+                pairs = [f"{rw.names[s]}={_EDGES.sub('', text[int(tokens.starts[lo_t + r]):int(tokens.ends[lo_t + r])])}"
+                         for s, (r, _) in sorted(win.items(), key=lambda x: x[1][0])]
+                yield (t, u, min(1.0, got / float(self.unit_total[u])),
+                       [int(tokens.starts[lo_t + ranks[0]]), int(tokens.ends[lo_t + ranks[-1]])], list(win), pairs)

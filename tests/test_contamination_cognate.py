@@ -1,0 +1,76 @@
+"""German, Spanish, French and Russian read through cognates (audit/stages/contamination_cognate.py):
+a multiple-choice question translated alone (no number, few names) is found by the cognates of its
+rare words, with the pairs as evidence; European text on the same subject sharing two of them is
+not; English text is not read by the tier."""
+from __future__ import annotations
+
+from audit.normalize import tokenize_hashed
+from audit.stages.contamination import ContaminationIndex
+from audit.stages.contamination_cognate import cognate_form, lexicon
+from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
+
+# Two questions of academic words (cognates in every language here), beside MC_ITEMS.
+ITEMS = MC_ITEMS + [
+    ("photo", "Which organelle is the site of photosynthesis in plant cells, containing the chlorophyll that "
+              "captures light energy?", ["Mitochondrion", "Chloroplast", "Ribosome", "Golgi apparatus"]),
+    ("parkinson", "Which neurotransmitter is most closely associated with the degeneration of neurons in "
+                  "Parkinson's disease?", ["Serotonin", "Dopamine", "Acetylcholine", "GABA"]),
+]
+# Translated by hand, question alone, among text of the same language (a city council; a weather report).
+PHOTO_DE = ("In welchem Organell der Pflanzenzelle läuft die Photosynthese ab, das Chlorophyll enthält und so "
+            "die Energie des Lichts einfängt?")
+PARKINSON_RU = "С каким нейромедиатором сильнее всего связана дегенерация нейронов при болезни Паркинсона?"
+HOST_DE = ("Der Stadtrat hat am Dienstag beschlossen, die Brücke über den Fluss im kommenden Jahr zu erneuern. "
+           "Die Arbeiten sollen im Frühjahr beginnen und etwa acht Monate dauern.")
+HOST_RU = ("Синоптики обещают в выходные тёплую погоду без осадков. В понедельник ожидается небольшое "
+           "похолодание и ветер с севера.")
+# The same subjects, asking nothing: each shares two of the unit's cognates (a question needs three).
+PHOTO_CLEAN_DE = ("Im Herbst wird das Chlorophyll in den Blättern abgebaut, und die Photosynthese kommt langsam zum "
+                  "Erliegen; dann zeigen sich die gelben und roten Farbstoffe, die vorher verdeckt waren.")
+PARKINSON_CLEAN_RU = ("Нейроны головного мозга у пациентов с болезнью Паркинсона гибнут постепенно, поэтому "
+                      "врачи советуют больше двигаться и регулярно проходить обследование.")
+
+
+def test_cognate_form_makes_one_spelling_of_a_loanword():
+    forms = {cognate_form(w)[:6] for w in ("photosynthesis", "Photosynthese", "fotosíntesis", "photosynthèse",
+                                            "фотосинтез")}
+    assert forms == {"fotosi"}
+    assert cognate_form("Zitrat") == cognate_form("цитрат") == cognate_form("citrat") == "sitrat"
+    assert cognate_form("Chlorophyll")[:6] == cognate_form("хлорофилл")[:6] == "klorof"
+    # everyday words of the languages are no keys; an English-only word is attested in none of them
+    common, attested = lexicon()
+    assert "atmosf" in attested and "atmosf" not in common and "eart" not in attested
+    assert cognate_form("система")[:6] in common
+
+
+def test_a_german_and_a_russian_translated_question_are_found_with_their_evidence(tmp_path):
+    de = HOST_DE + "\n" + PHOTO_DE + "\n" + HOST_DE
+    ru = HOST_RU + "\n" + PARKINSON_RU + "\n" + HOST_RU
+    [[m], [r]] = mc_counted(tmp_path, [de, ru], items=ITEMS)
+    assert (m["eval_id"], m["unit"], m["method"]) == ("photo", "question", "rewrite") and m["coverage"] >= 0.5
+    kind, pairs = m["evidence"]
+    assert kind.startswith("cognate ")
+    found = dict(p.split("=") for p in pairs.split())  # unit stem = record word, in record order
+    assert found["photosynthesi"] == "Photosynthese" and found["chlorophyll"] == "Chlorophyll"
+    [[a, b]] = m["spans"]
+    start = de.index(PHOTO_DE)
+    assert start <= a < b <= start + len(PHOTO_DE)
+    assert (r["eval_id"], r["unit"]) == ("parkinson", "question") and r["evidence"][0].startswith("cognate ")
+    assert dict(p.split("=") for p in r["evidence"][1].split())["parkinson"] == "Паркинсона"
+    # with the tier off, neither is found
+    assert mc_counted(tmp_path, [de, ru], {"rewrite_cognate": False}, ITEMS) == [[], []]
+
+
+def test_european_text_on_the_same_subject_is_not_found(tmp_path):
+    texts = [HOST_DE + " " + PHOTO_CLEAN_DE + " " + HOST_DE, HOST_RU + " " + PARKINSON_CLEAN_RU + " " + HOST_RU]
+    assert mc_counted(tmp_path, texts, items=ITEMS) == [[], []]
+
+
+def test_english_text_is_not_read_by_the_tier(tmp_path):
+    index = ContaminationIndex.build(mc_config(tmp_path, items=ITEMS))
+    assert index.cognate is not None
+    # the German question quoted in an English paragraph: the rewrite tier's text, not this tier's
+    english = HOST + " The German exam asked: " + PHOTO_DE + " Most of the students in the class knew the answer."
+    german = HOST_DE + " " + PHOTO_DE
+    got = [t for t, *_ in index.cognate.matches([english, german], tokenize_hashed([english, german]), 0.3)]
+    assert got == [1]
