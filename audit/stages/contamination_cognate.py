@@ -21,10 +21,10 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
 3. Records read: those of _MIN_WORDS words, mostly in Latin or Cyrillic script, that are not English
    (under _EN_SHARE of their words English function words: an English record is the rewrite
    tier's). A match: one window of the record (_WINDOW times the unit's words, at least
-   _MIN_WINDOW) holding `unit_need` distinct keyed stems of the unit (the rewrite tier's rule on
-   its keyable stems, at least _MIN_STEMS), _MIN_RARE_HIT of them rare words (few units hold them)
-   matched on at least five letters, and the measure floor of the unit's keyable weight. Judged
-   like every rewrite match (`rewrite_threshold`).
+   _MIN_WINDOW) holding _MIN_STEMS distinct keyed stems of the unit (all of them when it has fewer,
+   at least _MIN_RARE_HIT: a translation keeps a few of a unit's words as cognates, rarely most),
+   _MIN_RARE_HIT of them rare words (few units hold them) matched on at least five letters, and the
+   measure floor of the unit's keyable weight. Judged like every rewrite match (`rewrite_threshold`).
 
 Cost: English records are told apart by one array pass over the block's word hashes; a read
 record's words are mapped to keys by a per-process cache keyed by word hash (a word's form is
@@ -52,7 +52,7 @@ import numpy as np
 
 from audit.cache import cached_arrays
 from audit.normalize import Tokens, hash_words, tokenize_hashed
-from audit.stages.contamination_rewrite import RewriteIndex, stems_needed
+from audit.stages.contamination_rewrite import RewriteIndex
 
 # Cyrillic transliterated towards the Latin spelling of the same loanword (в, ф -> f as v is;
 # х -> k as ch is; ц -> s as c before e/i is; ю -> u: компьютер, глюкоза).
@@ -174,8 +174,8 @@ class CognateIndex:
     """The rewrite index's evidence stems keyed by cognate form, and per unit what a window needs."""
 
     rewrite: RewriteIndex
-    key_stem: dict[str, int]   # cognate key -> rewrite stem (a key of several stems: the rarest's)
-    number_stem: dict[str, int]  # a unit's numbers, as written, -> their stem
+    key_stem: dict[str, tuple[int, ...]]  # cognate key -> the rewrite stems it stands for (numeric, numerical)
+    number_stem: dict[str, tuple[int, ...]]  # a unit's numbers, as written, -> their stem
     weight: np.ndarray         # float32 per rewrite stem: its weight here (0: no evidence)
     rare: np.ndarray           # bool per rewrite stem: a rare word stem (few units hold it)
     unit_total: np.ndarray     # float64 per unit: its keyable weight
@@ -184,7 +184,12 @@ class CognateIndex:
     post: dict[int, np.ndarray]  # keyed stem -> the units holding it
     en_hashes: np.ndarray      # sorted word hashes of the English function words
     sample_docs: int = 0       # non-English Latin/Cyrillic documents of the corpus sample read
-    _cache: dict[int, tuple[int, int]] = field(default_factory=dict)  # word hash -> (stem or -1, key length)
+    # the per-process cache of record words: sorted word hashes and, parallel, the id of their value
+    # (stems, key length) in _values; _value_id interns the values
+    _known: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    _known_value: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    _values: list[tuple[tuple[int, ...], int]] = field(default_factory=list)
+    _value_id: dict[tuple[tuple[int, ...], int], int] = field(default_factory=dict)
 
     @classmethod
     def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None) -> "CognateIndex":
@@ -192,46 +197,41 @@ class CognateIndex:
         non-English Latin/Cyrillic ones tell which keys are common in this corpus."""
         everyday, attested = lexicon()
         df = np.diff(rw.post_start)
-        key_stem: dict[str, int] = {}
-        number_stem: dict[str, int] = {}
+        stems_of: dict[str, list[int]] = defaultdict(list)
+        number_stem: dict[str, tuple[int, ...]] = {}
         keyed = np.zeros(len(rw.weight), dtype=bool)
-        # rarest stem first: a key shared by two stems stands for the rarer
-        for s in np.argsort(-rw.weight, kind="stable").tolist():
-            if rw.weight[s] <= 0:
-                break
+        for s in np.flatnonzero(rw.weight > 0).tolist():
             name = rw.names[s]
             if name.isdigit():
-                number_stem[name] = s
+                number_stem[name] = (s,)
                 keyed[s] = True
                 continue
             for k in _keys_of(cognate_form(name)):
                 if k in attested and k not in everyday:
-                    key_stem.setdefault(k, s)
+                    stems_of[k].append(s)
                     keyed[s] = True
+        key_stem = {k: tuple(v) for k, v in stems_of.items()}
         weight = np.where(keyed, rw.weight, 0).astype(np.float32)
         index = cls(rw, key_stem, number_stem, weight, np.zeros(len(weight), bool), np.zeros(0), np.zeros(0, np.int32),
                     rw.unit_words, {}, np.sort(hash_words(list(_EN_WORDS))))
         # keys common among this corpus's European documents say nothing here
         if sample:
-            docs = [t for t in sample if t]
+            docs = [t for t in sample if t]  # (records' words read for the sample are cached for the scan)
             st = tokenize_hashed(docs)
             read = index._readable(docs, st)
             if int(read.sum()) >= _MIN_DOCS:
                 index.sample_docs = int(read.sum())
                 seen = np.zeros(len(weight), dtype=np.int64)
-                for t in np.flatnonzero(read).tolist():
-                    stems = {s for _, s, _ in index._hits(docs[t], st, t) or ()}
-                    seen[list(stems)] += 1
+                for hits in index._hits(docs, st, np.flatnonzero(read)).values():
+                    seen[list({s for _, s, _ in hits})] += 1
                 weight[seen > _DOC_SHARE * index.sample_docs] = 0
-                index._cache.clear()
         units = df <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))
         index.rare = (weight > 0) & units & np.array([not n.isdigit() for n in rw.names] or [False], dtype=bool)
         post_stem = np.repeat(np.arange(len(df)), df)
         live = weight[post_stem] > 0
         index.unit_total = np.bincount(rw.post_unit[live], weights=weight[post_stem[live]], minlength=len(rw.unit_total))
         n_keyable = np.bincount(rw.post_unit[live], minlength=len(rw.unit_total))
-        index.unit_need = np.array([max(_MIN_RARE_HIT, min(n, max(_MIN_STEMS, stems_needed(n)))) for n in n_keyable.tolist()],
-                                    dtype=np.int32)
+        index.unit_need = np.full(len(n_keyable), _MIN_STEMS, dtype=np.int32)
         for s in np.flatnonzero(weight > 0).tolist():
             index.post[s] = rw.post_unit[rw.post_start[s]:rw.post_start[s + 1]]
         return index
@@ -244,20 +244,15 @@ class CognateIndex:
         n_en = np.bincount(tokens.text_of[en], minlength=len(counts)) if len(en) else np.zeros(len(counts), np.int64)
         return (counts >= _MIN_WORDS) & (n_en < _EN_SHARE * np.maximum(counts, 1))
 
-    def _word(self, h: int, raw: str) -> tuple[int, int]:
-        """(stem or -1, key length; -2 for a word of no Latin or Cyrillic letter) of one record word."""
-        got = self._cache.get(h)
-        if got is not None:
-            return got
-        out = (-1, 0)
+    def _word(self, raw: str) -> tuple[tuple[int, ...], int]:
+        """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of one record word."""
         runs = _RUNS.findall(raw)
         if not any(r.isdigit() or cognate_form(r) for r in runs):
-            out = (-1, -2)
+            return (), -2
         for r in runs:  # a token may be several words (l'ozone, Parkinson-Krankheit): the first keyed one
             if r.isdigit():
                 if r in self.number_stem:
-                    out = (self.number_stem[r], 0)
-                    break
+                    return self.number_stem[r], 0
                 continue
             f = cognate_form(r)
             if len(f) < _MIN_LEN:
@@ -267,26 +262,55 @@ class CognateIndex:
             hit = hit or next(((self.key_stem[f[i:i + 6]], 6) for i in range(3, len(f) - _COMPOUND_REST)
                                if f[i:i + 6] in self.key_stem), None)
             if hit is not None:
-                out = hit
-                break
-        if len(self._cache) >= _CACHE_WORDS:
-            self._cache.clear()
-        self._cache[h] = out
-        return out
+                return hit
+        return (), 0
 
-    def _hits(self, text: str, tokens: Tokens, t: int) -> list[tuple[int, int, int]] | None:
-        """(word rank, stem, key length) of text t's keyed words; None when under _SCRIPT_SHARE of its
-        words hold Latin or Cyrillic letters."""
-        lo, hi = int(tokens.bounds[t]), int(tokens.bounds[t + 1])
-        out, other = [], 0
-        for r, (h, a, b) in enumerate(zip(tokens.hashes[lo:hi].tolist(), tokens.starts[lo:hi].tolist(),
-                                           tokens.ends[lo:hi].tolist())):
-            s, k = self._word(h, text[a:b])
-            if k == -2:
-                other += 1
-            elif s >= 0:
-                out.append((r, s, k))
-        return None if other > (1 - _SCRIPT_SHARE) * (hi - lo) else out
+    def _value_ids(self, texts: Sequence[str], tokens: Tokens, rows: np.ndarray) -> np.ndarray:
+        """The value id (into _values) of each token `rows`: looked up in the cache by hash, a word
+        new to this process read once (`_word`)."""
+        h = tokens.hashes[rows]
+        at = np.minimum(np.searchsorted(self._known, h), max(len(self._known) - 1, 0))
+        found = self._known[at] == h if len(self._known) else np.zeros(len(h), bool)
+        if not found.all():
+            new, first = np.unique(h[~found], return_index=True)
+            new_rows = rows[~found][first]
+            text_of = np.searchsorted(tokens.bounds, new_rows, side="right") - 1
+            ids = []
+            for t, a, b in zip(text_of.tolist(), tokens.starts[new_rows].tolist(), tokens.ends[new_rows].tolist()):
+                v = self._word(texts[t][a:b])
+                ids.append(self._value_id.setdefault(v, len(self._value_id)))
+                if ids[-1] == len(self._values):
+                    self._values.append(v)
+            if len(self._known) + len(new) > _CACHE_WORDS:
+                self._known, self._known_value = self._known[:0], self._known_value[:0]
+            known = np.concatenate([self._known, new])
+            order = np.argsort(known, kind="stable")
+            self._known = known[order]
+            self._known_value = np.concatenate([self._known_value, np.array(ids, dtype=np.int64)])[order]
+            at = np.searchsorted(self._known, h)
+        return self._known_value[at]
+
+    def _hits(self, texts: Sequence[str], tokens: Tokens, picked: np.ndarray) -> dict[int, list[tuple[int, int, int]]]:
+        """Per text of `picked` holding a keyed word and _SCRIPT_SHARE of words in Latin or Cyrillic
+        letters, its (word rank, stem, key length) in rank order (the tokens mapped by array passes)."""
+        counts = tokens.counts[picked]
+        rows = (np.repeat(tokens.bounds[picked] - np.cumsum(counts) + counts, counts)
+                + np.arange(int(counts.sum())))
+        if len(rows) == 0:
+            return {}
+        ids = self._value_ids(texts, tokens, rows)
+        kinds = np.array([k for _, k in self._values], dtype=np.int64)
+        keyed = np.array([bool(st) for st, _ in self._values], dtype=bool)
+        which = np.repeat(np.arange(len(picked)), counts)
+        other = np.bincount(which[kinds[ids] == -2], minlength=len(picked))
+        ok = other <= (1 - _SCRIPT_SHARE) * counts
+        hit = np.flatnonzero(keyed[ids] & ok[which])
+        out: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+        for row, v, p in zip(rows[hit].tolist(), ids[hit].tolist(), which[hit].tolist()):
+            t = int(picked[p])
+            stems, k = self._values[v]
+            out[t] += [(row - int(tokens.bounds[t]), st, k) for st in stems]
+        return out
 
     def matches(self, texts: Sequence[str | None], tokens: Tokens, floor: float
                 ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
@@ -294,17 +318,20 @@ class CognateIndex:
         each pair whose best window covers at least `floor` of the unit's keyable weight; only
         non-English texts in Latin or Cyrillic script are read."""
         rw = self.rewrite
-        for t in np.flatnonzero(self._readable(texts, tokens)).tolist():
-            text = texts[t]
-            if not text:
-                continue
-            hits = self._hits(text, tokens, t)
-            if not hits:
+        for t, hits in self._hits([x or "" for x in texts], tokens, np.flatnonzero(self._readable(texts, tokens))).items():
+            text = texts[t] or ""
+            if len({s for _, s, _ in hits}) < _MIN_RARE_HIT:
                 continue
             by_unit: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
             for h in hits:
                 for u in self.post[h[1]].tolist() if h[1] in self.post else ():
-                    by_unit[u].append(h)
+                    mine = by_unit[u]
+                    # a record word counts once per unit: as its heaviest stem (numeric, numerical)
+                    if mine and mine[-1][0] == h[0]:
+                        if self.weight[h[1]] > self.weight[mine[-1][1]]:
+                            mine[-1] = h
+                    else:
+                        mine.append(h)
             for u, mine in by_unit.items():
                 need = int(self.unit_need[u])
                 if len({s for _, s, _ in mine}) < need:
