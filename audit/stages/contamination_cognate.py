@@ -13,28 +13,32 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
    the inflection endings of each language lie past them (Atmosphäre, atmósfera, атмосфера:
    atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key.
 2. Keys of a unit: its evidence stems of the rewrite tier (RewriteIndex: units, rarity weights,
-   postings) of four letters or more, and its numbers (read as themselves). A key is no evidence
-   when it is a prefix key of the everyday words of German, Spanish, French or Russian (the
-   `wordfreq` wheel's lists: words summing to _COMMON_FREQ of running text; "alter", "system"),
-   or, with _MIN_DOCS such documents in the corpus sample, in more than _DOC_SHARE of its
-   non-English Latin- or Cyrillic-script documents.
+   postings) of four letters or more whose key is attested in the word lists of two of German,
+   Spanish, French and Russian (the `wordfreq` wheel's lists, less their English words: a
+   cognate, not "earth"), and its numbers (read as themselves). A key of everyday words of one of
+   them (words summing to _COMMON_FREQ of running text: system, energi) counts but is never a
+   strong hit; with _MIN_DOCS such documents in the corpus sample, a stem in more than _DOC_SHARE
+   of its non-English Latin- or Cyrillic-script documents is no evidence.
 3. Records read: those of _MIN_WORDS words, mostly in Latin or Cyrillic script, that are not English
    (under _EN_SHARE of their words English function words: an English record is the rewrite
    tier's). A match: one window of the record (_WINDOW times the unit's words, at least
-   _MIN_WINDOW) holding _MIN_STEMS distinct keyed stems of the unit (all of them when it has fewer,
-   at least _MIN_RARE_HIT: a translation keeps a few of a unit's words as cognates, rarely most),
-   _MIN_RARE_HIT of them rare words (few units hold them) matched on at least five letters, and the
-   measure floor of the unit's keyable weight. Judged like every rewrite match (`rewrite_threshold`).
+   _MIN_WINDOW) holding _MIN_STEMS distinct keyed stems of the unit (a translation keeps a few of a
+   unit's words as cognates, rarely most; two are met by chance), _MIN_RARE_HIT of them strong
+   (rare words, few units holding them, matched on a key of five letters or more that no everyday
+   word has), and the measure floor of the unit's keyable weight. Judged like every rewrite match
+   (`rewrite_threshold`).
 
 Cost: English records are told apart by one array pass over the block's word hashes; a read
-record's words are mapped to keys by a per-process cache keyed by word hash (a word's form is
-computed once per process), then per-record window counting over the few hits.
+record's words are mapped to keys through a per-process cache sorted by word hash (a word's form
+is computed once per process, in Python), then windows are counted per record over its few hits.
+The word lists are read into the cache folder once per machine (audit.cache, a few seconds).
 
 Not reached: words that are not cognates (oxygen / Sauerstoff, constitution / Verfassung, white
 blood cell / Leukozyt / лейкоцит, percentage / Prozentsatz), German compounds whose cognate is not
-their first part (Erdatmosphäre, Sortieralgorithmus), Latin h rendered as Russian г (hormone /
-гормон), short questions with two or three keyable words, and a translation that paraphrases
-the unit's terms.
+their first part nor a full key further in (Blutzuckerspiegel: glucose), Latin h rendered as
+Russian г (hormone / гормон), cognates whose endings part before the fifth letter (capture /
+capta / capte), questions with fewer than three keyable words (planet, solar, rotate), English
+text (left to the rewrite tier), and a translation that paraphrases the unit's terms.
 """
 from __future__ import annotations
 
@@ -176,6 +180,7 @@ class CognateIndex:
     rewrite: RewriteIndex
     key_stem: dict[str, tuple[int, ...]]  # cognate key -> the rewrite stems it stands for (numeric, numerical)
     number_stem: dict[str, tuple[int, ...]]  # a unit's numbers, as written, -> their stem
+    everyday: set[str]         # keys of everyday words (system, energy): they count, never as strong
     weight: np.ndarray         # float32 per rewrite stem: its weight here (0: no evidence)
     rare: np.ndarray           # bool per rewrite stem: a rare word stem (few units hold it)
     unit_total: np.ndarray     # float64 per unit: its keyable weight
@@ -200,6 +205,7 @@ class CognateIndex:
         stems_of: dict[str, list[int]] = defaultdict(list)
         number_stem: dict[str, tuple[int, ...]] = {}
         keyed = np.zeros(len(rw.weight), dtype=bool)
+        strong = np.zeros(len(rw.weight), dtype=bool)  # keyed by a key no everyday word has
         for s in np.flatnonzero(rw.weight > 0).tolist():
             name = rw.names[s]
             if name.isdigit():
@@ -207,12 +213,13 @@ class CognateIndex:
                 keyed[s] = True
                 continue
             for k in _keys_of(cognate_form(name)):
-                if k in attested and k not in everyday:
+                if k in attested:
                     stems_of[k].append(s)
                     keyed[s] = True
+                    strong[s] |= k not in everyday
         key_stem = {k: tuple(v) for k, v in stems_of.items()}
         weight = np.where(keyed, rw.weight, 0).astype(np.float32)
-        index = cls(rw, key_stem, number_stem, weight, np.zeros(len(weight), bool), np.zeros(0), np.zeros(0, np.int32),
+        index = cls(rw, key_stem, number_stem, everyday & key_stem.keys(), weight, np.zeros(len(weight), bool), np.zeros(0), np.zeros(0, np.int32),
                     rw.unit_words, {}, np.sort(hash_words(list(_EN_WORDS))))
         # keys common among this corpus's European documents say nothing here
         if sample:
@@ -226,7 +233,7 @@ class CognateIndex:
                     seen[list({s for _, s, _ in hits})] += 1
                 weight[seen > _DOC_SHARE * index.sample_docs] = 0
         units = df <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))
-        index.rare = (weight > 0) & units & np.array([not n.isdigit() for n in rw.names] or [False], dtype=bool)
+        index.rare = (weight > 0) & units & strong
         post_stem = np.repeat(np.arange(len(df)), df)
         live = weight[post_stem] > 0
         index.unit_total = np.bincount(rw.post_unit[live], weights=weight[post_stem[live]], minlength=len(rw.unit_total))
@@ -257,12 +264,12 @@ class CognateIndex:
             f = cognate_form(r)
             if len(f) < _MIN_LEN:
                 continue
-            hit = next(((self.key_stem[f[:k]], k) for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
+            key = next((f[:k] for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
             # a German compound: a full key further in (Erdatmosphäre, Sortieralgorithmus)
-            hit = hit or next(((self.key_stem[f[i:i + 6]], 6) for i in range(3, len(f) - _COMPOUND_REST)
-                               if f[i:i + 6] in self.key_stem), None)
-            if hit is not None:
-                return hit
+            key = key or next((f[i:i + 6] for i in range(3, len(f) - _COMPOUND_REST) if f[i:i + 6] in self.key_stem), None)
+            if key is not None:
+                # a key of everyday words is read as one letter long: it counts, never as a strong hit
+                return self.key_stem[key], 1 if key in self.everyday else len(key)
         return (), 0
 
     def _value_ids(self, texts: Sequence[str], tokens: Tokens, rows: np.ndarray) -> np.ndarray:
