@@ -55,7 +55,7 @@ from itertools import islice
 import numpy as np
 
 from audit.cache import cached_arrays
-from audit.normalize import Tokens, hash_words, tokenize_hashed
+from audit.normalize import HashSet, Tokens, hash_words, normalize, tokenize_hashed
 from audit.stages.contamination_rewrite import RewriteIndex
 
 # Cyrillic transliterated towards the Latin spelling of the same loanword (в, ф -> f as v is;
@@ -93,6 +93,12 @@ _COMMON_FREQ = 1e-4
 # English function words: a record where they are this share of the words is English.
 _EN_WORDS = ("the", "and", "of", "that", "with", "which", "is", "are", "this", "from", "have", "what", "you", "it")
 _EN_SHARE = 0.04
+# ... and a record is read only when this share of its words are function words of German, Spanish,
+# French or Russian (their _FUNCTION_WORDS most frequent words, less English ones): the languages the
+# word lists know, and close ones (Italian, Portuguese, Catalan); text of the other Latin- and
+# Cyrillic-script languages, whose every word would be read for nothing, is left.
+_FUNCTION_WORDS = 40
+_LANG_SHARE = 0.12
 # A record is read when it has this many words, this share of them holding Latin or Cyrillic letters.
 _MIN_WORDS = 8
 _SCRIPT_SHARE = 0.5
@@ -173,6 +179,20 @@ def lexicon() -> tuple[frozenset[str], frozenset[str]]:
     return common, attested
 
 
+@cache
+def _markers() -> tuple[HashSet, np.ndarray]:
+    """The word hashes of _EN_WORDS and of the _FUNCTION_WORDS most frequent words of German,
+    Spanish, French and Russian (no one-letter Latin word, none of the 200 most frequent English
+    words), and per sorted hash whether it is an English one."""
+    from wordfreq import top_n_list
+    english = set(top_n_list("en", 200))
+    words = {w for lang in _LANGS for w in top_n_list(lang, _FUNCTION_WORDS)
+             if (len(w) > 1 or not w.isascii()) and w not in english}  # Russian в, и, с; not a, y, l
+    h = np.concatenate([hash_words(list(_EN_WORDS)), hash_words(sorted(normalize(w) for w in words))])
+    order = np.argsort(h, kind="stable")
+    return HashSet.build(h[order]), (np.arange(len(h)) < len(_EN_WORDS))[order]
+
+
 @dataclass
 class CognateIndex:
     """The rewrite index's evidence stems keyed by cognate form, and per unit what a window needs."""
@@ -187,7 +207,8 @@ class CognateIndex:
     unit_need: np.ndarray      # int32 per unit: distinct stems a window must hold
     unit_words: np.ndarray     # int32 per unit: its words (window length)
     post: dict[int, np.ndarray]  # keyed stem -> the units holding it
-    en_hashes: np.ndarray      # sorted word hashes of the English function words
+    markers: HashSet           # word hashes of the English function words and of German, Spanish, French, Russian ones
+    marker_en: np.ndarray      # bool, parallel to markers.sorted: an English one
     sample_docs: int = 0       # non-English Latin/Cyrillic documents of the corpus sample read
     # the per-process cache of record words: sorted word hashes and, parallel, the id of their value
     # (stems, key length) in _values; _value_id interns the values
@@ -220,7 +241,7 @@ class CognateIndex:
         key_stem = {k: tuple(v) for k, v in stems_of.items()}
         weight = np.where(keyed, rw.weight, 0).astype(np.float32)
         index = cls(rw, key_stem, number_stem, everyday & key_stem.keys(), weight, np.zeros(len(weight), bool), np.zeros(0), np.zeros(0, np.int32),
-                    rw.unit_words, {}, np.sort(hash_words(list(_EN_WORDS))))
+                    rw.unit_words, {}, *_markers())
         # keys common among this corpus's European documents say nothing here
         if sample:
             docs = [t for t in sample if t]  # (records' words read for the sample are cached for the scan)
@@ -245,11 +266,15 @@ class CognateIndex:
 
     def _readable(self, texts: Sequence[str | None], tokens: Tokens) -> np.ndarray:
         """Per text whether the tier reads it: _MIN_WORDS words, under _EN_SHARE of them English
-        function words (one array pass over the hashes; the script is checked per word later)."""
+        function words and _LANG_SHARE German, Spanish, French or Russian ones (array passes over
+        the hashes; the script is checked per word later)."""
         counts = tokens.counts
-        en = np.isin(tokens.hashes, self.en_hashes)
-        n_en = np.bincount(tokens.text_of[en], minlength=len(counts)) if len(en) else np.zeros(len(counts), np.int64)
-        return (counts >= _MIN_WORDS) & (n_en < _EN_SHARE * np.maximum(counts, 1))
+        found, at = self.markers.find(tokens.hashes)
+        text_of = np.searchsorted(tokens.bounds, found, side="right") - 1
+        en = self.marker_en[at]
+        n_en, n_lang = (np.bincount(text_of[m], minlength=len(counts)) for m in (en, ~en))
+        return ((counts >= _MIN_WORDS) & (n_en < _EN_SHARE * np.maximum(counts, 1))
+                & (n_lang >= _LANG_SHARE * counts))
 
     def _word(self, raw: str) -> tuple[tuple[int, ...], int]:
         """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of one record word."""
