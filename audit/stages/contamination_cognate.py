@@ -244,7 +244,7 @@ class CognateIndex:
                     rw.unit_words, {}, *_markers())
         # keys common among this corpus's European documents say nothing here
         if sample:
-            docs = [t for t in sample if t]  # (records' words read for the sample are cached for the scan)
+            docs = [t for t in sample if t]
             st = tokenize_hashed(docs)
             read = index._readable(docs, st)
             if int(read.sum()) >= _MIN_DOCS:
@@ -253,6 +253,8 @@ class CognateIndex:
                 for hits in index._hits(docs, st, np.flatnonzero(read)).values():
                     seen[list({s for _, s, _ in hits})] += 1
                 weight[seen > _DOC_SHARE * index.sample_docs] = 0
+                # the sample's words are not shipped with the index (plain data, cheap to send to workers)
+                index._known, index._known_value = index._known[:0], index._known_value[:0]
         units = df <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))
         index.rare = (weight > 0) & units & strong
         post_stem = np.repeat(np.arange(len(df)), df)
