@@ -51,6 +51,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -61,8 +62,9 @@ import numpy as np
 import pyarrow as pa
 
 from audit.cache import cached_arrays
-from audit.normalize import HashSet, hash_code_points, hash_words, distinct
+from audit.normalize import HashSet, Tokens, hash_code_points, hash_words, distinct
 from audit.stages import contamination_rewrite
+from audit.stages.contamination_keys import HAN_NAME_CHARS, HAN_NUMERALS, han_value, sound_key
 from audit.stages.contamination_rewrite import STOP_WORDS, RewriteIndex, stems_needed, stem_words
 from audit.stages.utf8view import Utf8View
 
@@ -110,6 +112,25 @@ _MIN_STRONG = 2
 # _MIN_ZH_DOCS of them) is common in Chinese text, whatever its rarity among the units.
 _ZH_COMMON_SHARE = 0.1
 _MIN_ZH_DOCS = 50
+# ... such a stem is not asked of a unit's translation (its total, its distinct stems); found, it
+# adds to the coverage, and this many of them to the distinct stems a match holds.
+_MAX_EVERYDAY = 1
+# Chinese numerals and the characters Chinese writes foreign names with (contamination_keys' lists),
+# by code point: the segmenter's words are told numbers or name syllables by these tables.
+_NUMERAL = np.zeros(0x10000, dtype=bool)
+_NUMERAL[[ord(c) for c in HAN_NUMERALS]] = True
+_NAME_CHAR = np.zeros(0x10000, dtype=bool)
+_NAME_CHAR[[ord(c) for c in HAN_NAME_CHARS]] = True
+# A transliterated name: a run of at least _NAME_MIN_CHARS one-character words of those characters
+# (the dictionary read no word there: 普洛斯彼罗, 克雷布斯), whose first up to _NAME_MAX_CHARS
+# characters sound like a unit's name-like stem (contamination_keys.sound_key: three consonants, or
+# two from _NAME_MIN_CHARS + 1 characters: 伊丽莎 ~ Eliza)...
+_NAME_MIN_CHARS = 2
+_NAME_MAX_CHARS = 6
+# ... a stem of 4 letters or more no headword glosses to; a sound read in more than this share of
+# the sample's Chinese documents is no name (a run of common syllables).
+_NAME_MIN_LETTERS = 4
+_NAME_SHARE = 0.01
 
 
 def cedict_path() -> Path:
@@ -309,6 +330,55 @@ def code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
+def _in_map(table: np.ndarray, cps: np.ndarray) -> np.ndarray:
+    """table[cps] over the Basic Multilingual Plane, False beyond it."""
+    return table[np.minimum(cps, 0xFFFF)] & (cps <= 0xFFFF)
+
+
+def _runs(words: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, last + 1) word index of each run of adjacent `words` (bool per word, in text order)."""
+    joined = np.zeros(len(words), dtype=bool)
+    joined[1:] = words[1:] & words[:-1] & (starts[1:] == ends[:-1])
+    first = np.flatnonzero(words & ~joined)
+    last = np.flatnonzero(words & ~np.append(joined[1:], False))
+    return first, last + 1
+
+
+def numeral_runs(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, last + 1) word index of each run of segmented words (`starts`, `ends`: segment's)
+    written in Chinese numerals alone (三十, 两, 百分之 | 二十: not 一些, 十分 or 第十)."""
+    count = np.concatenate([[0], np.cumsum(_in_map(_NUMERAL, cps))])
+    return _runs(count[ends] - count[starts] == ends - starts, starts, ends)
+
+
+def name_runs(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, last + 1) word index of each run of _NAME_MIN_CHARS or more one-character words of
+    transliteration characters (克 雷 布 斯: the dictionary read no longer word there)."""
+    single = (ends - starts == 1) & _in_map(_NAME_CHAR, cps[starts])
+    first, end = _runs(single, starts, ends)
+    keep = end - first >= _NAME_MIN_CHARS
+    return first[keep], end[keep]
+
+
+@cache
+def name_sounds(run: str) -> tuple[str, ...]:
+    """The sound keys (contamination_keys.sound_key) a transliterated name `run` may stand for:
+    those of its first 2.._NAME_MAX_CHARS characters, of three consonants, or of two from three
+    characters or more (several syllables: two consonants from two characters meet by chance)."""
+    keys = ((n, sound_key(run[:n])) for n in range(_NAME_MIN_CHARS, min(len(run), _NAME_MAX_CHARS) + 1))
+    return tuple(sorted({k for n, k in keys if len(k) >= 3 or (len(k) == 2 and n > _NAME_MIN_CHARS)}))
+
+
+@cache
+def numeral_key(run: str) -> str | None:
+    """A run of Chinese numerals as the rewrite tier's number stem (三十 -> "30"), None for no
+    number (a lone 一: "a"; a lone 百, 千 or 万)."""
+    if len(run) == 1 and run in "万千百":
+        return None
+    v = han_value(run)
+    return None if v is None else str(v)
+
+
 def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(start, end, headword index or -1) of the words of `text`'s Han runs (`text`: or its
     code_points), by forward longest match over the dictionary's headwords (a character no
@@ -351,6 +421,22 @@ def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray
     return pos[starts], pos[starts] + step[starts], np.where(best_len[starts] > 0, best_word[starts], -1)
 
 
+def _name_like(rw: RewriteIndex, texts: Sequence[str], tokens: Tokens, evidence: np.ndarray) -> np.ndarray:
+    """Per stem of `rw`, whether it is a name: an evidence stem of _NAME_MIN_LETTERS ASCII letters
+    or more that the units write capitalised and never lower-case (a name may only ever open a
+    sentence: "Gloria is ...")."""
+    ok = evidence & np.array([len(n) >= _NAME_MIN_LETTERS and n.isascii() and n.isalpha() for n in rw.names],
+                             dtype=bool)
+    upper, lower = np.zeros(len(ok), dtype=bool), np.zeros(len(ok), dtype=bool)
+    at = np.flatnonzero(ok[rw.word_stem])
+    for st, t, a in zip(rw.word_stem[at].tolist(), tokens.text_of[at].tolist(), tokens.starts[at].tolist()):
+        if texts[t][a].islower():
+            lower[st] = True
+        else:
+            upper[st] = True
+    return upper & ~lower
+
+
 @dataclass
 class GlossIndex:
     """Per headword the rewrite index's evidence stems its glosses hold (only headwords holding
@@ -367,11 +453,15 @@ class GlossIndex:
     unit_total: np.ndarray   # float64 per unit: the weight of its glossable stems
     unit_need: np.ndarray    # int32 per unit: distinct stems a window must hold (rewrite's rule, glossable stems)
     zh_docs: int             # Chinese documents of the corpus sample read for stem commonness
+    name_stems: dict[str, list[int]]  # sound key -> the units' names as evidence stems (see _name_like)
+    everyday: np.ndarray     # bool per rewrite stem: common in the sample's Chinese (counts, not asked of a unit)
 
     @classmethod
-    def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None) -> "GlossIndex":
+    def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None, texts: Sequence[str] | None = None,
+              tokens: Tokens | None = None) -> "GlossIndex":
         """Map the dictionary onto the evidence stems of `rw`; `sample`: corpus documents, whose
-        Chinese ones tell which stems are common in Chinese text."""
+        Chinese ones tell which stems are common in Chinese text; `texts`, `tokens`: the units and
+        their words as `rw` was built from (they tell its names: without them none is read)."""
         d = cedict()
         evidence = rw.weight > 0
         stem_of_name = {n: s for s, n in enumerate(rw.names) if evidence[s]}
@@ -386,22 +476,39 @@ class GlossIndex:
         word_start = np.append(first, len(s_of)).astype(np.int64)
         glossable = np.zeros(len(rw.weight), dtype=bool)
         glossable[s_of] = True
+        # the units' names (Prospero, Krebs, Eliza): a transliteration may sound like one
+        name_stems: dict[str, list[int]] = {}
+        if texts is not None and tokens is not None:
+            for st in np.flatnonzero(_name_like(rw, texts, tokens, evidence)).tolist():
+                if len(k := sound_key(rw.names[st])) >= 2:
+                    name_stems.setdefault(k, []).append(st)
         # numbers and Latin-script words are read as themselves
         glossable |= np.array([n.isascii() and (n.isdigit() or n.isalpha()) for n in rw.names], dtype=bool)
         weight = np.where(evidence & glossable, rw.weight, 0).astype(np.float32)
         zh_docs = 0
+        everyday = np.zeros(len(weight), dtype=bool)
         if sample:
             zh = [t for t, n in zip(sample, han_counts(sample).tolist()) if t and n >= _MIN_HAN_CHARS]
             if len(zh) >= _MIN_ZH_DOCS:
                 zh_docs = len(zh)
                 most = max(_MIN_DF, _ZH_COMMON_SHARE * zh_docs)
                 # (document, headword) pairs, each once: one segmentation of the documents joined
-                w_start, _, w_word = segment("\n".join(zh), d)
+                joined = "\n".join(zh)
+                cps = code_points(joined)
+                w_start, w_end, w_word = segment(cps, d)
+                offsets = np.cumsum([0] + [len(t) + 1 for t in zh[:-1]])
+                # a sound that name-like runs of many documents make is common syllables, no name
+                n_first, n_end = name_runs(cps, w_start, w_end)
+                runs = {(t, joined[a:b]) for t, a, b in zip(
+                    (np.searchsorted(offsets, w_start[n_first], side="right") - 1).tolist(), w_start[n_first].tolist(),
+                    w_end[n_end - 1].tolist())}
+                sound_docs = Counter(k for t, k in {(t, k) for t, run in runs for k in name_sounds(run)})
+                name_stems = {k: v for k, v in name_stems.items()
+                              if sound_docs[k] <= max(_MIN_DF, _NAME_SHARE * zh_docs)}
                 # only the headwords glossing to an evidence stem (`words`) are counted below
                 mine = np.zeros(len(d.hashes) + 1, dtype=bool)
                 mine[words] = True
                 w_start, w_word = w_start[mine[w_word]], w_word[mine[w_word]]
-                offsets = np.cumsum([0] + [len(t) + 1 for t in zh[:-1]])
                 doc_word = distinct((np.searchsorted(offsets, w_start, side="right") - 1) * len(d.hashes) + w_word)
                 doc_of, word_of = doc_word // len(d.hashes), doc_word % len(d.hashes)
                 # headwords common in the corpus's Chinese documents (种: kind, type, sort) say nothing ...
@@ -411,7 +518,8 @@ class GlossIndex:
                 kept = np.diff(word_start)[~common]
                 words = words[~common]
                 word_start = np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
-                # ... nor a stem that the other headwords of those documents often gloss to (big, win, group)
+                # ... and a stem that the other headwords of those documents often gloss to (big, win,
+                # boundary: 界) is no rare one, nor asked of a translation: found, it counts
                 at = np.minimum(np.searchsorted(words, word_of), len(words) - 1)
                 hit = words[at] == word_of
                 lo, hi = word_start[at[hit]], word_start[at[hit] + 1]
@@ -419,7 +527,8 @@ class GlossIndex:
                 idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
                 doc_stem = distinct(np.repeat(doc_of[hit], count) * (len(weight) + 1) + s_of[idx])
                 stem_docs = np.bincount(doc_stem % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)]
-                weight[stem_docs > most] = 0
+                everyday = stem_docs > most
+                zh_common[:-1] |= everyday
         units = np.diff(rw.post_start)
         # rare: among the units and in Chinese (the HSK list; the sample's Chinese documents when it has
         # enough, else its other documents: the rewrite tier's prefilter keys)
@@ -429,8 +538,9 @@ class GlossIndex:
                 & (keys | (zh_docs > 0)))
         unit_total = np.zeros(len(rw.unit_total))
         post_stem = np.repeat(np.arange(len(units)), units)
+        asked = np.where(everyday, 0, weight)
         np.add.at(unit_total, rw.post_unit, weight[post_stem])
-        n_glossable = np.bincount(rw.post_unit, weights=weight[post_stem] > 0, minlength=len(unit_total))
+        n_glossable = np.bincount(rw.post_unit, weights=asked[post_stem] > 0, minlength=len(unit_total))
         need = np.array([max(_MIN_STEMS, stems_needed(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
         # only the stems that count are kept (a record's words are read through these), and the
         # headwords holding one
@@ -441,7 +551,7 @@ class GlossIndex:
         row_of_word = np.full(len(d.hashes) + 1, -1, dtype=np.int64)
         row_of_word[words] = np.arange(len(words))
         return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
-                   need, zh_docs)
+                   need, zh_docs, name_stems, everyday)
 
     def _record_stems(self, texts: Sequence[str]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -477,15 +587,38 @@ class GlossIndex:
         count = hi - lo
         idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
         rep = np.repeat(k, count)
-        start = np.concatenate([h_start[rep], l_start[ok]])
-        doc = np.concatenate([np.repeat(h_doc, count), l_doc])
-        by_doc = np.argsort(doc, kind="stable")  # two sorted runs merged
-        # a Latin word is a sense of its own
-        sense = np.concatenate([self.word_sense[idx], -1 - ok])
-        return (doc[by_doc], np.concatenate([np.repeat(h_rank, count), l_rank])[by_doc],
-                np.concatenate([self.word_stem[idx].astype(np.int64), l_stem[ok]])[by_doc],
-                (start - offsets[doc])[by_doc], (np.concatenate([h_end[rep], l_end[ok]]) - offsets[doc])[by_doc],
-                np.concatenate([np.ones(len(rep), bool), np.zeros(len(ok), bool)])[by_doc], sense[by_doc])
+        # numbers in Chinese numerals and transliterated names: (first word, start, end, stem) each
+        x_word, x_start, x_end, x_stem = self._numbers_and_names(joined, cps, h_start, h_end)
+        x_doc = np.searchsorted(offsets, x_start, side="right") - 1
+        x_rank = x_word + np.searchsorted(l_start, x_start) - first[x_doc]
+        start = np.concatenate([h_start[rep], l_start[ok], x_start])
+        doc = np.concatenate([np.repeat(h_doc, count), l_doc, x_doc])
+        by_doc = np.argsort(doc, kind="stable")  # sorted runs merged
+        # a Latin word is a sense of its own, and so is each number or name read (below every other)
+        sense = np.concatenate([self.word_sense[idx], -1 - ok, -1 - len(l_start) - np.arange(len(x_start))])
+        return (doc[by_doc], np.concatenate([np.repeat(h_rank, count), l_rank, x_rank])[by_doc],
+                np.concatenate([self.word_stem[idx].astype(np.int64), l_stem[ok], x_stem])[by_doc],
+                (start - offsets[doc])[by_doc], (np.concatenate([h_end[rep], l_end[ok], x_end]) - offsets[doc])[by_doc],
+                np.concatenate([np.ones(len(rep), bool), np.zeros(len(ok), bool), np.ones(len(x_start), bool)])[by_doc],
+                sense[by_doc])
+
+    def _numbers_and_names(self, joined: str, cps: np.ndarray, h_start: np.ndarray, h_end: np.ndarray
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(first word index, start, end, evidence stem) of each number of `joined` written in Chinese
+        numerals (三十: the stem "30") and of each run of transliteration characters sounding like a
+        name-like stem of the units (普洛斯彼罗 ~ prospero); `h_start`, `h_end`: its Han words."""
+        out: list[tuple[int, int, int, int]] = []
+        first, end = numeral_runs(cps, h_start, h_end)
+        for w, a, b in zip(first.tolist(), h_start[first].tolist(), h_end[end - 1].tolist()):
+            key = numeral_key(joined[a:b])
+            if key is not None and (st := self.stem_of_name.get(key, -1)) >= 0:
+                out.append((w, a, b, st))
+        if self.name_stems:
+            first, end = name_runs(cps, h_start, h_end)
+            for w, a, b in zip(first.tolist(), h_start[first].tolist(), h_end[end - 1].tolist()):
+                out += [(w, a, b, st) for k in name_sounds(joined[a:b]) for st in self.name_stems.get(k, ())]
+        arr = np.array(out, dtype=np.int64).reshape(-1, 4)
+        return arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]
 
     def _window_stems(self, pair: np.ndarray, rank: np.ndarray, stem: np.ndarray, unit: np.ndarray,
                       pairs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -601,10 +734,12 @@ class GlossIndex:
             w_unit = wins >> 24
             got = np.add.reduceat(self.weight[stem[rows2]], first)
             n_han = np.add.reduceat(han[rows2].astype(np.int64), first)
+            # of the stems common in Chinese text, one at most makes up the distinct stems asked
+            asked = count - np.maximum(np.add.reduceat(self.everyday[stem[rows2]].astype(np.int64), first) - _MAX_EVERYDAY, 0)
             n_rare_hit = np.add.reduceat(self.rare[stem[rows2]].astype(np.int64), first)
             n_strong = np.add.reduceat((self.rare[stem[rows2]] & strong[rows2]).astype(np.int64), first)
             total = self.unit_total[w_unit]
-            ok = ((count >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= np.minimum(_MIN_RARE_HIT, self.unit_need[w_unit] - 2))
+            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= np.minimum(_MIN_RARE_HIT, self.unit_need[w_unit] - 2))
                   & (n_strong >= _MIN_STRONG)
                   & (total > 0) & (got >= floor * np.maximum(total, 1e-9)))
             for u in np.unique(w_unit[ok]).tolist():
