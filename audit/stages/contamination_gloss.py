@@ -724,8 +724,9 @@ class GlossIndex:
             both = np.concatenate([block, np.maximum(block - 1, 0)])
             rows2 = np.concatenate([row_rep, row_rep])
             wkey = np.concatenate([unit_rep, unit_rep]) * (1 << 24) + both
-            # distinct stems per window (the first word holding each: the earliest, for the span)
-            order = np.lexsort((rank[rows2], stem[rows2], wkey))
+            # distinct stems per window (the first word holding each, for the span; a strong one
+            # first: 自转 "rotate" makes the stem as strong as 绕 "to revolve" before it does not)
+            order = np.lexsort((rank[rows2], ~strong[rows2], stem[rows2], wkey))
             wkey, rows2 = wkey[order], rows2[order]
             new = np.ones(len(wkey), bool)
             new[1:] = (wkey[1:] != wkey[:-1]) | (stem[rows2][1:] != stem[rows2][:-1])
@@ -742,7 +743,6 @@ class GlossIndex:
             ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= np.minimum(_MIN_RARE_HIT, self.unit_need[w_unit] - 2))
                   & (n_strong >= _MIN_STRONG)
                   & (total > 0) & (got >= floor * np.maximum(total, 1e-9)))
-            for u in np.unique(w_unit[ok]).tolist():
                 mine = np.flatnonzero(ok & (w_unit == u))
                 k = int(mine[np.argmax(got[mine])])  # the best window (the earliest on a tie)
                 sel = rows2[first[k]:first[k] + count[k]]
