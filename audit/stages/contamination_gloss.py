@@ -743,6 +743,7 @@ class GlossIndex:
             ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= np.minimum(_MIN_RARE_HIT, self.unit_need[w_unit] - 2))
                   & (n_strong >= _MIN_STRONG)
                   & (total > 0) & (got >= floor * np.maximum(total, 1e-9)))
+            for u in np.unique(w_unit[ok]).tolist():
                 mine = np.flatnonzero(ok & (w_unit == u))
                 k = int(mine[np.argmax(got[mine])])  # the best window (the earliest on a tie)
                 sel = rows2[first[k]:first[k] + count[k]]
