@@ -2,7 +2,7 @@
 per half (even positions: the half looked at while tuning; odd: untouched), and false documents on
 real clean text.
 
-    python bench/eval_heldout_rewrites.py --data ../shared/data [--clean 1800] [--json]
+    python bench/eval_heldout_rewrites.py --data ../shared/data [--clean 1800] [--clean-zh 0] [--json]
         [--set KEY=VALUE]   (a contamination setting, e.g. semantic=true)
 
 Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
@@ -51,6 +51,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data")
     ap.add_argument("--clean", type=int, default=1800)
+    ap.add_argument("--clean-zh", type=int, default=0, help="Chinese clean documents on top of --clean (the wild bench's)")
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a contamination setting")
@@ -68,7 +69,7 @@ def main() -> None:
         paras = zh_rng.sample(zh_hosts, 8) if kind.startswith("zh_") else hosts[k % len(hosts)].split("\n")
         at = (zh_rng if kind.startswith("zh_") else rng).randint(0, len(paras))
         leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
-    clean = _clean_docs(args.data, args.clean, rng)
+    clean = _clean_docs(args.data, args.clean, rng, args.clean_zh)
     matches, _, _ = run_stage(config, leak_docs + [t for _, t in clean], len(leak_docs))
     hit, total = Counter(), Counter()
     missed: dict[str, list[str]] = defaultdict(list)
