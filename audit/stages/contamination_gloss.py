@@ -15,7 +15,16 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    classifier, cross-reference, variant or surname glosses, no bracketed notes; particles such
    as 的 gloss to nothing), stemmed with the rewrite tier's stemmer (`stem_words`, and the plural's
    stem: the stemmer takes "computers" to computer, "computer" to comput). Latin words and
-   numbers in the record (DNS, pH, 1648) are read as themselves.
+   numbers in the record (DNS, pH, 1648) are read as themselves; a run of words written in
+   Chinese numerals alone (三十, 四十 | 九, 两; not 一些, 十分, 第十) as its number's stem
+   (contamination_keys.han_value: 三十 -> "30"); a run of two or more one-character words of the
+   characters Chinese writes foreign names with (克 雷 布 斯: the dictionary read no word there)
+   as the units' names it sounds like (contamination_keys.sound_key, on its first 2-6
+   characters: three consonants, or two from three characters or more: 克雷布斯 ~ Krebs,
+   普洛斯彼罗 ~ Prospero, 伊丽莎 ~ Eliza). A name is a stem of four letters or more that the
+   units write capitalised and never lower-case; a sound that such runs make in more than
+   _NAME_SHARE of the sample's Chinese documents is no name. Each number or name counts as a
+   word of its own, strong (several characters) and Chinese.
 2. Confirmation: the rewrite tier's units, rarity weights and postings (RewriteIndex). A Chinese
    word glosses to several senses, so it counts once per unit, with the stems of its one sense
    that holds most of the unit's weight (白细胞 "white blood cell": three stems; 光 "light, ray,
@@ -23,16 +32,20 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    words, in record words; every half window) holds _MIN_RARE of the unit's rare stems; it
    matches when that window holds `unit_need` distinct stems of the unit (the rewrite tier's
    rule on its glossable stems, at least _MIN_STEMS), _MIN_HAN of them from Chinese words,
-   _MIN_RARE_HIT rare, _MIN_STRONG of those from a word of several characters or a Latin word,
-   and covers the measure floor of the unit's glossable weight (its stems some headword glosses
-   to, plus its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
+   _MIN_RARE_HIT rare, _MIN_STRONG of those from a word of several characters or a Latin word
+   (a stem held by such a word and by a single character in the window is strong), and covers
+   the measure floor of the unit's glossable weight (its stems some headword glosses to, plus
+   its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
    translation). Judged like every rewrite match (`rewrite_threshold`).
 3. Chance. Gloss sets make chance overlap likely, so a stem is rare (a candidate key, a rare hit)
    only when few units hold it and no common Chinese word glosses to it (HSK levels 1 to
    _HSK_COMMON, the list in the same wheel: 医院 hospital, 必须 must); with _MIN_ZH_DOCS Chinese
-   documents in the corpus sample, headwords and stems in more than _ZH_COMMON_SHARE of them are
-   no evidence (种 "kind, type, sort"; win, big, horse in classical verse); with fewer, a rare
-   stem is also one of the rewrite tier's prefilter keys (rare in the sample's other documents).
+   documents in the corpus sample, headwords in more than _ZH_COMMON_SHARE of them are no
+   evidence (种 "kind, type, sort"), and stems that the other headwords of that share gloss to
+   (win, big, horse in classical verse; boundary: 界) are no rare stems, and of a match's
+   distinct stems _MAX_EVERYDAY at most is one of them (they still weigh in its coverage);
+   with fewer, a rare stem is also one of the rewrite tier's prefilter keys (rare in the
+   sample's other documents).
 
 Cost: only records holding _MIN_HAN_CHARS Han characters and little kana (Japanese) are read (counted
 off the batch's UTF-8 bytes), all of a batch's in one segmentation (one-character words by a
@@ -42,9 +55,18 @@ as a match needs. About 15 MB/s of Chinese text, one process (bench/bench_gloss.
 Leipzig zh and Chinese fortunes, 2026-11-25; the contamination stage 10.5 MB/s without the tier,
 6.5 with it); see also bench/eval_contamination_wild.py.
 
-Not reached: numbers written in Chinese numerals (三十年; the translation keys read them), names
-transliterated into characters the dictionary lacks (普洛斯彼罗: Prospero), words it lacks, and a
-translation that renders the unit's rare words by paraphrase rather than by their equivalents.
+Evidence: `gloss N stems` and the `stem=中文` pairs in record order, numbers and names among them
+(`49=四十九`, `prospero=普洛斯彼罗`).
+
+Not reached: a name whose transliteration drops or changes its consonants past the skeleton
+(奥威尔: Orwell, 马库斯: Marcus, 辛西娅: Cynthia, 尤利乌斯: Julius), a name written partly with
+dictionary words (米兰达: 米兰 "Milan" + 达) or with characters outside the transliteration list
+(爱丽儿: Ariel); ordinals in numerals (第四: fourth); words the dictionary lacks or glosses in
+another form (柠檬酸 "citric acid" for citrate, 二叉堆 for binary heap); a term of everyday words
+in one Chinese word (黑洞 "black hole") where the unit has no other rare stem for the candidate
+step; a short question (a GSM8K question of few rare words beside its name and its numbers:
+the translation keys' case); and a translation that renders the unit's rare words by paraphrase
+rather than by their equivalents.
 """
 from __future__ import annotations
 
