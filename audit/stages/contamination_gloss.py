@@ -51,9 +51,11 @@ Cost: only records holding _MIN_HAN_CHARS Han characters and little kana (Japane
 off the batch's UTF-8 bytes), all of a batch's in one segmentation (one-character words by a
 table over the code points, longer ones by hash), Latin words by array passes too; a record goes
 on to the per-record confirmation only with a window holding as many rare stems, and strong ones,
-as a match needs. About 15 MB/s of Chinese text, one process (bench/bench_gloss.py, 20 MB of
-Leipzig zh and Chinese fortunes, 2026-11-25; the contamination stage 10.5 MB/s without the tier,
-6.5 with it); see also bench/eval_contamination_wild.py.
+as a match needs; numbers and names by array passes over the segmentation, then a cached
+lookup per numeral or name run (few: about one name run in two documents). About 15 MB/s of
+Chinese text, one process (bench/bench_gloss.py, 20 MB of Leipzig zh and Chinese fortunes,
+2026-11-25: 15.7 MB/s of CPU time with numbers and names, 19.3 before them; the contamination
+stage 10.5 MB/s without the tier, 6.5 with it); see also bench/eval_contamination_wild.py.
 
 Evidence: `gloss N stems` and the `stem=中文` pairs in record order, numbers and names among them
 (`49=四十九`, `prospero=普洛斯彼罗`).
