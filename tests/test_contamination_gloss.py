@@ -132,8 +132,8 @@ def test_a_name_transliterated_into_characters_counts_as_the_units_name(tmp_path
     found = dict(p.split("=") for p in m["evidence"][1].split())
     assert found["prospero"] == "普洛斯彼罗" and found["shakespear"] == "莎士比亚"
     # with the name written as the dictionary's words of other meanings, it is no name
-    starts, ends, _ = segment("普通洛阳斯文")
-    assert name_runs(code_points("普通洛阳斯文"), starts, ends)[0].tolist() == []
+    starts, ends, words = segment("普通洛阳斯文")
+    assert name_runs(code_points("普通洛阳斯文"), starts, ends, words)[0].tolist() == []
 
 
 def test_chinese_text_with_the_units_name_and_number_asking_nothing_is_not_found(tmp_path):

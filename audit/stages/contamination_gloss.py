@@ -17,11 +17,12 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    stem: the stemmer takes "computers" to computer, "computer" to comput). Latin words and
    numbers in the record (DNS, pH, 1648) are read as themselves; a run of words written in
    Chinese numerals alone (三十, 四十 | 九, 两; not 一些, 十分, 第十) as its number's stem
-   (contamination_keys.han_value: 三十 -> "30"); a run of two or more one-character words of the
-   characters Chinese writes foreign names with (克 雷 布 斯: the dictionary read no word there)
-   as the units' names it sounds like (contamination_keys.sound_key, on its first 2-6
+   (contamination_keys.han_value: 三十 -> "30"); a run of two or more words of the characters
+   Chinese writes foreign names with, each one character (克 雷 布 斯: the dictionary read no word
+   there) or a name of the dictionary (its pinyin capitalised: 玛丽 莎, 米兰 达), as the units'
+   names it sounds like (contamination_keys.sound_key, on its first 2-6
    characters: three consonants, or two from three characters or more: 克雷布斯 ~ Krebs,
-   普洛斯彼罗 ~ Prospero, 伊丽莎 ~ Eliza). A name is a stem of four letters or more that the
+   普洛斯彼罗 ~ Prospero, 伊丽莎 ~ Eliza, 玛丽莎 ~ Marissa). A name is a stem of four letters or more that the
    units write capitalised and never lower-case; a sound that such runs make in more than
    _NAME_SHARE of the sample's Chinese documents is no name. Each number or name counts as a
    word of its own, strong (several characters) and Chinese.
@@ -62,8 +63,8 @@ Evidence: `gloss N stems` and the `stem=中文` pairs in record order, numbers a
 
 Not reached: a name whose transliteration drops or changes its consonants past the skeleton
 (奥威尔: Orwell, 马库斯: Marcus, 辛西娅: Cynthia, 尤利乌斯: Julius), a name written partly with
-dictionary words (米兰达: 米兰 "Milan" + 达) or with characters outside the transliteration list
-(爱丽儿: Ariel); ordinals in numerals (第四: fourth); words the dictionary lacks or glosses in
+dictionary words that are no names (卢比 "rupee" + 孔: Rubicon) or with characters outside the
+transliteration list (爱丽儿: Ariel); ordinals in numerals (第四: fourth); words the dictionary lacks or glosses in
 another form (柠檬酸 "citric acid" for citrate, 二叉堆 for binary heap); a term of everyday words
 in one Chinese word (黑洞 "black hole") where the unit has no other rare stem for the candidate
 step; a short question (a GSM8K question of few rare words beside its name and its numbers:
@@ -203,12 +204,14 @@ class Cedict:
     # segmenter's first step is an array index, not a hash lookup per character of the text
     one_char: np.ndarray
     one_prefix: np.ndarray
+    proper: np.ndarray      # bool per headword: a name (its pinyin capitalised: 玛丽 [Ma3 li4] Mary, 米兰 Milan)
 
 
 def _parse() -> dict[str, np.ndarray]:
     """CC-CEDICT and the HSK list read into arrays (about three seconds: done once per machine,
     see `cedict`)."""
     glosses: dict[str, list[list[str]]] = {}
+    names: set[str] = set()
     with open(cedict_path(), encoding="utf-8") as f:
         for line in f:
             if line.startswith("#"):
@@ -219,6 +222,8 @@ def _parse() -> dict[str, np.ndarray]:
             for w in {trad, simp}:
                 if 0 < len(w) <= _MAX_WORD:
                     glosses.setdefault(w, []).extend(senses)
+                    if rest[:1].isupper():
+                        names.add(w)
     heads = list(glosses)
     hashes = hash_words(heads)
     order = np.argsort(hashes, kind="stable")
@@ -258,6 +263,7 @@ def _parse() -> dict[str, np.ndarray]:
             common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
     prefixes = distinct(hash_words([h[:k] for h in heads for k in range(1, len(h))]))
     return {"hashes": hashes[keep], "prefixes": prefixes, "stem_start": start_arr, "stem_ids": ids_arr,
+            "proper": np.array([h in names for h in heads], dtype=bool),
             "sense_ids": np.array(sense_ids, dtype=np.int32),
             # the stems as one UTF-8 string (a fixed-width str array would take the longest's width each)
             "stems": np.frombuffer("\n".join(stems).encode(), dtype=np.uint8), "common": common}
@@ -269,6 +275,7 @@ def _consistent(a: dict[str, np.ndarray]) -> bool:
         return (a["hashes"].dtype == np.uint64 and a["prefixes"].dtype == np.uint64
                 and len(a["stem_start"]) == len(a["hashes"]) + 1
                 and int(a["stem_start"][-1]) == len(a["stem_ids"]) == len(a["sense_ids"])
+                and len(a["proper"]) == len(a["hashes"])
                 and a["stems"].dtype == np.uint8
                 and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["common"])))
     except (KeyError, IndexError, TypeError):
@@ -294,7 +301,7 @@ def cedict() -> Cedict:
     one_char = np.full(0x10000, -1, dtype=np.int64)
     one_char[found] = where
     return Cedict(a["hashes"], words, prefixes, a["stem_start"], a["stem_ids"], a["sense_ids"], stems, a["common"],
-                  time.perf_counter() - t0, one_char, prefixes.contains(one))
+                  time.perf_counter() - t0, one_char, prefixes.contains(one), a["proper"].astype(bool))
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
@@ -375,11 +382,17 @@ def numeral_runs(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple
     return _runs(count[ends] - count[starts] == ends - starts, starts, ends)
 
 
-def name_runs(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(first, last + 1) word index of each run of _NAME_MIN_CHARS or more one-character words of
-    transliteration characters (克 雷 布 斯: the dictionary read no longer word there)."""
-    single = (ends - starts == 1) & _in_map(_NAME_CHAR, cps[starts])
-    first, end = _runs(single, starts, ends)
+def name_runs(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray, words: np.ndarray,
+              d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(first, last + 1) word index of each run of _NAME_MIN_CHARS words or more (`starts`, `ends`,
+    `words`: segment's) of transliteration characters, each word one character (克 雷 布 斯: the
+    dictionary read no longer word there) or a name of the dictionary (玛丽 莎: Marissa; a name
+    it reads whole, 玛丽 alone, is glossed)."""
+    d = d or cedict()
+    count = np.concatenate([[0], np.cumsum(_in_map(_NAME_CHAR, cps))])
+    named = np.where(words >= 0, d.proper[np.maximum(words, 0)], False)
+    part = (count[ends] - count[starts] == ends - starts) & ((ends - starts == 1) | named)
+    first, end = _runs(part, starts, ends)
     keep = end - first >= _NAME_MIN_CHARS
     return first[keep], end[keep]
 
@@ -522,7 +535,7 @@ class GlossIndex:
                 w_start, w_end, w_word = segment(cps, d)
                 offsets = np.cumsum([0] + [len(t) + 1 for t in zh[:-1]])
                 # a sound that name-like runs of many documents make is common syllables, no name
-                n_first, n_end = name_runs(cps, w_start, w_end)
+                n_first, n_end = name_runs(cps, w_start, w_end, w_word, d)
                 runs = {(t, joined[a:b]) for t, a, b in zip(
                     (np.searchsorted(offsets, w_start[n_first], side="right") - 1).tolist(), w_start[n_first].tolist(),
                     w_end[n_end - 1].tolist())}
@@ -612,7 +625,7 @@ class GlossIndex:
         idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
         rep = np.repeat(k, count)
         # numbers in Chinese numerals and transliterated names: (first word, start, end, stem) each
-        x_word, x_start, x_end, x_stem = self._numbers_and_names(joined, cps, h_start, h_end)
+        x_word, x_start, x_end, x_stem = self._numbers_and_names(joined, cps, h_start, h_end, h_word)
         x_doc = np.searchsorted(offsets, x_start, side="right") - 1
         x_rank = x_word + np.searchsorted(l_start, x_start) - first[x_doc]
         start = np.concatenate([h_start[rep], l_start[ok], x_start])
@@ -626,8 +639,8 @@ class GlossIndex:
                 np.concatenate([np.ones(len(rep), bool), np.zeros(len(ok), bool), np.ones(len(x_start), bool)])[by_doc],
                 sense[by_doc])
 
-    def _numbers_and_names(self, joined: str, cps: np.ndarray, h_start: np.ndarray, h_end: np.ndarray
-                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _numbers_and_names(self, joined: str, cps: np.ndarray, h_start: np.ndarray, h_end: np.ndarray,
+                           h_word: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(first word index, start, end, evidence stem) of each number of `joined` written in Chinese
         numerals (三十: the stem "30") and of each run of transliteration characters sounding like a
         name-like stem of the units (普洛斯彼罗 ~ prospero); `h_start`, `h_end`: its Han words."""
@@ -638,7 +651,7 @@ class GlossIndex:
             if key is not None and (st := self.stem_of_name.get(key, -1)) >= 0:
                 out.append((w, a, b, st))
         if self.name_stems:
-            first, end = name_runs(cps, h_start, h_end)
+            first, end = name_runs(cps, h_start, h_end, h_word)
             for w, a, b in zip(first.tolist(), h_start[first].tolist(), h_end[end - 1].tolist()):
                 out += [(w, a, b, st) for k in name_sounds(joined[a:b]) for st in self.name_stems.get(k, ())]
         arr = np.array(out, dtype=np.int64).reshape(-1, 4)
