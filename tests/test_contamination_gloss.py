@@ -131,7 +131,11 @@ def test_a_name_transliterated_into_characters_counts_as_the_units_name(tmp_path
     assert (m["eval_id"], m["unit"], m["method"]) == ("tempest", "question", "rewrite")
     found = dict(p.split("=") for p in m["evidence"][1].split())
     assert found["prospero"] == "普洛斯彼罗" and found["shakespear"] == "莎士比亚"
-    # with the name written as the dictionary's words of other meanings, it is no name
+    # a name may hold a name of the dictionary (米兰 "Milan" + 达: Miranda) ...
+    starts, ends, words = segment("米兰达")
+    first, end = name_runs(code_points("米兰达"), starts, ends, words)
+    assert [(int(starts[a]), int(ends[b - 1])) for a, b in zip(first, end)] == [(0, 3)]
+    # ... but written as the dictionary's words of other meanings, it is no name
     starts, ends, words = segment("普通洛阳斯文")
     assert name_runs(code_points("普通洛阳斯文"), starts, ends, words)[0].tolist() == []
 
