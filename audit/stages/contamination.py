@@ -591,7 +591,7 @@ class ContaminationIndex:
             if c.rewrite_keys:
                 keys = KeyIndex.build(texts, ((size > 0) & ~code_parent[parent]).tolist(), sample)
             if c.rewrite_gloss:
-                gloss = GlossIndex.build(rewrite, sample)
+                gloss = GlossIndex.build(rewrite, sample, texts, tokens)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
                    semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, gloss=gloss, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
