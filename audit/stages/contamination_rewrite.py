@@ -92,6 +92,8 @@ _BLOCKS = 3
 # A span confirmed by its embedding holds at least this share of its unit's words (a restatement
 # is not much shorter than what it restates; a sentence naming three of its terms is).
 _MIN_SPAN = 1 / 3
+# ... and is embedded also with this many words either side.
+_PAD = 2
 
 
 def stems_needed(n: int) -> int:
@@ -342,7 +344,9 @@ class RewriteIndex:
         would stretch the span over words the rewrite does not hold."""
         hits, at = np.unique(hits, return_index=True)
         hit_stems = hit_stems[at]
-        a0, b0 = int(hits[0]), int(hits[-1]) + 1
+        # (padded by _PAD words either side, inside the record: see below)
+        a0 = max(int(hits[0]) - _PAD, int(tokens.bounds[int(tokens.text_of[hits[0]])]))
+        b0 = min(int(hits[-1]) + 1 + _PAD, int(tokens.bounds[int(tokens.text_of[hits[0]]) + 1]))
         # sums of the word vectors from the first hit: a span's vector is a difference of two
         cum = np.concatenate([np.zeros((1, self.vectors.vecs.shape[1]), np.float32), np.cumsum(
             self.vectors.vecs[self.vectors.rows(tokens.hashes[a0:b0])], axis=0, dtype=np.float32)])
@@ -363,8 +367,11 @@ class RewriteIndex:
                                                        and (got < best[0] or hits[j] - hits[i] >= best[2] - best[1])):
                     continue
                 a_w, b_w = int(hits[i]), int(hits[j]) + 1
+                # the span, or with the _PAD words either side: the unit's common words (which
+                # cost: sunk, marginal...) are no hits but carry its meaning
                 vec = cum[b_w - a0] - cum[a_w - a0]
-                cos = float(vec @ self.unit_vec[u]) / max(float(np.linalg.norm(vec)), 1e-9)
+                wide = cum[min(b_w + _PAD, b0) - a0] - cum[max(a_w - _PAD, a0) - a0]
+                cos = max(float(v @ self.unit_vec[u]) / max(float(np.linalg.norm(v)), 1e-9) for v in (vec, wide))
                 if cos >= similarity:
                     best = (got, a_w, b_w, cos, sorted(seen))
         return best
