@@ -48,6 +48,8 @@ _MIN_LEFT = {**{s: _NOUN_STEM for s in _NOUN_SUFFIXES}, "er": 4, "ers": 4, "est"
 # `_forms` adds to a stem's forms for them.
 _INFLECTIONS = ("ies", "ied", "es", "s", "ed", "ing")
 _INFLECTED = ("s", "es", "d", "ed", "ing")
+# ... after these suffixes of a stem (powers, stations, buildings, changed).
+_BEFORE_INFLECTION = ("er", "ion", "ing", "e")
 _INFLECTIONS_BY_LAST = {c: tuple((s, len(s)) for s in _INFLECTIONS if s[-1] == c) for c in {s[-1] for s in _INFLECTIONS}}
 # ... not after these letters (address, bonus, basis: not plurals);
 _NOT_PLURAL = frozenset("sui")
@@ -140,7 +142,10 @@ def _forms(stems: Sequence[str]) -> list[list[str]]:
             out += [stem[:-1] + "ies", stem[:-1] + "ied"]
         if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
             out += [stem + stem[-1] + f for f in ("ing", "ed", "er", "ers")]
-        out += [w + g for w in out if w != stem for g in _INFLECTED]
+        bases = [stem + b for b in _BEFORE_INFLECTION]
+        if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
+            bases += [stem + stem[-1] + b for b in ("er", "ing")]
+        out += [w + g for w in bases for g in _INFLECTED]
         cands.append(list(dict.fromkeys(out)))
     back = iter(stem_words([w for stem, c in zip(stems, cands) if stem.isalpha() for w in c]))
     return [c if not stem.isalpha() else [w for w in c if next(back) == stem] for stem, c in zip(stems, cands)]
