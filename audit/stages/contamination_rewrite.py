@@ -341,12 +341,12 @@ class RewriteIndex:
     def _best_span(self, u: int, hits: np.ndarray, hit_stems: np.ndarray, tokens: Tokens, floor: float,
                    similarity: float, rare: np.ndarray) -> tuple[float, int, int, float, list[int]] | None:
         """(stem weight, first word, end word, cosine, stems) of the span of a window, from one hit
-        of unit `u`'s stems to another, that holds the most of the unit's stem weight (the shorter
-        on a tie) with the unit's `floor`, distinct stems (`unit_need`) and _MIN_RARE `rare` ones
-        (as the prefilter asks of a window), _MIN_SPAN of the unit's words long, and its embedding at cosine >= `similarity`; None when
-        no span does. Its embedding, not the whole window's,
-        confirms: a window holds the host's text too, and a stem of the unit in it (a way, a book)
-        would stretch the span over words the rewrite does not hold."""
+        of unit `u`'s stems to another, that holds the most of the unit's stem weight (the one more
+        like the unit on a tie) with the unit's `floor`, distinct stems (`unit_need`) and _MIN_RARE
+        `rare` ones (as the prefilter asks of a window), _MIN_SPAN of the unit's words long, and
+        its embedding at cosine >= `similarity`; None when no span does. Its embedding, not the
+        whole window's, confirms: a window holds the host's text too, and a stem of the unit in it
+        (a way, a book) would stretch the span over words the rewrite does not hold."""
         hits, at = np.unique(hits, return_index=True)
         hit_stems = hit_stems[at]
         # (padded by _PAD words either side, inside the record: see below)
@@ -359,7 +359,8 @@ class RewriteIndex:
         shortest = int(self.unit_words[u]) * _MIN_SPAN
         best: tuple[float, int, int, float, list[int]] | None = None
         n = len(hits)
-        for i in range(n):
+        # the whole span first (no part of it holds more): when it is confirmed, it is the span
+        for i, j_from in [(0, n - 1)] + [(i, i) for i in range(n)]:
             seen: set[int] = set()
             got, n_rare = 0.0, 0
             for j in range(i, n):
@@ -368,8 +369,8 @@ class RewriteIndex:
                     seen.add(s)
                     got += float(self.weight[s])
                     n_rare += bool(rare[s])
-                if len(seen) < need or got < least or n_rare < _MIN_RARE or hits[j] + 1 - hits[i] < shortest or (best is not None and got <= best[0]
-                                                       and (got < best[0] or hits[j] - hits[i] >= best[2] - best[1])):
+                if (j < j_from or len(seen) < need or got < least or n_rare < _MIN_RARE or hits[j] + 1 - hits[i] < shortest
+                        or (best is not None and got < best[0])):
                     continue
                 a_w, b_w = int(hits[i]), int(hits[j]) + 1
                 # the span, or with the _PAD words either side: the unit's common words (which
@@ -377,6 +378,8 @@ class RewriteIndex:
                 vec = cum[b_w - a0] - cum[a_w - a0]
                 wide = cum[min(b_w + _PAD, b0) - a0] - cum[max(a_w - _PAD, a0) - a0]
                 cos = max(float(v @ self.unit_vec[u]) / max(float(np.linalg.norm(v)), 1e-9) for v in (vec, wide))
-                if cos >= similarity:
+                if cos >= similarity and (best is None or (got, cos) > (best[0], best[3])):
                     best = (got, a_w, b_w, cos, sorted(seen))
+            if best is not None and j_from == n - 1:
+                break
         return best
