@@ -37,11 +37,12 @@ HOST = ("The museum reopened its east wing on Saturday after a year of repairs. 
         "the square for the new exhibition of local paintings and old maps.")
 
 
-def mc_counted(tmp: Path, texts: list[str], contamination: dict[str, Any] | None = None) -> list[list[dict]]:
-    """The counted contamination matches of each of `texts` against MC_ITEMS (fields question and
+def mc_counted(tmp: Path, texts: list[str], contamination: dict[str, Any] | None = None,
+               items: list[tuple[str, str, list[str]]] = MC_ITEMS) -> list[list[dict]]:
+    """The counted contamination matches of each of `texts` against `items` (fields question and
     choices, each a unit), with `contamination` settings."""
     with open(tmp / "mc.jsonl", "w", encoding="utf-8") as f:
-        f.writelines(json.dumps({"id": i, "question": q, "choices": c}) + "\n" for i, q, c in MC_ITEMS)
+        f.writelines(json.dumps({"id": i, "question": q, "choices": c}) + "\n" for i, q, c in items)
     config = parse_config({"input": {"paths": ["x/"]}, "contamination": contamination or {}, "eval_sets": [
         {"name": "mc", "path": "mc.jsonl", "text_fields": ["question", "choices"], "id_field": "id"}]},
         base_dir=tmp)
