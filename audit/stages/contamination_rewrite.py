@@ -50,7 +50,8 @@ _INFLECTIONS = ("ies", "ied", "es", "s", "ed", "ing")
 _INFLECTED = ("s", "es", "d", "ed", "ing")
 # ... after these suffixes of a stem (powers, stations, buildings, changed).
 _BEFORE_INFLECTION = ("er", "ion", "ing", "e")
-_INFLECTIONS_BY_LAST = {c: tuple((s, len(s)) for s in _INFLECTIONS if s[-1] == c) for c in {s[-1] for s in _INFLECTIONS}}
+_INFLECTIONS_BY_LAST = {c: tuple((s, len(s)) for s in _INFLECTIONS if s[-1] == c)
+                        for c in {s[-1] for s in _INFLECTIONS}}
 # ... not after these letters (address, bonus, basis: not plurals);
 _NOT_PLURAL = frozenset("sui")
 # ... then one suffix of the rest (an "s" again would eat the stem: address -> addres -> addr).
@@ -369,8 +370,8 @@ class RewriteIndex:
                     seen.add(s)
                     got += float(self.weight[s])
                     n_rare += bool(rare[s])
-                if (j < j_from or len(seen) < need or got < least or n_rare < _MIN_RARE or hits[j] + 1 - hits[i] < shortest
-                        or (best is not None and got < best[0])):
+                if (j < j_from or len(seen) < need or got < least or n_rare < _MIN_RARE
+                        or hits[j] + 1 - hits[i] < shortest or (best is not None and got < best[0])):
                     continue
                 a_w, b_w = int(hits[i]), int(hits[j]) + 1
                 # the span, or with the _PAD words either side: the unit's common words (which
