@@ -6,7 +6,8 @@ A rewrite keeps what the item is about: its rare words (in some inflection), its
 names, and loses the word order and the common words that n-grams and alignment need. So:
 
 1. Keys. Each unit's words are reduced to stems by suffix rules (`stem_words`: walks, walked, walking
-   -> walk; acceleration, accelerates -> accelerat); every inflected form of a stem the rules
+   -> walk; acceleration, accelerates -> accelerat; the inflection first, so powers and power, or
+   addresses and address, meet); every inflected form of a stem the rules
    produce is hashed like a record word (audit.normalize), so a record's already hashed words map
    to stems by one sorted lookup, with no per-word Python. Stems are weighted by rarity among the
    units (inverse document frequency); stems of more than _MAX_DF_SHARE of the units (how, many,
@@ -16,9 +17,13 @@ names, and loses the word order and the common words that n-grams and alignment 
    _MIN_STEMS distinct stems of the unit (fewer for a short question, `stems_needed`) and the measure
    floor of its stem weight; coverage is the stem weight of the unit in the best window over the
    unit's stem weight.
-3. Confirmation. The best window is embedded with WordLlama (audit/stages/semantic.py, the model
+3. Confirmation. The best window's span of hits (first to last; with _PAD words either side, the
+   unit's common words around it) is embedded with WordLlama (audit/stages/semantic.py, the model
    inside its wheel) and compared with the unit: a cosine under `rewrite_similarity` drops the
-   pair (a news story sharing a question's names and numbers is about something else).
+   pair (a news story sharing a question's names and numbers is about something else). When the
+   whole span fails, the part of it (_MIN_SPAN of the unit long) holding the most stem weight that
+   passes stands for it (a stem
+   of the unit in the host text after a rewording stretches the span over the host's words).
 
 The embedding runs only on the few candidate windows, so the tier costs the stem lookup (a few
 array passes per block) and a handful of window embeddings per contaminated record.
