@@ -22,8 +22,8 @@ names, and loses the word order and the common words that n-grams and alignment 
    inside its wheel) and compared with the unit: a cosine under `rewrite_similarity` drops the
    pair (a news story sharing a question's names and numbers is about something else). When the
    whole span fails, the part of it (_MIN_SPAN of the unit long) holding the most stem weight that
-   passes stands for it (a stem
-   of the unit in the host text after a rewording stretches the span over the host's words).
+   passes stands for it (a stem of the unit in the host text after a rewording stretches the span
+   over the host's words).
 
 The embedding runs only on the few candidate windows, so the tier costs the stem lookup (a few
 array passes per block) and a handful of window embeddings per contaminated record.
