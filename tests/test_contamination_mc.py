@@ -14,7 +14,9 @@ from tests.fixtures_rewrite import NEWS, mc_counted
 
 @pytest.mark.parametrize("words", [("power", "powers", "powered"), ("address", "addresses", "addressed"),
                                    ("teacher", "teachers"), ("station", "stations"), ("state", "states", "stated"),
-                                   ("bonus", "bonuses"), ("building", "buildings"), ("class", "classes")])
+                                   ("bonus", "bonuses"), ("building", "buildings"), ("class", "classes"),
+                                   ("transfer", "transferred", "transferring"), ("request", "requested"),
+                                   ("activity", "activities"), ("apply", "applied", "applies"), ("kilowatt", "kilowatts")])
 def test_every_inflection_of_a_word_meets_at_one_stem_and_is_one_of_its_forms(words):
     stems = set(stem_words(list(words)))
     assert len(stems) == 1, stems

@@ -53,8 +53,8 @@ _MIN_LEFT = {**{s: _NOUN_STEM for s in _NOUN_SUFFIXES}, "er": 4, "ers": 4, "est"
 # `_forms` adds to a stem's forms for them.
 _INFLECTIONS = ("ies", "ied", "es", "s", "ed", "ing")
 _INFLECTED = ("s", "es", "d", "ed", "ing")
-# ... after these suffixes of a stem (powers, stations, buildings, changed).
-_BEFORE_INFLECTION = ("er", "ion", "ing", "e")
+# ... after these suffixes of a stem (powers, stations, buildings, changed, exceeded, requested).
+_BEFORE_INFLECTION = ("er", "ion", "ing", "e", "ed", "est")
 _INFLECTIONS_BY_LAST = {c: tuple((s, len(s)) for s in _INFLECTIONS if s[-1] == c)
                         for c in {s[-1] for s in _INFLECTIONS}}
 # ... not after these letters (address, bonus, basis: not plurals);
@@ -128,7 +128,9 @@ def stem_words(words: Sequence[str]) -> list[str]:
                         stem = stem[:-k]
                         if suf in ("ies", "ied"):
                             stem += "y"
-                        if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                        # a doubled consonant before a suffix, not the word's own (kilowatts: kilowatt)
+                        if (suf not in ("s", "es") and len(stem) > 3 and stem[-1] == stem[-2]
+                                and stem[-1] not in "aeiouls"):
                             stem = stem[:-1]
                         break
         out.append(stem)
@@ -147,11 +149,14 @@ def _forms(stems: Sequence[str]) -> list[list[str]]:
         if stem.endswith("y"):
             out += [stem[:-1] + "ies", stem[:-1] + "ied"]
         if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
-            out += [stem + stem[-1] + f for f in ("ing", "ed", "er", "ers")]
+            out += [stem + stem[-1] + f for f in ("e", "es", "ing", "ed", "er", "ers", "est")]
         bases = [stem + b for b in _BEFORE_INFLECTION]
         if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
             bases += [stem + stem[-1] + b for b in ("er", "ing")]
         out += [w + g for w in bases for g in _INFLECTED]
+        out += [stem + "err" + g for g in ("ing", "ed")]  # transferring, referred
+        out += [stem + b[:-1] + g for b in ("ly", "ity") for g in ("ies", "ied")]  # applies, activities
+        out += [stem + b + "ing" for b in ("ly", "ity")]
         cands.append(list(dict.fromkeys(out)))
     back = iter(stem_words([w for stem, c in zip(stems, cands) if stem.isalpha() for w in c]))
     return [c if not stem.isalpha() else [w for w in c if next(back) == stem] for stem, c in zip(stems, cands)]
