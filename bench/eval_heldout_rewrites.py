@@ -7,10 +7,11 @@ real clean text.
 
 Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
 (question, answer), HumanEval (prompt, canonical_solution) and multiple-choice items (question,
-choices): the wild bench's 32 and this set's 15.
+choices): the wild bench's 32 and this set's 15 + 20.
 
 Leak kinds, each planted into a real ABC news paragraph (a blog post quoting it): js_port, c_port,
-py_rewrite, gsm8k_question, gsm8k_question_answer, mc_reworded; and Chinese translations
+py_rewrite, gsm8k_question, gsm8k_question_answer, mc_reworded; the second held-out set, never
+tuned on (NEW_KINDS): new_gsm8k_question_answer, new_mc_reworded; and Chinese translations
 (bench/heldout_zh.py), each planted among 8 Chinese Leipzig sentences: zh_mc_question,
 zh_mc_full (with its choices), zh_gsm8k. Clean documents: the wild bench's
 six kinds of real text (news, forum lines, books, Python docs, 75 languages, fortunes).
@@ -30,6 +31,10 @@ from eval_contamination_wild import _clean_docs, _sentences_by_lang, eval_config
 from heldout_zh import GSM8K_ZH, MC_ZH_FULL, MC_ZH_QUESTION  # noqa: E402
 from heldout_rewrites import (C_PORTS, GSM8K_REWORDED, GSM8K_REWORDED_QA, JS_PORTS, MC_HELDOUT,  # noqa: E402
                               PY_REWRITES)
+from heldout_rewrites import GSM8K_REWORDED_QA2, MC_HELDOUT2  # noqa: E402
+
+# Kinds of the second held-out set: never tuned on, reported whole (no halves).
+NEW_KINDS = ("new_gsm8k_question_answer", "new_mc_reworded")
 
 
 def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
@@ -41,6 +46,9 @@ def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
     out += [("gsm8k_question_answer", k, ("gsm8k", f"gsm{i}"), q + "\n" + a)
             for k, (i, (q, a)) in enumerate(sorted(GSM8K_REWORDED_QA.items()))]
     out += [("mc_reworded", k, ("mc", f"mch{k}"), r) for k, (_, _, r) in enumerate(MC_HELDOUT)]
+    out += [("new_gsm8k_question_answer", k, ("gsm8k", f"gsm{i}"), q + "\n" + a)
+            for k, (i, (q, a)) in enumerate(sorted(GSM8K_REWORDED_QA2.items()))]
+    out += [("new_mc_reworded", k, ("mc", f"mch{len(MC_HELDOUT) + k}"), r) for k, (_, _, r) in enumerate(MC_HELDOUT2)]
     out += [("zh_mc_question", k, ("mc", f"mch{k}"), t) for k, t in enumerate(MC_ZH_QUESTION)]
     out += [("zh_mc_full", k, ("mc", f"mch{k}"), t) for k, t in enumerate(MC_ZH_FULL)]
     out += [("zh_gsm8k", k, ("gsm8k", f"gsm{i}"), t) for k, (i, t) in enumerate(sorted(GSM8K_ZH.items()))]
@@ -57,7 +65,7 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a contamination setting")
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT])
+    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT + MC_HELDOUT2])
     planted = leaks([r["task_id"] for r in he])
     with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
         hosts = [json.loads(x)["text"] for x in f if x.strip()]
@@ -78,7 +86,7 @@ def main() -> None:
     for (kind, pos, key, _), got in zip(planted, matches):
         half = f"{kind}/{'tuned' if pos % 2 == 0 else 'untouched'}"
         found = [m for m in got or [] if (m["eval_set"], m["eval_id"]) == key]
-        for name in (kind, half):
+        for name in (kind,) if kind in NEW_KINDS else (kind, half):
             total[name] += 1
             hit[name] += bool(found)
         if found:
