@@ -8,7 +8,8 @@ Builds a corpus with ../shared/tools/make_corpus.py --data ../shared/data (once 
 cached under .bench/), runs the job on a local Ray sized to this machine (Ray start-up is
 excluded from the rate), samples the resident memory of the driver and every Ray worker, and
 prints per-stage MB/s (input text MB / seconds the stage spent, summed over workers), the job's
-MB/s, peak memory, and score_audit.py's output for the run. Each run is a fresh process.
+MB/s, peak memory, and score_audit.py's output for the run. Each run is a fresh process. `--timeline`
+prints each Ray worker's tasks and its idle time before the scan's end (from `ray.timeline()`).
 
 `--whole` times what a user waits for instead: `python -m audit run` as a fresh process (imports,
 Ray start, every pass, exit), then `python -m audit decide` on its run; it prints the whole
@@ -87,7 +88,28 @@ class MemorySampler(threading.Thread):
             self.peak_driver = max(self.peak_driver, driver)
 
 
-def bench(docs: int, shards: int, profile: str) -> dict:
+def worker_timeline(events: list[dict]) -> list[str]:
+    """Per Ray worker, from `ray.timeline()`'s events: each task's start and length up to the scan's
+    end (seconds from the first task's start), the worker's idle time between its first task and
+    the scan's end, and the later passes' tasks in one figure."""
+    tasks = [e for e in events if e.get("ph") == "X" and e.get("cat", "").startswith("task::")]
+    if not tasks:
+        return []
+    t0 = min(e["ts"] for e in tasks)
+    scan_end = max((e["ts"] + e["dur"] for e in tasks if e["cat"] == "task::scan_shard"), default=t0)
+    lines = []
+    for pid in sorted({e["tid"] for e in tasks}):
+        mine = sorted((e for e in tasks if e["tid"] == pid), key=lambda e: e["ts"])
+        busy = sum(min(e["ts"] + e["dur"], scan_end) - e["ts"] for e in mine if e["ts"] < scan_end)
+        idle = (scan_end - mine[0]["ts"] - busy) / 1e6
+        later = [e for e in mine if e["ts"] >= scan_end]  # the later passes' tasks: counted, not listed
+        lines.append(f"{pid[:18]}: idle {idle:.2f} s before the scan's end; " + ", ".join(
+            f"{e['cat'][6:]} {(e['ts'] - t0) / 1e6:.2f}+{e['dur'] / 1e6:.2f}" for e in mine if e["ts"] < scan_end)
+            + f"; then {len(later)} tasks, {sum(e['dur'] for e in later) / 1e6:.2f} s")
+    return lines
+
+
+def bench(docs: int, shards: int, profile: str, timeline: bool = False) -> dict:
     from audit.config import load_config
     from audit.job.plan import run_audit
     from audit.job.ray_session import start_ray
@@ -99,6 +121,10 @@ def bench(docs: int, shards: int, profile: str) -> dict:
     sampler.start()
     res = run_audit(cfg, progress=False, fresh=True)  # measure everything: no reuse of an earlier bench run
     sampler.stop.set()
+    if timeline:
+        import ray
+
+        tasks = worker_timeline(ray.timeline())
     s = res.summary
     mb = s["bytes"] / 1e6
     score = subprocess.run([sys.executable, str(SHARED / "tools" / "score_audit.py"), "--truth",
@@ -108,7 +134,7 @@ def bench(docs: int, shards: int, profile: str) -> dict:
             "stage_mb_per_s": {k: round(mb / v, 1) for k, v in s["stages"].items() if v > 0},
             "stage_seconds": s["stages"],
             "peak_rss_total_mb": round(sampler.peak_total / 2**20), "peak_rss_driver_mb": round(sampler.peak_driver / 2**20),
-            "score": score.stdout.strip().splitlines()}
+            "score": score.stdout.strip().splitlines(), "timeline": tasks if timeline else []}
 
 
 PASSES = (("start", "ray_start_seconds"), ("scan", "scan_seconds"), ("global", "dedup_global"),
@@ -156,6 +182,8 @@ def main() -> None:
     ap.add_argument("--whole", action="store_true", help="time `audit run` and `audit decide` as fresh processes")
     ap.add_argument("--executor", default="auto", choices=["auto", "ray", "local"], help="ray.executor (--whole)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per setting (--whole); the fastest is reported too")
+    ap.add_argument("--timeline", action="store_true",
+                    help="print each Ray worker's tasks (start+length, s) and idle time, from ray.timeline()")
     a = ap.parse_args()
     if a.whole:
         for profile in a.profile:
@@ -171,18 +199,21 @@ def main() -> None:
                     print_whole(min(runs, key=lambda r: r["whole_s"]))
         return
     if a.one:
-        print(json.dumps(bench(a.docs, a.shards[0], a.profile[0])))
+        print(json.dumps(bench(a.docs, a.shards[0], a.profile[0], a.timeline)))
         return
     for profile in a.profile:
         for n in a.shards:
             build_corpus(a.docs, n)
             out = subprocess.run([sys.executable, __file__, "--one", "--docs", str(a.docs), "--shards", str(n),
-                                  "--profile", profile], capture_output=True, text=True, check=True)
+                                  "--profile", profile] + (["--timeline"] if a.timeline else []),
+                                 capture_output=True, text=True, check=True)
             r = json.loads(out.stdout.strip().splitlines()[-1])
             print(f"== {profile}: {r['docs']} docs, {r['shards']} shards, {r['mb']} MB of text")
             print(f"job: {r['seconds']:.1f} s, {r['job_mb_per_s']} MB/s (Ray start-up excluded)")
             print("per stage MB/s (summed worker time): " + ", ".join(f"{k} {v}" for k, v in r["stage_mb_per_s"].items()))
             print(f"peak RSS: driver {r['peak_rss_driver_mb']} MB, driver + Ray workers {r['peak_rss_total_mb']} MB")
+            for line in r["timeline"]:
+                print("worker " + line)
             print("score_audit.py:")
             for line in r["score"]:
                 print("  " + line)

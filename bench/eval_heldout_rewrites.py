@@ -2,15 +2,18 @@
 per half (even positions: the half looked at while tuning; odd: untouched), and false documents on
 real clean text.
 
-    python bench/eval_heldout_rewrites.py --data ../shared/data [--clean 1800] [--json]
+    python bench/eval_heldout_rewrites.py --data ../shared/data [--clean 1800] [--clean-zh 0] [--json]
         [--set KEY=VALUE]   (a contamination setting, e.g. semantic=true)
 
 Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
 (question, answer), HumanEval (prompt, canonical_solution) and multiple-choice items (question,
-choices): the wild bench's 32 and this set's 15.
+choices): the wild bench's 32 and this set's 15 + 20.
 
 Leak kinds, each planted into a real ABC news paragraph (a blog post quoting it): js_port, c_port,
-py_rewrite, gsm8k_question, gsm8k_question_answer, mc_reworded. Clean documents: the wild bench's
+py_rewrite, gsm8k_question, gsm8k_question_answer, mc_reworded; the second held-out set, never
+tuned on (NEW_KINDS): new_gsm8k_question_answer, new_mc_reworded; and Chinese translations
+(bench/heldout_zh.py), each planted among 8 Chinese Leipzig sentences: zh_mc_question,
+zh_mc_full (with its choices), zh_gsm8k. Clean documents: the wild bench's
 six kinds of real text (news, forum lines, books, Python docs, 75 languages, fortunes).
 """
 from __future__ import annotations
@@ -24,9 +27,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_contamination_wild import _clean_docs, eval_config, false_documents, run_stage  # noqa: E402
+from eval_contamination_wild import _clean_docs, _sentences_by_lang, eval_config, false_documents, run_stage  # noqa: E402
+from heldout_zh import GSM8K_ZH, MC_ZH_FULL, MC_ZH_QUESTION  # noqa: E402
 from heldout_rewrites import (C_PORTS, GSM8K_REWORDED, GSM8K_REWORDED_QA, JS_PORTS, MC_HELDOUT,  # noqa: E402
                               PY_REWRITES)
+from heldout_rewrites import GSM8K_REWORDED_QA2, MC_HELDOUT2  # noqa: E402
+
+# Kinds of the second held-out set: never tuned on, reported whole (no halves).
+NEW_KINDS = ("new_gsm8k_question_answer", "new_mc_reworded")
 
 
 def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
@@ -38,6 +46,12 @@ def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
     out += [("gsm8k_question_answer", k, ("gsm8k", f"gsm{i}"), q + "\n" + a)
             for k, (i, (q, a)) in enumerate(sorted(GSM8K_REWORDED_QA.items()))]
     out += [("mc_reworded", k, ("mc", f"mch{k}"), r) for k, (_, _, r) in enumerate(MC_HELDOUT)]
+    out += [("new_gsm8k_question_answer", k, ("gsm8k", f"gsm{i}"), q + "\n" + a)
+            for k, (i, (q, a)) in enumerate(sorted(GSM8K_REWORDED_QA2.items()))]
+    out += [("new_mc_reworded", k, ("mc", f"mch{len(MC_HELDOUT) + k}"), r) for k, (_, _, r) in enumerate(MC_HELDOUT2)]
+    out += [("zh_mc_question", k, ("mc", f"mch{k}"), t) for k, t in enumerate(MC_ZH_QUESTION)]
+    out += [("zh_mc_full", k, ("mc", f"mch{k}"), t) for k, t in enumerate(MC_ZH_FULL)]
+    out += [("zh_gsm8k", k, ("gsm8k", f"gsm{i}"), t) for k, (i, t) in enumerate(sorted(GSM8K_ZH.items()))]
     return out
 
 
@@ -45,22 +59,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data")
     ap.add_argument("--clean", type=int, default=1800)
+    ap.add_argument("--clean-zh", type=int, default=0, help="Chinese clean documents on top of --clean (the wild bench's)")
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a contamination setting")
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT])
+    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT + MC_HELDOUT2])
     planted = leaks([r["task_id"] for r in he])
     with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
         hosts = [json.loads(x)["text"] for x in f if x.strip()]
     rng.shuffle(hosts)
     leak_docs = []
-    for k, (_, _, _, leak) in enumerate(planted):
-        paras = hosts[k % len(hosts)].split("\n")
-        at = rng.randint(0, len(paras))
+    # a Chinese leak lives among Chinese text; its own draws leave the other kinds' documents as they were
+    zh_rng, zh_hosts = random.Random(args.seed + 1), _sentences_by_lang(args.data)["zh"]
+    for k, (kind, _, _, leak) in enumerate(planted):
+        paras = zh_rng.sample(zh_hosts, 8) if kind.startswith("zh_") else hosts[k % len(hosts)].split("\n")
+        at = (zh_rng if kind.startswith("zh_") else rng).randint(0, len(paras))
         leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
-    clean = _clean_docs(args.data, args.clean, rng)
+    clean = _clean_docs(args.data, args.clean, rng, args.clean_zh)
     matches, _, _ = run_stage(config, leak_docs + [t for _, t in clean], len(leak_docs))
     hit, total = Counter(), Counter()
     missed: dict[str, list[str]] = defaultdict(list)
@@ -69,7 +86,7 @@ def main() -> None:
     for (kind, pos, key, _), got in zip(planted, matches):
         half = f"{kind}/{'tuned' if pos % 2 == 0 else 'untouched'}"
         found = [m for m in got or [] if (m["eval_set"], m["eval_id"]) == key]
-        for name in (kind, half):
+        for name in (kind,) if kind in NEW_KINDS else (kind, half):
             total[name] += 1
             hit[name] += bool(found)
         if found:

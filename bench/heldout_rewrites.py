@@ -1187,3 +1187,171 @@ def fix_spaces(text):
     return ''.join(pieces)
 ''',
 }
+
+
+# A second held-out set (written after the first was tuned on; never tuned on): GSM8K test items
+# 96, 224, ..., 1248 with the question and the worked answer rephrased as a chat model does it (other
+# sentence order, the steps explained in other words, the numbers kept, the calculator marks dropped,
+# the final answer stated in a sentence).
+GSM8K_REWORDED_QA2 = {
+    96: ("Last night Harry got 9 hours of sleep, while his friend James managed only two thirds as much. By "
+         "how many hours did Harry out-sleep James?",
+         "To find how long James slept, take 2/3 of Harry's 9 hours: 9 x 2/3 = 6 hours. The difference "
+         "between them is then 9 - 6 = 3. So Harry slept three hours more than James did."),
+    224: ("Two friends, Carlos and Benji, spend a day at the beach. Benji rents a banana boat raft that costs "
+          "$18 per hour and keeps it for 5 hours, while Carlos pays $30 per hour for a canoe and uses it for 3 "
+          "hours. What is the combined cost of their rentals?",
+          "Carlos's canoe costs 30 x 3 = 90 dollars. Benji's raft comes to 18 x 5 = 90 dollars as well. "
+          "Adding the two amounts, 90 + 90 = 180, so together they pay 180 dollars for the rentals."),
+    352: ("Andrea started with $36. She put some of it aside as savings, and with what was left she bought a "
+          "sweater for $11 and handed her brother $4. How much money did Andrea put into savings?",
+          "First add up what she spent and gave away: 11 + 4 = 15 dollars. Subtracting that from the 36 "
+          "dollars she began with leaves 36 - 15 = 21. Andrea therefore saved 21 dollars."),
+    480: ("Ben owns 4 tubes of blue paint and 3 tubes of yellow paint. Jasper has half as many blue tubes as "
+          "Ben does, but three times as many yellow tubes. What is the total number of paint tubes Jasper "
+          "has?",
+          "Half of Ben's 4 blue tubes is 4 / 2 = 2, so Jasper has 2 blue tubes. Three times Ben's 3 yellow "
+          "tubes is 3 x 3 = 9 yellow tubes. In all, Jasper has 2 + 9 = 11 tubes of paint."),
+    608: ("For his upcoming field trip, Joe wants a new outfit and has $50 to spend. He chooses a shirt priced "
+          "at $25 and a pair of shorts priced at $35, and the clothing store is running a 30% off sale. If "
+          "sales tax is already included, how much money does Joe have left after paying?",
+          "Before the discount the shirt and shorts cost 25 + 35 = 60 dollars. The 30% discount takes off "
+          "60 x 0.3 = 18 dollars, so Joe pays 60 - 18 = 42 dollars. Out of his 50 dollars, 50 - 42 = 8 "
+          "remain, so Joe is left with eight dollars."),
+    736: ("Boris owns 100 apples, and Beck has 23 apples fewer than he does. Suppose Boris hands 10 of his "
+          "apples to Beck. After that, how many fewer apples does Beck have compared with Boris?",
+          "At the start Beck has 100 - 23 = 77 apples. Once Boris gives away 10, Boris is down to 100 - 10 = "
+          "90 apples, and Beck is up to 77 + 10 = 87. The gap is now 90 - 87 = 3, so Beck has three apples "
+          "fewer than Boris."),
+    864: ("Mr. George teaches sixth grade and ordered 600 burritos for the class picnic. There were 50 "
+          "students at the picnic and every student received ten burritos; George himself ate 20. How many "
+          "burritos were left over after the picnic?",
+          "The students ate 50 x 10 = 500 burritos between them. Counting the 20 that Mr. George ate, "
+          "500 + 20 = 520 burritos were eaten in total. Taking that from the 600 ordered gives 600 - 520 = "
+          "80, so eighty burritos were left over."),
+    992: ("Buford writes a lot of checks over the course of a year. Each month he writes one check for the "
+          "electric bill and one for the gas bill. He writes two checks a month to his church, and once "
+          "every quarter he writes a check to his pest and lawn service. How many checks does he write in a "
+          "year?",
+          "The electric bill takes 1 x 12 = 12 checks a year, and the gas bill another 12. The church gets "
+          "2 x 12 = 24 checks a year, and the pest and lawn service 1 x 4 = 4, one per quarter. Adding "
+          "these, 12 + 12 + 24 + 4 = 52, so Buford writes fifty-two checks per year."),
+    1120: ("Twice every month, John drives to visit his parents. The drive there takes him 2 hours at 70 mph. "
+           "Counting the trip there and back, how many miles does John drive each month on these visits?",
+           "Driving 2 hours at 70 mph means his parents live 70 x 2 = 140 miles away. A round trip is "
+           "therefore 140 x 2 = 280 miles. Since he makes two visits a month, he drives 280 x 2 = 560 miles "
+           "a month."),
+    1248: ("Jason sells cars at a dealership, and to earn a big bonus he has to sell 15 cars this month. From "
+           "past averages he knows that one in every two customers who come into the dealership buys a car, "
+           "and that he gets one person to come in for every 25 telephone calls he makes to potential "
+           "customers. Going by these averages, how many calls does Jason need to make to sell 15 cars?",
+           "Since half of the visitors buy, selling 15 cars takes 2 x 15 = 30 customers coming into the "
+           "dealership. Each of those customers costs 25 phone calls, so Jason has to make 25 x 30 = 750 "
+           "calls. He needs seven hundred fifty telephone calls to earn his bonus."),
+}
+
+
+# A second set of multiple-choice items written for this bench (never tuned on), MMLU-style
+# (question, four choices), each with a rewording of the question AND its choices as a chat model
+# writes one: the sentence restructured, terms replaced by synonyms, the choices paraphrased and
+# sometimes reordered.
+MC_HELDOUT2 = [
+    ("Which of the following best describes the doctrine of stare decisis?",
+     ["Courts should follow precedent set by earlier decisions", "A contract is void if it is against public "
+      "policy", "A defendant cannot be tried twice for the same offense", "Laws cannot be applied "
+      "retroactively"],
+     "What is the best description of the stare decisis doctrine?\nA) Judges ought to abide by the precedents "
+     "established in prior rulings\nB) An agreement contrary to public policy has no legal effect\nC) No one "
+     "may be prosecuted a second time for the same crime\nD) Statutes may not be given retroactive effect"),
+    ("In tort law, which element must a plaintiff prove to establish negligence in addition to duty, "
+     "breach, and damages?", ["Intent", "Causation", "Consideration", "Strict liability"],
+     "To make out a negligence claim in tort, a plaintiff has to show a duty, its breach and harm. What "
+     "other element is required?\n(A) Causation (B) Intent (C) Strict liability (D) Consideration"),
+    ("A 65-year-old man presents with crushing chest pain radiating to the left arm and ST-segment "
+     "elevation on ECG. Which of the following is the most likely diagnosis?",
+     ["Pulmonary embolism", "Acute myocardial infarction", "Aortic dissection", "Pericarditis"],
+     "A man aged 65 comes in with severe, pressing pain in the chest that spreads to his left arm, and his "
+     "electrocardiogram shows ST elevation. What diagnosis is most probable?\nA. A heart attack (acute "
+     "myocardial infarction)\nB. Pericarditis\nC. Pulmonary embolism\nD. Dissection of the aorta"),
+    ("Which vitamin deficiency causes scurvy?", ["Vitamin A", "Vitamin B1", "Vitamin C", "Vitamin D"],
+     "Scurvy results from a lack of which vitamin?\nA) Vitamin D\nB) Vitamin C\nC) Vitamin B1 (thiamine)\n"
+     "D) Vitamin A"),
+    ("Which of the following drugs is a beta-blocker commonly used to treat hypertension?",
+     ["Lisinopril", "Metoprolol", "Amlodipine", "Hydrochlorothiazide"],
+     "Among these medications, which one is a beta blocker that doctors often prescribe for high blood "
+     "pressure?\nA. Amlodipine\nB. Lisinopril\nC. Hydrochlorothiazide\nD. Metoprolol"),
+    ("If the price elasticity of demand for a good is greater than 1 in absolute value, demand is said to "
+     "be", ["inelastic", "unit elastic", "elastic", "perfectly inelastic"],
+     "When the absolute value of a good's price elasticity of demand exceeds 1, how is its demand "
+     "described?\n(A) Elastic\n(B) Inelastic\n(C) Perfectly inelastic\n(D) Unit elastic"),
+    ("Which of the following is most likely to cause a rightward shift of the aggregate demand curve?",
+     ["An increase in income taxes", "A decrease in government spending", "An increase in the money "
+      "supply", "A rise in interest rates"],
+     "Which of these would most probably move the aggregate demand curve to the right?\nA) The central bank "
+     "expanding the money supply\nB) Higher interest rates\nC) Raising income taxes\nD) Cutting government "
+     "expenditure"),
+    ("What does a country's gross domestic product measure?",
+     ["The total market value of all final goods and services produced within the country in a year",
+      "The total income earned by the country's citizens abroad", "The difference between exports and "
+      "imports", "The total amount of money in circulation"],
+     "What is measured by the gross domestic product (GDP) of a nation?\nA. The market value of every final "
+     "good and service produced inside its borders over a year\nB. The net of its exports minus its "
+     "imports\nC. How much money is circulating in its economy\nD. What its citizens earn in other "
+     "countries"),
+    ("An object is dropped from rest near the surface of the Earth. Ignoring air resistance, what is its "
+     "speed after 3 seconds?", ["9.8 m/s", "19.6 m/s", "29.4 m/s", "44.1 m/s"],
+     "Neglecting air resistance, how fast is an object moving 3 seconds after it is released from rest "
+     "close to the Earth's surface?\nA) 29.4 m/s\nB) 9.8 m/s\nC) 44.1 m/s\nD) 19.6 m/s"),
+    ("Which law states that the current through a conductor is directly proportional to the voltage "
+     "across it?", ["Faraday's law", "Ohm's law", "Coulomb's law", "Lenz's law"],
+     "The law saying that the current flowing through a conductor is proportional to the voltage applied "
+     "across it is known as what?\n(A) Coulomb's law (B) Lenz's law (C) Ohm's law (D) Faraday's law"),
+    ("What happens to the wavelength of light when it passes from air into glass?",
+     ["It increases", "It decreases", "It stays the same", "It becomes zero"],
+     "When light travels out of air and enters glass, how does its wavelength change?\nA. It gets shorter\n"
+     "B. It gets longer\nC. It does not change\nD. It drops to zero"),
+    ("Which event is generally considered the immediate trigger of World War I?",
+     ["The sinking of the Lusitania", "The assassination of Archduke Franz Ferdinand", "The invasion of "
+      "Poland", "The Treaty of Versailles"],
+     "What event is usually regarded as having directly set off the First World War?\nA) Germany invading "
+     "Poland\nB) The Lusitania being sunk\nC) The murder of Archduke Franz Ferdinand\nD) The signing of "
+     "the Treaty of Versailles"),
+    ("The Magna Carta, signed in 1215, primarily limited the power of which figure?",
+     ["The Pope", "The English king", "The French monarchy", "The Parliament"],
+     "Whose power was chiefly restricted by the Magna Carta of 1215?\nA. Parliament's\nB. The Pope's\nC. "
+     "The King of England's\nD. The French crown's"),
+    ("Which ancient civilization built the city of Machu Picchu?",
+     ["The Aztecs", "The Maya", "The Inca", "The Olmecs"],
+     "Machu Picchu was constructed by which civilization of the ancient world?\n(A) The Inca (B) The "
+     "Olmecs (C) The Aztecs (D) The Maya"),
+    ("According to utilitarianism, the morally right action is the one that",
+     ["follows universal moral rules", "produces the greatest good for the greatest number", "expresses "
+      "virtuous character", "respects the social contract"],
+     "Under utilitarian ethics, what makes an action the morally correct one?\nA) It yields the most "
+     "happiness for the largest number of people\nB) It conforms to moral rules that hold universally\n"
+     "C) It honors the social contract\nD) It reflects a virtuous character"),
+    ("Descartes' statement 'I think, therefore I am' was intended to establish",
+     ["the existence of God", "a foundation of certain knowledge", "the reality of the external world",
+      "the primacy of sense experience"],
+     "What did Descartes aim to secure with his claim \"I think, therefore I am\"?\nA. That sense "
+     "experience comes first\nB. That God exists\nC. A basis for knowledge that cannot be doubted\nD. That "
+     "the outside world is real"),
+    ("Which data structure uses a first-in, first-out (FIFO) ordering?",
+     ["Stack", "Queue", "Binary tree", "Hash table"],
+     "Which of these data structures removes elements in the same order they were added (first in, first "
+     "out)?\nA) A hash table\nB) A stack\nC) A queue\nD) A binary tree"),
+    ("In relational databases, what is the purpose of a foreign key?",
+     ["To uniquely identify each row in its own table", "To link a row to a row in another table",
+      "To speed up queries by sorting data", "To encrypt sensitive columns"],
+     "What role does a foreign key play in a relational database?\n(A) It connects a record to a record in "
+     "a different table (B) It encrypts columns holding sensitive data (C) It gives every row of its own "
+     "table a unique identity (D) It makes queries faster by keeping data sorted"),
+    ("Which sorting algorithm has a worst-case time complexity of O(n log n)?",
+     ["Quicksort", "Bubble sort", "Merge sort", "Insertion sort"],
+     "Of the following sorting algorithms, which one runs in O(n log n) time even in the worst case?\nA. "
+     "Insertion sort\nB. Merge sort\nC. Bubble sort\nD. Quicksort"),
+    ("Which psychologist proposed a hierarchy of needs with self-actualization at the top?",
+     ["Sigmund Freud", "B. F. Skinner", "Abraham Maslow", "Jean Piaget"],
+     "Who was the psychologist that put forward a pyramid of human needs topped by self-actualization?\n"
+     "A) Jean Piaget\nB) Abraham Maslow\nC) Sigmund Freud\nD) B. F. Skinner"),
+]

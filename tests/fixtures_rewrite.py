@@ -37,18 +37,19 @@ HOST = ("The museum reopened its east wing on Saturday after a year of repairs. 
         "the square for the new exhibition of local paintings and old maps.")
 
 
-def mc_config(tmp: Path, contamination: dict[str, Any] | None = None, items: list | None = None) -> AuditConfig:
-    """A config whose one eval set is `items` (MC_ITEMS when None; fields question and choices, each a
-    unit), with `contamination` settings."""
+def mc_config(tmp: Path, contamination: dict[str, Any] | None = None,
+              items: list[tuple[str, str, list[str]]] = MC_ITEMS) -> AuditConfig:
+    """A config whose one eval set is `items` (fields question and choices, each a unit), with
+    `contamination` settings."""
     with open(tmp / "mc.jsonl", "w", encoding="utf-8") as f:
-        f.writelines(json.dumps({"id": i, "question": q, "choices": c}) + "\n" for i, q, c in items or MC_ITEMS)
+        f.writelines(json.dumps({"id": i, "question": q, "choices": c}) + "\n" for i, q, c in items)
     return parse_config({"input": {"paths": ["x/"]}, "contamination": contamination or {}, "eval_sets": [
         {"name": "mc", "path": "mc.jsonl", "text_fields": ["question", "choices"], "id_field": "id"}]},
         base_dir=tmp)
 
 
 def mc_counted(tmp: Path, texts: list[str], contamination: dict[str, Any] | None = None,
-               items: list | None = None) -> list[list[dict]]:
+               items: list[tuple[str, str, list[str]]] = MC_ITEMS) -> list[list[dict]]:
     """The counted contamination matches of each of `texts` against `items` (see mc_config)."""
     config = mc_config(tmp, contamination, items)
     out = ContaminationStage(config)(pa.table({"text": pa.array(texts, pa.string())}))

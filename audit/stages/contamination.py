@@ -602,7 +602,7 @@ class ContaminationIndex:
             if c.rewrite_keys:
                 keys = KeyIndex.build(texts, ((size > 0) & ~code_parent[parent]).tolist(), sample)
             if c.rewrite_gloss:
-                gloss = GlossIndex.build(rewrite, sample)
+                gloss = GlossIndex.build(rewrite, sample, texts, tokens)
             if c.rewrite_cognate:
                 cognate = CognateIndex.build(rewrite, sample)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,

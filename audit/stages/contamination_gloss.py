@@ -15,7 +15,17 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    classifier, cross-reference, variant or surname glosses, no bracketed notes; particles such
    as 的 gloss to nothing), stemmed with the rewrite tier's stemmer (`stem_words`, and the plural's
    stem: the stemmer takes "computers" to computer, "computer" to comput). Latin words and
-   numbers in the record (DNS, pH, 1648) are read as themselves.
+   numbers in the record (DNS, pH, 1648) are read as themselves; a run of words written in
+   Chinese numerals alone (三十, 四十 | 九, 两; not 一些, 十分, 第十) as its number's stem
+   (contamination_keys.han_value: 三十 -> "30"); a run of two or more words of the characters
+   Chinese writes foreign names with, each one character (克 雷 布 斯: the dictionary read no word
+   there) or a name of the dictionary (its pinyin capitalised: 玛丽 莎, 米兰 达), as the units'
+   names it sounds like (contamination_keys.sound_key, on its first 2-6
+   characters: three consonants, or two from three characters or more: 克雷布斯 ~ Krebs,
+   普洛斯彼罗 ~ Prospero, 伊丽莎 ~ Eliza, 玛丽莎 ~ Marissa). A name is a stem of four letters or more that the
+   units write capitalised and never lower-case; a sound that such runs make in more than
+   _NAME_SHARE of the sample's Chinese documents is no name. Each number or name counts as a
+   word of its own, strong (several characters) and Chinese.
 2. Confirmation: the rewrite tier's units, rarity weights and postings (RewriteIndex). A Chinese
    word glosses to several senses, so it counts once per unit, with the stems of its one sense
    that holds most of the unit's weight (白细胞 "white blood cell": three stems; 光 "light, ray,
@@ -23,34 +33,50 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    words, in record words; every half window) holds _MIN_RARE of the unit's rare stems; it
    matches when that window holds `unit_need` distinct stems of the unit (the rewrite tier's
    rule on its glossable stems, at least _MIN_STEMS), _MIN_HAN of them from Chinese words,
-   _MIN_RARE_HIT rare, _MIN_STRONG of those from a word of several characters or a Latin word,
-   and covers the measure floor of the unit's glossable weight (its stems some headword glosses
-   to, plus its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
+   _MIN_RARE_HIT rare, _MIN_STRONG of those from a word of several characters or a Latin word
+   (a stem held by such a word and by a single character in the window is strong), and covers
+   the measure floor of the unit's glossable weight (its stems some headword glosses to, plus
+   its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
    translation). Judged like every rewrite match (`rewrite_threshold`).
 3. Chance. Gloss sets make chance overlap likely, so a stem is rare (a candidate key, a rare hit)
    only when few units hold it and no common Chinese word glosses to it (HSK levels 1 to
    _HSK_COMMON, the list in the same wheel: 医院 hospital, 必须 must); with _MIN_ZH_DOCS Chinese
-   documents in the corpus sample, headwords and stems in more than _ZH_COMMON_SHARE of them are
-   no evidence (种 "kind, type, sort"; win, big, horse in classical verse); with fewer, a rare
-   stem is also one of the rewrite tier's prefilter keys (rare in the sample's other documents).
+   documents in the corpus sample, headwords in more than _ZH_COMMON_SHARE of them are no
+   evidence (种 "kind, type, sort"), and stems that the other headwords of that share gloss to
+   (win, big, horse in classical verse; boundary: 界) are no rare stems, and of a match's
+   distinct stems _MAX_EVERYDAY at most is one of them (they still weigh in its coverage);
+   with fewer, a rare stem is also one of the rewrite tier's prefilter keys (rare in the
+   sample's other documents).
 
 Cost: only records holding _MIN_HAN_CHARS Han characters and little kana (Japanese) are read (counted
 off the batch's UTF-8 bytes), all of a batch's in one segmentation (one-character words by a
 table over the code points, longer ones by hash), Latin words by array passes too; a record goes
 on to the per-record confirmation only with a window holding as many rare stems, and strong ones,
-as a match needs. About 15 MB/s of Chinese text, one process (bench/bench_gloss.py, 20 MB of
-Leipzig zh and Chinese fortunes, 2026-11-25; the contamination stage 10.5 MB/s without the tier,
-6.5 with it); see also bench/eval_contamination_wild.py.
+as a match needs; numbers and names by array passes over the segmentation, then a cached
+lookup per numeral or name run (few: about one name run in two documents). About 15 MB/s of
+Chinese text, one process (bench/bench_gloss.py, 20 MB of Leipzig zh and Chinese fortunes,
+2026-11-25: 15.7 MB/s of CPU time with numbers and names, 19.3 before them; the contamination
+stage 10.5 MB/s without the tier, 6.5 with it); see also bench/eval_contamination_wild.py.
 
-Not reached: numbers written in Chinese numerals (三十年; the translation keys read them), names
-transliterated into characters the dictionary lacks (普洛斯彼罗: Prospero), words it lacks, and a
-translation that renders the unit's rare words by paraphrase rather than by their equivalents.
+Evidence: `gloss N stems` and the `stem=中文` pairs in record order, numbers and names among them
+(`49=四十九`, `prospero=普洛斯彼罗`).
+
+Not reached: a name whose transliteration drops or changes its consonants past the skeleton
+(奥威尔: Orwell, 马库斯: Marcus, 辛西娅: Cynthia, 尤利乌斯: Julius), a name written partly with
+dictionary words that are no names (卢比 "rupee" + 孔: Rubicon) or with characters outside the
+transliteration list (爱丽儿: Ariel); ordinals in numerals (第四: fourth); words the dictionary lacks or glosses in
+another form (柠檬酸 "citric acid" for citrate, 二叉堆 for binary heap); a term of everyday words
+in one Chinese word (黑洞 "black hole") where the unit has no other rare stem for the candidate
+step; a short question (a GSM8K question of few rare words beside its name and its numbers:
+the translation keys' case); and a translation that renders the unit's rare words by paraphrase
+rather than by their equivalents.
 """
 from __future__ import annotations
 
 import hashlib
 import re
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -61,8 +87,9 @@ import numpy as np
 import pyarrow as pa
 
 from audit.cache import cached_arrays
-from audit.normalize import HashSet, hash_code_points, hash_words, distinct
+from audit.normalize import HashSet, Tokens, hash_code_points, hash_words, distinct
 from audit.stages import contamination_rewrite
+from audit.stages.contamination_keys import HAN_NAME_CHARS, HAN_NUMERALS, han_value, sound_key
 from audit.stages.contamination_rewrite import STOP_WORDS, RewriteIndex, stems_needed, stem_words
 from audit.stages.utf8view import Utf8View
 
@@ -110,6 +137,25 @@ _MIN_STRONG = 2
 # _MIN_ZH_DOCS of them) is common in Chinese text, whatever its rarity among the units.
 _ZH_COMMON_SHARE = 0.1
 _MIN_ZH_DOCS = 50
+# ... such a stem is not asked of a unit's translation (its total, its distinct stems); found, it
+# adds to the coverage, and this many of them to the distinct stems a match holds.
+_MAX_EVERYDAY = 1
+# Chinese numerals and the characters Chinese writes foreign names with (contamination_keys' lists),
+# by code point: the segmenter's words are told numbers or name syllables by these tables.
+_NUMERAL = np.zeros(0x10000, dtype=bool)
+_NUMERAL[[ord(c) for c in HAN_NUMERALS]] = True
+_NAME_CHAR = np.zeros(0x10000, dtype=bool)
+_NAME_CHAR[[ord(c) for c in HAN_NAME_CHARS]] = True
+# A transliterated name: a run of at least _NAME_MIN_CHARS one-character words of those characters
+# (the dictionary read no word there: 普洛斯彼罗, 克雷布斯), whose first up to _NAME_MAX_CHARS
+# characters sound like a unit's name-like stem (contamination_keys.sound_key: three consonants, or
+# two from _NAME_MIN_CHARS + 1 characters: 伊丽莎 ~ Eliza)...
+_NAME_MIN_CHARS = 2
+_NAME_MAX_CHARS = 6
+# ... a stem of 4 letters or more no headword glosses to; a sound read in more than this share of
+# the sample's Chinese documents is no name (a run of common syllables).
+_NAME_MIN_LETTERS = 4
+_NAME_SHARE = 0.01
 
 
 def cedict_path() -> Path:
@@ -158,12 +204,14 @@ class Cedict:
     # segmenter's first step is an array index, not a hash lookup per character of the text
     one_char: np.ndarray
     one_prefix: np.ndarray
+    proper: np.ndarray      # bool per headword: a name (its pinyin capitalised: 玛丽 [Ma3 li4] Mary, 米兰 Milan)
 
 
 def _parse() -> dict[str, np.ndarray]:
     """CC-CEDICT and the HSK list read into arrays (about three seconds: done once per machine,
     see `cedict`)."""
     glosses: dict[str, list[list[str]]] = {}
+    names: set[str] = set()
     with open(cedict_path(), encoding="utf-8") as f:
         for line in f:
             if line.startswith("#"):
@@ -174,6 +222,8 @@ def _parse() -> dict[str, np.ndarray]:
             for w in {trad, simp}:
                 if 0 < len(w) <= _MAX_WORD:
                     glosses.setdefault(w, []).extend(senses)
+                    if rest[:1].isupper():
+                        names.add(w)
     heads = list(glosses)
     hashes = hash_words(heads)
     order = np.argsort(hashes, kind="stable")
@@ -213,6 +263,7 @@ def _parse() -> dict[str, np.ndarray]:
             common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
     prefixes = distinct(hash_words([h[:k] for h in heads for k in range(1, len(h))]))
     return {"hashes": hashes[keep], "prefixes": prefixes, "stem_start": start_arr, "stem_ids": ids_arr,
+            "proper": np.array([h in names for h in heads], dtype=bool),
             "sense_ids": np.array(sense_ids, dtype=np.int32),
             # the stems as one UTF-8 string (a fixed-width str array would take the longest's width each)
             "stems": np.frombuffer("\n".join(stems).encode(), dtype=np.uint8), "common": common}
@@ -224,6 +275,7 @@ def _consistent(a: dict[str, np.ndarray]) -> bool:
         return (a["hashes"].dtype == np.uint64 and a["prefixes"].dtype == np.uint64
                 and len(a["stem_start"]) == len(a["hashes"]) + 1
                 and int(a["stem_start"][-1]) == len(a["stem_ids"]) == len(a["sense_ids"])
+                and len(a["proper"]) == len(a["hashes"])
                 and a["stems"].dtype == np.uint8
                 and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["common"])))
     except (KeyError, IndexError, TypeError):
@@ -249,7 +301,7 @@ def cedict() -> Cedict:
     one_char = np.full(0x10000, -1, dtype=np.int64)
     one_char[found] = where
     return Cedict(a["hashes"], words, prefixes, a["stem_start"], a["stem_ids"], a["sense_ids"], stems, a["common"],
-                  time.perf_counter() - t0, one_char, prefixes.contains(one))
+                  time.perf_counter() - t0, one_char, prefixes.contains(one), a["proper"].astype(bool))
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
@@ -309,6 +361,61 @@ def code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
+def _in_map(table: np.ndarray, cps: np.ndarray) -> np.ndarray:
+    """table[cps] over the Basic Multilingual Plane, False beyond it."""
+    return table[np.minimum(cps, 0xFFFF)] & (cps <= 0xFFFF)
+
+
+def _runs(words: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, last + 1) word index of each run of adjacent `words` (bool per word, in text order)."""
+    joined = np.zeros(len(words), dtype=bool)
+    joined[1:] = words[1:] & words[:-1] & (starts[1:] == ends[:-1])
+    first = np.flatnonzero(words & ~joined)
+    last = np.flatnonzero(words & ~np.append(joined[1:], False))
+    return first, last + 1
+
+
+def numeral_runs(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, last + 1) word index of each run of segmented words (`starts`, `ends`: segment's)
+    written in Chinese numerals alone (三十, 两, 百分之 | 二十: not 一些, 十分 or 第十)."""
+    count = np.concatenate([[0], np.cumsum(_in_map(_NUMERAL, cps))])
+    return _runs(count[ends] - count[starts] == ends - starts, starts, ends)
+
+
+def name_runs(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray, words: np.ndarray,
+              d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(first, last + 1) word index of each run of _NAME_MIN_CHARS words or more (`starts`, `ends`,
+    `words`: segment's) of transliteration characters, each word one character (克 雷 布 斯: the
+    dictionary read no longer word there) or a name of the dictionary (玛丽 莎: Marissa; a name
+    it reads whole, 玛丽 alone, is glossed)."""
+    d = d or cedict()
+    count = np.concatenate([[0], np.cumsum(_in_map(_NAME_CHAR, cps))])
+    named = np.where(words >= 0, d.proper[np.maximum(words, 0)], False)
+    part = (count[ends] - count[starts] == ends - starts) & ((ends - starts == 1) | named)
+    first, end = _runs(part, starts, ends)
+    keep = end - first >= _NAME_MIN_CHARS
+    return first[keep], end[keep]
+
+
+@cache
+def name_sounds(run: str) -> tuple[str, ...]:
+    """The sound keys (contamination_keys.sound_key) a transliterated name `run` may stand for:
+    those of its first 2.._NAME_MAX_CHARS characters, of three consonants, or of two from three
+    characters or more (several syllables: two consonants from two characters meet by chance)."""
+    keys = ((n, sound_key(run[:n])) for n in range(_NAME_MIN_CHARS, min(len(run), _NAME_MAX_CHARS) + 1))
+    return tuple(sorted({k for n, k in keys if len(k) >= 3 or (len(k) == 2 and n > _NAME_MIN_CHARS)}))
+
+
+@cache
+def numeral_key(run: str) -> str | None:
+    """A run of Chinese numerals as the rewrite tier's number stem (三十 -> "30"), None for no
+    number (a lone 一: "a"; a lone 百, 千 or 万)."""
+    if len(run) == 1 and run in "万千百":
+        return None
+    v = han_value(run)
+    return None if v is None else str(v)
+
+
 def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(start, end, headword index or -1) of the words of `text`'s Han runs (`text`: or its
     code_points), by forward longest match over the dictionary's headwords (a character no
@@ -351,6 +458,22 @@ def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray
     return pos[starts], pos[starts] + step[starts], np.where(best_len[starts] > 0, best_word[starts], -1)
 
 
+def _name_like(rw: RewriteIndex, texts: Sequence[str], tokens: Tokens, evidence: np.ndarray) -> np.ndarray:
+    """Per stem of `rw`, whether it is a name: an evidence stem of _NAME_MIN_LETTERS ASCII letters
+    or more that the units write capitalised and never lower-case (a name may only ever open a
+    sentence: "Gloria is ...")."""
+    ok = evidence & np.array([len(n) >= _NAME_MIN_LETTERS and n.isascii() and n.isalpha() for n in rw.names],
+                             dtype=bool)
+    upper, lower = np.zeros(len(ok), dtype=bool), np.zeros(len(ok), dtype=bool)
+    at = np.flatnonzero(ok[rw.word_stem])
+    for st, t, a in zip(rw.word_stem[at].tolist(), tokens.text_of[at].tolist(), tokens.starts[at].tolist()):
+        if texts[t][a].islower():
+            lower[st] = True
+        else:
+            upper[st] = True
+    return upper & ~lower
+
+
 @dataclass
 class GlossIndex:
     """Per headword the rewrite index's evidence stems its glosses hold (only headwords holding
@@ -367,11 +490,15 @@ class GlossIndex:
     unit_total: np.ndarray   # float64 per unit: the weight of its glossable stems
     unit_need: np.ndarray    # int32 per unit: distinct stems a window must hold (rewrite's rule, glossable stems)
     zh_docs: int             # Chinese documents of the corpus sample read for stem commonness
+    name_stems: dict[str, list[int]]  # sound key -> the units' names as evidence stems (see _name_like)
+    everyday: np.ndarray     # bool per rewrite stem: common in the sample's Chinese (counts, not asked of a unit)
 
     @classmethod
-    def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None) -> "GlossIndex":
+    def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None, texts: Sequence[str] | None = None,
+              tokens: Tokens | None = None) -> "GlossIndex":
         """Map the dictionary onto the evidence stems of `rw`; `sample`: corpus documents, whose
-        Chinese ones tell which stems are common in Chinese text."""
+        Chinese ones tell which stems are common in Chinese text; `texts`, `tokens`: the units and
+        their words as `rw` was built from (they tell its names: without them none is read)."""
         d = cedict()
         evidence = rw.weight > 0
         stem_of_name = {n: s for s, n in enumerate(rw.names) if evidence[s]}
@@ -386,22 +513,39 @@ class GlossIndex:
         word_start = np.append(first, len(s_of)).astype(np.int64)
         glossable = np.zeros(len(rw.weight), dtype=bool)
         glossable[s_of] = True
+        # the units' names (Prospero, Krebs, Eliza): a transliteration may sound like one
+        name_stems: dict[str, list[int]] = {}
+        if texts is not None and tokens is not None:
+            for st in np.flatnonzero(_name_like(rw, texts, tokens, evidence)).tolist():
+                if len(k := sound_key(rw.names[st])) >= 2:
+                    name_stems.setdefault(k, []).append(st)
         # numbers and Latin-script words are read as themselves
         glossable |= np.array([n.isascii() and (n.isdigit() or n.isalpha()) for n in rw.names], dtype=bool)
         weight = np.where(evidence & glossable, rw.weight, 0).astype(np.float32)
         zh_docs = 0
+        everyday = np.zeros(len(weight), dtype=bool)
         if sample:
             zh = [t for t, n in zip(sample, han_counts(sample).tolist()) if t and n >= _MIN_HAN_CHARS]
             if len(zh) >= _MIN_ZH_DOCS:
                 zh_docs = len(zh)
                 most = max(_MIN_DF, _ZH_COMMON_SHARE * zh_docs)
                 # (document, headword) pairs, each once: one segmentation of the documents joined
-                w_start, _, w_word = segment("\n".join(zh), d)
+                joined = "\n".join(zh)
+                cps = code_points(joined)
+                w_start, w_end, w_word = segment(cps, d)
+                offsets = np.cumsum([0] + [len(t) + 1 for t in zh[:-1]])
+                # a sound that name-like runs of many documents make is common syllables, no name
+                n_first, n_end = name_runs(cps, w_start, w_end, w_word, d)
+                runs = {(t, joined[a:b]) for t, a, b in zip(
+                    (np.searchsorted(offsets, w_start[n_first], side="right") - 1).tolist(), w_start[n_first].tolist(),
+                    w_end[n_end - 1].tolist())}
+                sound_docs = Counter(k for t, k in {(t, k) for t, run in runs for k in name_sounds(run)})
+                name_stems = {k: v for k, v in name_stems.items()
+                              if sound_docs[k] <= max(_MIN_DF, _NAME_SHARE * zh_docs)}
                 # only the headwords glossing to an evidence stem (`words`) are counted below
                 mine = np.zeros(len(d.hashes) + 1, dtype=bool)
                 mine[words] = True
                 w_start, w_word = w_start[mine[w_word]], w_word[mine[w_word]]
-                offsets = np.cumsum([0] + [len(t) + 1 for t in zh[:-1]])
                 doc_word = distinct((np.searchsorted(offsets, w_start, side="right") - 1) * len(d.hashes) + w_word)
                 doc_of, word_of = doc_word // len(d.hashes), doc_word % len(d.hashes)
                 # headwords common in the corpus's Chinese documents (种: kind, type, sort) say nothing ...
@@ -411,7 +555,8 @@ class GlossIndex:
                 kept = np.diff(word_start)[~common]
                 words = words[~common]
                 word_start = np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
-                # ... nor a stem that the other headwords of those documents often gloss to (big, win, group)
+                # ... and a stem that the other headwords of those documents often gloss to (big, win,
+                # boundary: 界) is no rare one, nor asked of a translation: found, it counts
                 at = np.minimum(np.searchsorted(words, word_of), len(words) - 1)
                 hit = words[at] == word_of
                 lo, hi = word_start[at[hit]], word_start[at[hit] + 1]
@@ -419,7 +564,8 @@ class GlossIndex:
                 idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
                 doc_stem = distinct(np.repeat(doc_of[hit], count) * (len(weight) + 1) + s_of[idx])
                 stem_docs = np.bincount(doc_stem % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)]
-                weight[stem_docs > most] = 0
+                everyday = stem_docs > most
+                zh_common[:-1] |= everyday
         units = np.diff(rw.post_start)
         # rare: among the units and in Chinese (the HSK list; the sample's Chinese documents when it has
         # enough, else its other documents: the rewrite tier's prefilter keys)
@@ -429,8 +575,9 @@ class GlossIndex:
                 & (keys | (zh_docs > 0)))
         unit_total = np.zeros(len(rw.unit_total))
         post_stem = np.repeat(np.arange(len(units)), units)
+        asked = np.where(everyday, 0, weight)
         np.add.at(unit_total, rw.post_unit, weight[post_stem])
-        n_glossable = np.bincount(rw.post_unit, weights=weight[post_stem] > 0, minlength=len(unit_total))
+        n_glossable = np.bincount(rw.post_unit, weights=asked[post_stem] > 0, minlength=len(unit_total))
         need = np.array([max(_MIN_STEMS, stems_needed(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
         # only the stems that count are kept (a record's words are read through these), and the
         # headwords holding one
@@ -441,7 +588,7 @@ class GlossIndex:
         row_of_word = np.full(len(d.hashes) + 1, -1, dtype=np.int64)
         row_of_word[words] = np.arange(len(words))
         return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
-                   need, zh_docs)
+                   need, zh_docs, name_stems, everyday)
 
     def _record_stems(self, texts: Sequence[str]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -477,15 +624,38 @@ class GlossIndex:
         count = hi - lo
         idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
         rep = np.repeat(k, count)
-        start = np.concatenate([h_start[rep], l_start[ok]])
-        doc = np.concatenate([np.repeat(h_doc, count), l_doc])
-        by_doc = np.argsort(doc, kind="stable")  # two sorted runs merged
-        # a Latin word is a sense of its own
-        sense = np.concatenate([self.word_sense[idx], -1 - ok])
-        return (doc[by_doc], np.concatenate([np.repeat(h_rank, count), l_rank])[by_doc],
-                np.concatenate([self.word_stem[idx].astype(np.int64), l_stem[ok]])[by_doc],
-                (start - offsets[doc])[by_doc], (np.concatenate([h_end[rep], l_end[ok]]) - offsets[doc])[by_doc],
-                np.concatenate([np.ones(len(rep), bool), np.zeros(len(ok), bool)])[by_doc], sense[by_doc])
+        # numbers in Chinese numerals and transliterated names: (first word, start, end, stem) each
+        x_word, x_start, x_end, x_stem = self._numbers_and_names(joined, cps, h_start, h_end, h_word)
+        x_doc = np.searchsorted(offsets, x_start, side="right") - 1
+        x_rank = x_word + np.searchsorted(l_start, x_start) - first[x_doc]
+        start = np.concatenate([h_start[rep], l_start[ok], x_start])
+        doc = np.concatenate([np.repeat(h_doc, count), l_doc, x_doc])
+        by_doc = np.argsort(doc, kind="stable")  # sorted runs merged
+        # a Latin word is a sense of its own, and so is each number or name read (below every other)
+        sense = np.concatenate([self.word_sense[idx], -1 - ok, -1 - len(l_start) - np.arange(len(x_start))])
+        return (doc[by_doc], np.concatenate([np.repeat(h_rank, count), l_rank, x_rank])[by_doc],
+                np.concatenate([self.word_stem[idx].astype(np.int64), l_stem[ok], x_stem])[by_doc],
+                (start - offsets[doc])[by_doc], (np.concatenate([h_end[rep], l_end[ok], x_end]) - offsets[doc])[by_doc],
+                np.concatenate([np.ones(len(rep), bool), np.zeros(len(ok), bool), np.ones(len(x_start), bool)])[by_doc],
+                sense[by_doc])
+
+    def _numbers_and_names(self, joined: str, cps: np.ndarray, h_start: np.ndarray, h_end: np.ndarray,
+                           h_word: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(first word index, start, end, evidence stem) of each number of `joined` written in Chinese
+        numerals (三十: the stem "30") and of each run of transliteration characters sounding like a
+        name-like stem of the units (普洛斯彼罗 ~ prospero); `h_start`, `h_end`: its Han words."""
+        out: list[tuple[int, int, int, int]] = []
+        first, end = numeral_runs(cps, h_start, h_end)
+        for w, a, b in zip(first.tolist(), h_start[first].tolist(), h_end[end - 1].tolist()):
+            key = numeral_key(joined[a:b])
+            if key is not None and (st := self.stem_of_name.get(key, -1)) >= 0:
+                out.append((w, a, b, st))
+        if self.name_stems:
+            first, end = name_runs(cps, h_start, h_end, h_word)
+            for w, a, b in zip(first.tolist(), h_start[first].tolist(), h_end[end - 1].tolist()):
+                out += [(w, a, b, st) for k in name_sounds(joined[a:b]) for st in self.name_stems.get(k, ())]
+        arr = np.array(out, dtype=np.int64).reshape(-1, 4)
+        return arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]
 
     def _window_stems(self, pair: np.ndarray, rank: np.ndarray, stem: np.ndarray, unit: np.ndarray,
                       pairs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -591,8 +761,9 @@ class GlossIndex:
             both = np.concatenate([block, np.maximum(block - 1, 0)])
             rows2 = np.concatenate([row_rep, row_rep])
             wkey = np.concatenate([unit_rep, unit_rep]) * (1 << 24) + both
-            # distinct stems per window (the first word holding each: the earliest, for the span)
-            order = np.lexsort((rank[rows2], stem[rows2], wkey))
+            # distinct stems per window (the first word holding each, for the span; a strong one
+            # first: 自转 "rotate" makes the stem as strong as 绕 "to revolve" before it does not)
+            order = np.lexsort((rank[rows2], ~strong[rows2], stem[rows2], wkey))
             wkey, rows2 = wkey[order], rows2[order]
             new = np.ones(len(wkey), bool)
             new[1:] = (wkey[1:] != wkey[:-1]) | (stem[rows2][1:] != stem[rows2][:-1])
@@ -601,10 +772,12 @@ class GlossIndex:
             w_unit = wins >> 24
             got = np.add.reduceat(self.weight[stem[rows2]], first)
             n_han = np.add.reduceat(han[rows2].astype(np.int64), first)
+            # of the stems common in Chinese text, one at most makes up the distinct stems asked
+            asked = count - np.maximum(np.add.reduceat(self.everyday[stem[rows2]].astype(np.int64), first) - _MAX_EVERYDAY, 0)
             n_rare_hit = np.add.reduceat(self.rare[stem[rows2]].astype(np.int64), first)
             n_strong = np.add.reduceat((self.rare[stem[rows2]] & strong[rows2]).astype(np.int64), first)
             total = self.unit_total[w_unit]
-            ok = ((count >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= np.minimum(_MIN_RARE_HIT, self.unit_need[w_unit] - 2))
+            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= np.minimum(_MIN_RARE_HIT, self.unit_need[w_unit] - 2))
                   & (n_strong >= _MIN_STRONG)
                   & (total > 0) & (got >= floor * np.maximum(total, 1e-9)))
             for u in np.unique(w_unit[ok]).tolist():

