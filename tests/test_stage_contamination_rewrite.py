@@ -39,3 +39,29 @@ def test_a_short_question_needs_half_its_stems_and_nouns_share_their_verbs_stem(
     assert [stems_needed(n) for n in (4, 5, 6, 7, 8, 9, 20)] == [3, 3, 4, 4, 4, 5, 5]
     words = ["acceleration", "accelerates", "immunity", "immune", "station", "state"]
     assert stem_words(words) == ["accelerat", "accelerat", "immun", "immun", "station", "stat"]
+
+
+def test_form_hashes_are_kept_per_stem_list_and_a_foreign_copy_is_derived_again(tmp_path, monkeypatch):
+    """The forms of an eval set's stems come from the cache folder on the second build, equal to
+    those derived; a cached copy that does not fit the stems (another list's) is not used."""
+    import numpy as np
+
+    from audit.normalize import hash_words
+    from audit.stages import contamination_rewrite as cr
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home"))
+    stems = ["teach", "run", "address", "1648"]
+    want = [hash_words(f) for f in cr._forms(stems)]
+    h, count = cr.form_hashes(stems)
+    assert count.tolist() == [len(w) for w in want] and np.array_equal(h, np.concatenate(want))
+    assert any((tmp_path / "home" / "audit").glob("rewrite-forms-*.npz"))
+    calls = []
+    monkeypatch.setattr(cr, "_forms", lambda s: calls.append(s) or [])
+    again, _ = cr.form_hashes(stems)  # from the cache: _forms not called
+    assert calls == [] and np.array_equal(again, h)
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home"))
+    (kept,) = (tmp_path / "home" / "audit").glob("rewrite-forms-*.npz")
+    np.savez(kept, hash=h[:3], count=count)  # a copy that does not add up (damaged or planted)
+    fixed, fixed_count = cr.form_hashes(stems)
+    assert np.array_equal(fixed, h) and fixed_count.tolist() == count.tolist()

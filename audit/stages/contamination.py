@@ -604,7 +604,7 @@ class ContaminationIndex:
             if c.rewrite_gloss:
                 gloss = GlossIndex.build(rewrite, sample, texts, tokens)
             if c.rewrite_cognate:
-                cognate = CognateIndex.build(rewrite, sample)
+                cognate = CognateIndex.build(rewrite, sample, sample_tokens)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
                    semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, gloss=gloss, cognate=cognate, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())

@@ -42,15 +42,15 @@ text (left to the rewrite tier), and a translation that paraphrases the unit's t
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-import hashlib
-from pathlib import Path
 from itertools import islice
+from pathlib import Path
 
 import numpy as np
 
@@ -179,18 +179,28 @@ def lexicon() -> tuple[frozenset[str], frozenset[str]]:
     return common, attested
 
 
-@cache
-def _markers() -> tuple[HashSet, np.ndarray]:
+def _derive_markers() -> dict[str, np.ndarray]:
     """The word hashes of _EN_WORDS and of the _FUNCTION_WORDS most frequent words of German,
     Spanish, French and Russian (no one-letter Latin word, none of the 200 most frequent English
-    words), and per sorted hash whether it is an English one."""
+    words), sorted, and per hash whether it is an English one."""
     from wordfreq import top_n_list
     english = set(top_n_list("en", 200))
     words = {w for lang in _LANGS for w in top_n_list(lang, _FUNCTION_WORDS)
              if (len(w) > 1 or not w.isascii()) and w not in english}  # Russian в, и, с; not a, y, l
     h = np.concatenate([hash_words(list(_EN_WORDS)), hash_words(sorted(normalize(w) for w in words))])
     order = np.argsort(h, kind="stable")
-    return HashSet.build(h[order]), (np.arange(len(h)) < len(_EN_WORDS))[order]
+    return {"hash": h[order], "english": (np.arange(len(h)) < len(_EN_WORDS))[order]}
+
+
+@cache
+def _markers() -> tuple[HashSet, np.ndarray]:
+    """_derive_markers' (hashes, English or not), derived once per machine into the cache folder
+    (importing wordfreq and reading its lists is about half a second a process)."""
+    from importlib.metadata import version
+    rules = hashlib.blake2b(Path(__file__).read_bytes() + Path(hash_words.__code__.co_filename).read_bytes(),
+                            digest_size=8).hexdigest()
+    a = cached_arrays("cognate-markers", f"wordfreq {version('wordfreq')}|{rules}", _derive_markers)
+    return HashSet.build(a["hash"].astype(np.uint64, copy=False)), a["english"].astype(bool, copy=False)
 
 
 @dataclass
@@ -218,9 +228,11 @@ class CognateIndex:
     _value_id: dict[tuple[tuple[int, ...], int], int] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None) -> "CognateIndex":
+    def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None,
+              sample_tokens: Tokens | None = None) -> "CognateIndex":
         """Key the evidence stems of `rw` by cognate form; `sample`: corpus documents, whose
-        non-English Latin/Cyrillic ones tell which keys are common in this corpus."""
+        non-English Latin/Cyrillic ones tell which keys are common in this corpus (`sample_tokens`:
+        their words when already tokenised)."""
         everyday, attested = lexicon()
         df = np.diff(rw.post_start)
         stems_of: dict[str, list[int]] = defaultdict(list)
@@ -244,8 +256,8 @@ class CognateIndex:
                     rw.unit_words, {}, *_markers())
         # keys common among this corpus's European documents say nothing here
         if sample:
-            docs = [t for t in sample if t]
-            st = tokenize_hashed(docs)
+            docs = [t or "" for t in sample]
+            st = sample_tokens if sample_tokens is not None else tokenize_hashed(docs)
             read = index._readable(docs, st)
             if int(read.sum()) >= _MIN_DOCS:
                 index.sample_docs = int(read.sum())
@@ -281,14 +293,14 @@ class CognateIndex:
     def _word(self, raw: str) -> tuple[tuple[int, ...], int]:
         """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of one record word."""
         runs = _RUNS.findall(raw)
-        if not any(r.isdigit() or cognate_form(r) for r in runs):
+        forms = ["" if r.isdigit() else cognate_form(r) for r in runs]
+        if not any(r.isdigit() or f for r, f in zip(runs, forms)):
             return (), -2
-        for r in runs:  # a token may be several words (l'ozone, Parkinson-Krankheit): the first keyed one
+        for r, f in zip(runs, forms):  # a token may be several words (l'ozone, Parkinson-Krankheit): the first keyed one
             if r.isdigit():
                 if r in self.number_stem:
                     return self.number_stem[r], 0
                 continue
-            f = cognate_form(r)
             if len(f) < _MIN_LEN:
                 continue
             key = next((f[:k] for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)

@@ -30,14 +30,17 @@ array passes per block) and a handful of window embeddings per contaminated reco
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from scipy.sparse import coo_matrix
 
+from audit.cache import cached_arrays
 from audit.normalize import HashSet, Tokens, hash_words, distinct, normalize_array, tokenize_hashed
 from audit.stages.semantic import WordVectors
 
@@ -63,6 +66,9 @@ _NOT_PLURAL = frozenset("sui")
 _DERIVED_BY_LAST = {c: tuple((s, len(s)) for s in _SUFFIXES if s[-1] == c and s not in ("ies", "es", "s"))
                     for c in {s[-1] for s in _SUFFIXES}}
 _SUFFIXES_BY_LAST = {c: tuple((s, len(s)) for s in _SUFFIXES if s[-1] == c) for c in {s[-1] for s in _SUFFIXES}}
+# This module's stemming rules and the word hash (normalize.py), in the cache key of the form hashes.
+_RULES = hashlib.blake2b(Path(__file__).read_bytes() + Path(hash_words.__code__.co_filename).read_bytes(),
+                         digest_size=8).hexdigest()
 # Function words and the commonest verbs: no evidence whatever the eval set (a small set of
 # items has no document frequency to tell them).
 STOP_WORDS = frozenset("""
@@ -162,6 +168,22 @@ def _forms(stems: Sequence[str]) -> list[list[str]]:
     return [c if not stem.isalpha() else [w for w in c if next(back) == stem] for stem, c in zip(stems, cands)]
 
 
+def form_hashes(stems: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(word hashes of every form of `stems`, stem after stem; how many forms each stem has): the
+    forms of `_forms`, kept in the cache folder under the stems and this module's rules (stemming
+    every candidate form of an eval set's stems is about a second a process, each run)."""
+    def derive() -> dict[str, np.ndarray]:
+        forms = _forms(stems)
+        return {"hash": hash_words([w for mine in forms for w in mine]),
+                "count": np.array([len(mine) for mine in forms], dtype=np.int64)}
+
+    digest = hashlib.blake2b("\x00".join(stems).encode(), digest_size=16).hexdigest()
+    a = cached_arrays("rewrite-forms", f"{digest}|{len(stems)}|{_RULES}", derive)
+    if len(a["count"]) != len(stems) or int(a["count"].sum()) != len(a["hash"]):
+        a = derive()  # a copy of other stems under the same name: derived again
+    return a["hash"].astype(np.uint64, copy=False), a["count"]
+
+
 @dataclass
 class RewriteIndex:
     """Per unit its rare stems with weights; word-form hashes -> stem; postings stem -> units."""
@@ -211,14 +233,11 @@ class RewriteIndex:
             df[list(mine)] += 1
         common = (df > max(_MIN_DF, _MAX_DF_SHARE * n_units)) | stop
         weight = np.where(common, 0.0, np.log((n_units + 1) / (df + 1))).astype(np.float32)
-        forms, form_stem = [], []
-        evidence = np.flatnonzero(~common).tolist()
-        for s, mine in zip(evidence, _forms([names[s] for s in evidence])):
-            forms += mine
-            form_stem += [s] * len(mine)
-        hashes = hash_words(forms)
+        evidence = np.flatnonzero(~common)
+        hashes, per_stem = form_hashes([names[s] for s in evidence.tolist()])
         order = np.argsort(hashes, kind="stable")
-        forms_set, form_stem_of = HashSet.build(hashes[order]), np.array(form_stem, dtype=np.int32)[order]
+        forms_set = HashSet.build(hashes[order])
+        form_stem_of = np.repeat(evidence.astype(np.int32), per_stem)[order]
         corpus_common = corpus_some = np.zeros(len(stems), dtype=bool)
         if sample:
             st = sample_tokens if sample_tokens is not None else tokenize_hashed(list(sample))
