@@ -115,6 +115,10 @@ _PARTICLES = frozenset("的了着得之其而也所么吗呢吧啊")
 # Bracketed notes: (grammar), [pinyin], Chinese characters with their | variants.
 _NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]|[^\x00-\x7f]+\|?")
 _GLOSS_WORD = re.compile(r"[a-z]+")
+# Latin and Greek number endings, singular to plural and back (see classical_numbers).
+_CLASSICAL = (("on", "a"), ("um", "a"), ("us", "i"), ("a", "ae"), ("is", "es"), ("ex", "ices"), ("ix", "ices"),
+              ("a", "on"), ("a", "um"), ("i", "us"), ("ae", "a"), ("es", "is"), ("ices", "ex"), ("ices", "ix"))
+_CLASSICAL_MIN = 5
 # Windows of _WINDOW times the unit's words (at least _MIN_WINDOW record words), every half window.
 _WINDOW = 1.5
 _MIN_WINDOW = 24
@@ -137,6 +141,9 @@ _MIN_STRONG = 2
 # _MIN_ZH_DOCS of them) is common in Chinese text, whatever its rarity among the units.
 _ZH_COMMON_SHARE = 0.1
 _MIN_ZH_DOCS = 50
+# ... with fewer, a stem that more than this many one-character headwords gloss to (big, win,
+# horse, boundary: 界, 疆, 境, ...) is everyday Chinese: the sample would have told it so.
+_MANY_CHARS = 10
 # ... such a stem is not asked of a unit's translation (its total, its distinct stems); found, it
 # adds to the coverage, and this many of them to the distinct stems a match holds.
 _MAX_EVERYDAY = 1
@@ -181,6 +188,16 @@ def gloss_senses(glosses: str, joined: bool = False) -> list[list[str]]:
     return out
 
 
+def classical_numbers(word: str) -> list[str]:
+    """The other grammatical number of `word` read as a Latin or Greek noun (mitochondrion ->
+    mitochondria, bacterium -> bacteria, nucleus -> nuclei, larva -> larvae, axis -> axes, index ->
+    indices, and back), for words of _CLASSICAL_MIN letters or more; an English word gets forms no
+    unit writes, which meet nothing."""
+    if len(word) < _CLASSICAL_MIN:
+        return []
+    return [word[:-len(a)] + b for a, b in _CLASSICAL if word.endswith(a)]
+
+
 def gloss_words(glosses: str) -> list[str]:
     """The content words of one CC-CEDICT entry's glosses, every sense's in order (see gloss_senses)."""
     return [w for sense in gloss_senses(glosses) for w in sense]
@@ -205,6 +222,8 @@ class Cedict:
     one_char: np.ndarray
     one_prefix: np.ndarray
     proper: np.ndarray      # bool per headword: a name (its pinyin capitalised: 玛丽 [Ma3 li4] Mary, 米兰 Milan)
+    char_glosses: np.ndarray  # int64 per gloss stem: the one-character headwords glossing to it (big: 38, ozone: 0)
+    word_glosses: np.ndarray  # int64 per gloss stem: the headwords of several characters glossing to it
 
 
 def _parse() -> dict[str, np.ndarray]:
@@ -235,9 +254,13 @@ def _parse() -> dict[str, np.ndarray]:
     per_word = [glosses[h] for h in heads]
     vocab = sorted({w for senses in per_word for sense in senses for w in sense})
     # a gloss word's stem, and its plural's: the stemmer takes "computers" to computer but
-    # "computer" to comput, and a unit says "computers" as often as a gloss says "computer"
-    stem_of_word = {w: {a, b, c} for w, a, b, c in zip(vocab, stem_words(vocab), stem_words([w + "s" for w in vocab]),
-                                                       stem_words([w + "es" for w in vocab]))}
+    # "computer" to comput, and a unit says "computers" as often as a gloss says "computer"; a
+    # Latin or Greek noun's other number too (mitochondrion: the unit says "mitochondria")
+    other = [classical_numbers(w) for w in vocab]
+    other_stems = iter(stem_words([f for forms in other for f in forms]))
+    stem_of_word = {w: {a, b, c, *(next(other_stems) for _ in forms)}
+                    for w, a, b, c, forms in zip(vocab, stem_words(vocab), stem_words([w + "s" for w in vocab]),
+                                                 stem_words([w + "es" for w in vocab]), other)}
     stems: dict[str, int] = {}
     ids, sense_ids, start = [], [], [0]
     for senses in per_word:
@@ -262,7 +285,13 @@ def _parse() -> dict[str, np.ndarray]:
         if h in common_words:
             common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
     prefixes = distinct(hash_words([h[:k] for h in heads for k in range(1, len(h))]))
+    # per stem, the headwords of one character and of several glossing to it (each headword once)
+    pair, first = np.unique(np.repeat(np.arange(len(heads)), np.diff(start_arr)) * len(stems) + ids_arr,
+                            return_index=True)
+    pair_one = np.repeat(np.array([len(h) == 1 for h in heads]), np.diff(start_arr))[first]
     return {"hashes": hashes[keep], "prefixes": prefixes, "stem_start": start_arr, "stem_ids": ids_arr,
+            "char_glosses": np.bincount(pair[pair_one] % len(stems), minlength=len(stems)),
+            "word_glosses": np.bincount(pair[~pair_one] % len(stems), minlength=len(stems)),
             "proper": np.array([h in names for h in heads], dtype=bool),
             "sense_ids": np.array(sense_ids, dtype=np.int32),
             # the stems as one UTF-8 string (a fixed-width str array would take the longest's width each)
@@ -276,6 +305,7 @@ def _consistent(a: dict[str, np.ndarray]) -> bool:
                 and len(a["stem_start"]) == len(a["hashes"]) + 1
                 and int(a["stem_start"][-1]) == len(a["stem_ids"]) == len(a["sense_ids"])
                 and len(a["proper"]) == len(a["hashes"])
+                and len(a["char_glosses"]) == len(a["word_glosses"]) == len(a["common"])
                 and a["stems"].dtype == np.uint8
                 and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["common"])))
     except (KeyError, IndexError, TypeError):
@@ -301,7 +331,8 @@ def cedict() -> Cedict:
     one_char = np.full(0x10000, -1, dtype=np.int64)
     one_char[found] = where
     return Cedict(a["hashes"], words, prefixes, a["stem_start"], a["stem_ids"], a["sense_ids"], stems, a["common"],
-                  time.perf_counter() - t0, one_char, prefixes.contains(one), a["proper"].astype(bool))
+                  time.perf_counter() - t0, one_char, prefixes.contains(one), a["proper"].astype(bool),
+                  a["char_glosses"], a["word_glosses"])
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
@@ -487,8 +518,11 @@ class GlossIndex:
     stem_of_name: dict[str, int]  # evidence stems by text (Latin words and numbers of a record)
     weight: np.ndarray       # float32 per rewrite stem: its weight, 0 when no evidence here
     rare: np.ndarray         # bool per rewrite stem: keys the candidates
+    rare_strong: np.ndarray  # bool per rewrite stem: ... when read from a strong word (rare's and more)
     unit_total: np.ndarray   # float64 per unit: the weight of its glossable stems
     unit_need: np.ndarray    # int32 per unit: distinct stems a window must hold (rewrite's rule, glossable stems)
+    rare_need: np.ndarray    # int32 per unit: rare stems a window must hold (_MIN_RARE_HIT, fewer when it has fewer)
+    strong_need: np.ndarray  # int32 per unit: ... of them from strong words (_MIN_STRONG, fewer when it has fewer)
     zh_docs: int             # Chinese documents of the corpus sample read for stem commonness
     name_stems: dict[str, list[int]]  # sound key -> the units' names as evidence stems (see _name_like)
     everyday: np.ndarray     # bool per rewrite stem: common in the sample's Chinese (counts, not asked of a unit)
@@ -568,17 +602,29 @@ class GlossIndex:
                 zh_common[:-1] |= everyday
         units = np.diff(rw.post_start)
         # rare: among the units and in Chinese (the HSK list; the sample's Chinese documents when it has
-        # enough, else its other documents: the rewrite tier's prefilter keys)
-        keys = np.zeros(len(weight), dtype=bool)
-        keys[rw.rare_form_stem] = True
-        rare = ((weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common[:-1]
-                & (keys | (zh_docs > 0)))
+        # enough, else the dictionary: a stem many single characters gloss to is everyday text's)
+        rare_strong = (weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common[:-1]
+        rare = rare_strong.copy()
+        if not zh_docs:  # read from one character, such a stem is rare no more; from a longer word (脊 / 中脊) it is
+            many = np.zeros(len(weight) + 1, dtype=bool)
+            many[to_rw[d.char_glosses > _MANY_CHARS]] = True
+            rare &= ~many[:-1]
         unit_total = np.zeros(len(rw.unit_total))
         post_stem = np.repeat(np.arange(len(units)), units)
         asked = np.where(everyday, 0, weight)
         np.add.at(unit_total, rw.post_unit, weight[post_stem])
         n_glossable = np.bincount(rw.post_unit, weights=asked[post_stem] > 0, minlength=len(unit_total))
         need = np.array([max(_MIN_STEMS, stems_needed(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
+        # a short unit holds few rare stems, some no word of several characters glosses to: of those it
+        # holds, a match asks them all (at least one), not more than it has
+        strong_stem = np.ones(len(weight) + 1, dtype=bool)  # a number, or a Latin word no headword glosses (DNA) ...
+        strong_stem[to_rw[d.word_glosses + d.char_glosses > 0]] = False
+        strong_stem[to_rw[d.word_glosses > 0]] = True  # ... or a stem some word of several characters glosses to
+        n_rare = np.bincount(rw.post_unit, weights=rare_strong[post_stem], minlength=len(unit_total)).astype(np.int32)
+        n_strong = np.bincount(rw.post_unit, weights=(rare_strong & strong_stem[:-1])[post_stem],
+                               minlength=len(unit_total)).astype(np.int32)
+        rare_need = np.clip(np.minimum(np.minimum(_MIN_RARE_HIT, need - 2), n_rare), _MIN_RARE, None).astype(np.int32)
+        strong_need = np.clip(np.minimum(_MIN_STRONG, n_strong), 1, None).astype(np.int32)
         # only the stems that count are kept (a record's words are read through these), and the
         # headwords holding one
         live = weight[s_of] > 0
@@ -587,8 +633,8 @@ class GlossIndex:
         word_start = np.concatenate([[0], np.cumsum(held[held > 0])]).astype(np.int64)
         row_of_word = np.full(len(d.hashes) + 1, -1, dtype=np.int64)
         row_of_word[words] = np.arange(len(words))
-        return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
-                   need, zh_docs, name_stems, everyday)
+        return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, rare_strong, unit_total,
+                   need, rare_need, strong_need, zh_docs, name_stems, everyday)
 
     def _record_stems(self, texts: Sequence[str]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -694,12 +740,12 @@ class GlossIndex:
         rank, stem = rank_all, stem_all
         # Candidates, for the whole batch: (text, unit, window) holding _MIN_RARE distinct rare stems of the unit.
         strong_all = ~han_all | (end_all - start_all > 1)  # a Latin word or a Chinese word of two characters or more
-        rare = np.flatnonzero(self.rare[stem])
+        rare = np.flatnonzero(self.rare[stem] | (self.rare_strong[stem] & strong_all))
         # first the pairs with _MIN_STRONG rare stems of strong words in one window (their postings alone: fewer) ...
         strong = rare[strong_all[rare]]
         s_row, s_stem, s_unit = rw.postings(strong, stem[strong])
         s_pair, s_win, n_strong = self._window_stems(doc[s_row] * n_units + s_unit, rank[s_row], s_stem, s_unit)
-        viable = s_pair[distinct(s_win[n_strong >= _MIN_STRONG] >> 20)]
+        viable = s_pair[distinct(s_win[n_strong >= self.strong_need[s_pair[s_win >> 20] % n_units]] >> 20)]
         if len(viable) == 0:
             return
         # ... then, of those, the windows holding as many rare stems as a match's rare hits, _MIN_STRONG
@@ -716,8 +762,8 @@ class GlossIndex:
                                                  r_unit[is_strong], pairs)
         strong_of = np.zeros(len(wins), np.int64)
         strong_of[np.searchsorted(wins, s_wins)] = n_strong
-        need = self.unit_need[pairs[wins >> 20] % n_units]
-        ok = (n_rare >= np.maximum(_MIN_RARE, np.minimum(_MIN_RARE_HIT, need - 2))) & (strong_of >= _MIN_STRONG)
+        w_units = pairs[wins >> 20] % n_units
+        ok = (n_rare >= self.rare_need[w_units]) & (strong_of >= self.strong_need[w_units])
         cand = pairs[np.unique(wins[ok] >> 20)]
         doc_bounds = np.searchsorted(doc, np.arange(len(picked) + 1))  # rows are in text order
         for p in np.unique(cand // n_units).tolist():
@@ -774,11 +820,12 @@ class GlossIndex:
             n_han = np.add.reduceat(han[rows2].astype(np.int64), first)
             # of the stems common in Chinese text, one at most makes up the distinct stems asked
             asked = count - np.maximum(np.add.reduceat(self.everyday[stem[rows2]].astype(np.int64), first) - _MAX_EVERYDAY, 0)
-            n_rare_hit = np.add.reduceat(self.rare[stem[rows2]].astype(np.int64), first)
-            n_strong = np.add.reduceat((self.rare[stem[rows2]] & strong[rows2]).astype(np.int64), first)
+            is_rare = self.rare[stem[rows2]] | (self.rare_strong[stem[rows2]] & strong[rows2])
+            n_rare_hit = np.add.reduceat(is_rare.astype(np.int64), first)
+            n_strong = np.add.reduceat((is_rare & strong[rows2]).astype(np.int64), first)
             total = self.unit_total[w_unit]
-            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= np.minimum(_MIN_RARE_HIT, self.unit_need[w_unit] - 2))
-                  & (n_strong >= _MIN_STRONG)
+            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= self.rare_need[w_unit])
+                  & (n_strong >= self.strong_need[w_unit])
                   & (total > 0) & (got >= floor * np.maximum(total, 1e-9)))
             for u in np.unique(w_unit[ok]).tolist():
                 mine = np.flatnonzero(ok & (w_unit == u))
