@@ -14,7 +14,9 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    words), and each word read as the content words of its glosses, one set a sense (no "to", "a",
    classifier, cross-reference, variant or surname glosses, no bracketed notes; particles such
    as 的 gloss to nothing), stemmed with the rewrite tier's stemmer (`stem_words`, and the plural's
-   stem: the stemmer takes "computers" to computer, "computer" to comput). Latin words and
+   stem: the stemmer takes "computers" to computer, "computer" to comput; and a Latin or Greek
+   noun's other number, `classical_numbers`: 线粒体 "mitochondrion" meets the unit's
+   "mitochondria", 细菌 "bacterium" its "bacteria"). Latin words and
    numbers in the record (DNS, pH, 1648) are read as themselves; a run of words written in
    Chinese numerals alone (三十, 四十 | 九, 两; not 一些, 十分, 第十) as its number's stem
    (contamination_keys.han_value: 三十 -> "30"); a run of two or more words of the characters
@@ -30,11 +32,14 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    word glosses to several senses, so it counts once per unit, with the stems of its one sense
    that holds most of the unit's weight (白细胞 "white blood cell": three stems; 光 "light, ray,
    shine": one). A (record, unit) pair is a candidate when one window (_WINDOW times the unit's
-   words, in record words; every half window) holds _MIN_RARE of the unit's rare stems; it
+   words, in record words; every half window) holds the rare stems asked of the unit; it
    matches when that window holds `unit_need` distinct stems of the unit (the rewrite tier's
    rule on its glossable stems, at least _MIN_STEMS), _MIN_HAN of them from Chinese words,
    _MIN_RARE_HIT rare, _MIN_STRONG of those from a word of several characters or a Latin word
-   (a stem held by such a word and by a single character in the window is strong), and covers
+   (a stem held by such a word and by a single character in the window is strong); a short unit
+   holding fewer rare stems, or fewer that a strong word can carry (some word of several
+   characters glosses to it, or it is a number or a Latin word no headword glosses), is asked
+   those it holds (`rare_need`, at least _MIN_RARE; `strong_need`, at least one); and covers
    the measure floor of the unit's glossable weight (its stems some headword glosses to, plus
    its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
    translation). Judged like every rewrite match (`rewrite_threshold`).
@@ -45,8 +50,10 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    evidence (种 "kind, type, sort"), and stems that the other headwords of that share gloss to
    (win, big, horse in classical verse; boundary: 界) are no rare stems, and of a match's
    distinct stems _MAX_EVERYDAY at most is one of them (they still weigh in its coverage);
-   with fewer, a rare stem is also one of the rewrite tier's prefilter keys (rare in the
-   sample's other documents).
+   with fewer (the usual case: an English web corpus with a leaked Chinese quiz page), the
+   dictionary tells the everyday stems instead: one that more than _MANY_CHARS one-character
+   headwords gloss to (ridge: 脊, 岭, 埂, ...) is rare only when read from a word of several
+   characters (大西洋中脊 "Mid-Atlantic Ridge"; `rare_strong`), never from one character.
 
 Cost: only records holding _MIN_HAN_CHARS Han characters and little kana (Japanese) are read (counted
 off the batch's UTF-8 bytes), all of a batch's in one segmentation (one-character words by a
@@ -122,7 +129,7 @@ _CLASSICAL_MIN = 5
 # Windows of _WINDOW times the unit's words (at least _MIN_WINDOW record words), every half window.
 _WINDOW = 1.5
 _MIN_WINDOW = 24
-# A candidate window holds this many of the unit's rare stems (units of few postings: short fan-out)
+# A candidate window holds this many of the unit's rare stems at least (units of few postings: short fan-out)
 # ... rare: held by at most this share of the units (and _MIN_DF of them).
 _MIN_RARE = 2
 _RARE_SHARE = 0.01
@@ -738,17 +745,17 @@ class GlossIndex:
         doc, rank_all, stem_all, start_all, end_all, han_all, sense_all = (
             doc[keep], rank[keep], stem[keep], c_start[keep], c_end[keep], is_han[keep], sense[keep])
         rank, stem = rank_all, stem_all
-        # Candidates, for the whole batch: (text, unit, window) holding _MIN_RARE distinct rare stems of the unit.
+        # Candidates, for the whole batch: (text, unit, window) holding the unit's rare_need distinct rare stems.
         strong_all = ~han_all | (end_all - start_all > 1)  # a Latin word or a Chinese word of two characters or more
         rare = np.flatnonzero(self.rare[stem] | (self.rare_strong[stem] & strong_all))
-        # first the pairs with _MIN_STRONG rare stems of strong words in one window (their postings alone: fewer) ...
+        # first the pairs with strong_need rare stems of strong words in one window (their postings alone: fewer) ...
         strong = rare[strong_all[rare]]
         s_row, s_stem, s_unit = rw.postings(strong, stem[strong])
         s_pair, s_win, n_strong = self._window_stems(doc[s_row] * n_units + s_unit, rank[s_row], s_stem, s_unit)
         viable = s_pair[distinct(s_win[n_strong >= self.strong_need[s_pair[s_win >> 20] % n_units]] >> 20)]
         if len(viable) == 0:
             return
-        # ... then, of those, the windows holding as many rare stems as a match's rare hits, _MIN_STRONG
+        # ... then, of those, the windows holding as many rare stems as a match's rare hits, strong_need
         # of them with a strong word (a window short of that cannot match: the confirmation below
         # counts a subset of these stems)
         r_row, r_stem, r_unit = rw.postings(rare, stem[rare])
