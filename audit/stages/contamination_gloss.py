@@ -63,7 +63,8 @@ as a match needs; numbers and names by array passes over the segmentation, then 
 lookup per numeral or name run (few: about one name run in two documents). About 15 MB/s of
 Chinese text, one process (bench/bench_gloss.py, 20 MB of Leipzig zh and Chinese fortunes,
 2026-11-25: 15.7 MB/s of CPU time with numbers and names, 19.3 before them; the contamination
-stage 10.5 MB/s without the tier, 6.5 with it); see also bench/eval_contamination_wild.py.
+stage 10.5 MB/s without the tier, 6.5 with it); without a Chinese sample (more rare stems: more
+candidates) about 11 MB/s of CPU time on the same text; see also bench/eval_contamination_wild.py.
 
 Evidence: `gloss N stems` and the `stem=中文` pairs in record order, numbers and names among them
 (`49=四十九`, `prospero=普洛斯彼罗`).
@@ -77,6 +78,10 @@ in one Chinese word (黑洞 "black hole") where the unit has no other rare stem 
 step; a short question (a GSM8K question of few rare words beside its name and its numbers:
 the translation keys' case); and a translation that renders the unit's rare words by paraphrase
 rather than by their equivalents.
+
+Chance left: without a Chinese sample, classical verse naming the unit's things in its own words
+(梅, 梅花, 桃花: apricot, plum, peach) can meet a short unit about them (bench_gloss's text, no
+sample, 2026-11-25: 1 of its 756 distinct documents; 0 with the sample).
 """
 from __future__ import annotations
 
