@@ -5,14 +5,17 @@ dictionary is the file inside the installed wheel."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from pathlib import Path
 
 import pyarrow as pa
 
+from audit.config import parse_config
 from audit.normalize import hash_words
-from audit.stages.contamination_gloss import (cedict, cedict_path, code_points, gloss_words, han_counts, latin_words,
-                                              name_runs, segment)
+from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted
+from audit.stages.contamination_gloss import (_MANY_CHARS, cedict, cedict_path, classical_numbers, code_points,
+                                              gloss_words, han_counts, latin_words, name_runs, segment)
 from tests.fixtures_rewrite import MC_ITEMS, mc_counted
 
 # The DNA question of MC_ITEMS translated by hand with its choices, as a Chinese quiz page prints it ...
@@ -30,6 +33,10 @@ RUBICON_ZH = "哪位罗马将军在公元前四十九年渡过卢比孔河，从
 TEMPEST = ("tempest", "In Shakespeare's play The Tempest, which spirit serves the exiled magician Prospero on a "
                       "remote island?", ["Ariel", "Caliban", "Puck", "Oberon"])
 TEMPEST_ZH = "莎士比亚的戏剧《暴风雨》中，被流放的魔法师普洛斯彼罗在偏远的岛屿上由哪个精灵侍奉？"
+# ... a question whose unit says "mitochondria" where the dictionary glosses 线粒体 "mitochondrion" ...
+MITO = ("mito", "Which organelles, the mitochondria of a cell, make most of its ATP by oxidative phosphorylation?",
+        ["Ribosomes", "Mitochondria", "Lysosomes", "Vacuoles"])
+MITO_ZH = "细胞中的哪种细胞器，即线粒体，通过氧化磷酸化产生大部分ATP？"
 # ... and Chinese text with the same name, numbers and theatre words that asks nothing of the kind.
 THEATRE_ZH = ("剧团宣布下个月上演莎士比亚的新剧，主角普洛斯彼罗由一位四十九岁的演员扮演。门票在周六开售，"
               "剧场位于河边，观众可以在岛屿公园散步后入场。")
@@ -143,3 +150,42 @@ def test_a_name_transliterated_into_characters_counts_as_the_units_name(tmp_path
 def test_chinese_text_with_the_units_name_and_number_asking_nothing_is_not_found(tmp_path):
     got = mc_counted(tmp_path, [THEATRE_ZH, HOST_ZH + THEATRE_ZH + HOST_ZH, HOST_ZH], items=MC_ITEMS + [TEMPEST])
     assert got == [[], [], []]
+
+
+def test_a_latin_plural_meets_the_singular_the_dictionary_glosses():
+    assert classical_numbers("mitochondrion") == ["mitochondria"] and "nucleus" in classical_numbers("nuclei")
+    assert classical_numbers("bacterium") == ["bacteria"] and classical_numbers("index") == ["indices"]
+    d = cedict()
+    [w] = segment("线粒体")[2].tolist()
+    assert "mitochondria" in {d.stems[s] for s in d.stem_ids[d.stem_start[w]:d.stem_start[w + 1]].tolist()}
+
+
+def test_a_translation_is_found_by_the_latin_plural_of_its_unit(tmp_path):
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + MITO_ZH + HOST_ZH], items=MC_ITEMS + [MITO])
+    assert (m["eval_id"], m["unit"], m["method"]) == ("mito", "question", "rewrite")
+    assert "mitochondria=线粒体" in m["evidence"][1].split()
+
+
+def test_without_chinese_in_the_sample_the_dictionary_tells_the_rare_stems(tmp_path):
+    """An English corpus using the unit's words (a lab's notes) makes none of them rare in English;
+    with no Chinese to read, rarity among the units and in the dictionary still finds the translation,
+    and a stem many single characters gloss to is rare only from a longer word."""
+    with open(tmp_path / "mc.jsonl", "w", encoding="utf-8") as f:
+        f.writelines(json.dumps({"id": i, "question": q, "choices": c}) + "\n" for i, q, c in MC_ITEMS)
+    config = parse_config({"input": {"paths": ["x/"]}, "eval_sets": [
+        {"name": "mc", "path": "mc.jsonl", "text_fields": ["question", "choices"], "id_field": "id"}]}, base_dir=tmp_path)
+    sample = [f"Lab note {k}: the enzyme helicase breaks hydrogen bonds in the double helix at the replication fork."
+              for k in range(60)]
+    index = ContaminationIndex.build(config, sample)
+    gloss, names = index.gloss, index.gloss.rewrite.names
+    assert gloss.zh_docs == 0
+    stem = {n: s for s, n in enumerate(names)}
+    assert gloss.rare[stem["hydrogen"]] and gloss.rare[stem["helix"]] and gloss.rare[stem["enzym"]]
+    # "stream" (溪, 流, 川 ... gloss it): rare read from 数据流 "data stream", not from 流 alone
+    assert cedict().char_glosses[cedict().stems.index("stream")] > _MANY_CHARS
+    assert gloss.rare_strong[stem["stream"]] and not gloss.rare[stem["stream"]]
+    out = ContaminationStage(config, index)(pa.table({"text": pa.array(
+        [HOST_ZH + DNA_ZH_QUESTION + HOST_ZH, DNA_ZH, DNA_HISTORY_ZH, HOST_ZH + DNA_TEXTBOOK_ZH], pa.string())}))
+    got = counted(out.column("contamination"), config).to_pylist()
+    assert [[(m["eval_id"], m["evidence"][0].split()[0]) for m in r] for r in got] == [
+        [("dna", "gloss")], [("dna", "gloss")], [], []]

@@ -14,7 +14,9 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    words), and each word read as the content words of its glosses, one set a sense (no "to", "a",
    classifier, cross-reference, variant or surname glosses, no bracketed notes; particles such
    as 的 gloss to nothing), stemmed with the rewrite tier's stemmer (`stem_words`, and the plural's
-   stem: the stemmer takes "computers" to computer, "computer" to comput). Latin words and
+   stem: the stemmer takes "computers" to computer, "computer" to comput; and a Latin or Greek
+   noun's other number, `classical_numbers`: 线粒体 "mitochondrion" meets the unit's
+   "mitochondria", 细菌 "bacterium" its "bacteria"). Latin words and
    numbers in the record (DNS, pH, 1648) are read as themselves; a run of words written in
    Chinese numerals alone (三十, 四十 | 九, 两; not 一些, 十分, 第十) as its number's stem
    (contamination_keys.han_value: 三十 -> "30"); a run of two or more words of the characters
@@ -30,11 +32,14 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    word glosses to several senses, so it counts once per unit, with the stems of its one sense
    that holds most of the unit's weight (白细胞 "white blood cell": three stems; 光 "light, ray,
    shine": one). A (record, unit) pair is a candidate when one window (_WINDOW times the unit's
-   words, in record words; every half window) holds _MIN_RARE of the unit's rare stems; it
+   words, in record words; every half window) holds the rare stems asked of the unit; it
    matches when that window holds `unit_need` distinct stems of the unit (the rewrite tier's
    rule on its glossable stems, at least _MIN_STEMS), _MIN_HAN of them from Chinese words,
    _MIN_RARE_HIT rare, _MIN_STRONG of those from a word of several characters or a Latin word
-   (a stem held by such a word and by a single character in the window is strong), and covers
+   (a stem held by such a word and by a single character in the window is strong); a short unit
+   holding fewer rare stems, or fewer that a strong word can carry (some word of several
+   characters glosses to it, or it is a number or a Latin word no headword glosses), is asked
+   those it holds (`rare_need`, at least _MIN_RARE; `strong_need`, at least one); and covers
    the measure floor of the unit's glossable weight (its stems some headword glosses to, plus
    its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
    translation). Judged like every rewrite match (`rewrite_threshold`).
@@ -45,8 +50,10 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    evidence (种 "kind, type, sort"), and stems that the other headwords of that share gloss to
    (win, big, horse in classical verse; boundary: 界) are no rare stems, and of a match's
    distinct stems _MAX_EVERYDAY at most is one of them (they still weigh in its coverage);
-   with fewer, a rare stem is also one of the rewrite tier's prefilter keys (rare in the
-   sample's other documents).
+   with fewer (the usual case: an English web corpus with a leaked Chinese quiz page), the
+   dictionary tells the everyday stems instead: one that more than _MANY_CHARS one-character
+   headwords gloss to (ridge: 脊, 岭, 埂, ...) is rare only when read from a word of several
+   characters (大西洋中脊 "Mid-Atlantic Ridge"; `rare_strong`), never from one character.
 
 Cost: only records holding _MIN_HAN_CHARS Han characters and little kana (Japanese) are read (counted
 off the batch's UTF-8 bytes), all of a batch's in one segmentation (one-character words by a
@@ -56,7 +63,8 @@ as a match needs; numbers and names by array passes over the segmentation, then 
 lookup per numeral or name run (few: about one name run in two documents). About 15 MB/s of
 Chinese text, one process (bench/bench_gloss.py, 20 MB of Leipzig zh and Chinese fortunes,
 2026-11-25: 15.7 MB/s of CPU time with numbers and names, 19.3 before them; the contamination
-stage 10.5 MB/s without the tier, 6.5 with it); see also bench/eval_contamination_wild.py.
+stage 10.5 MB/s without the tier, 6.5 with it); without a Chinese sample (more rare stems: more
+candidates) about 11 MB/s of CPU time on the same text; see also bench/eval_contamination_wild.py.
 
 Evidence: `gloss N stems` and the `stem=中文` pairs in record order, numbers and names among them
 (`49=四十九`, `prospero=普洛斯彼罗`).
@@ -70,6 +78,10 @@ in one Chinese word (黑洞 "black hole") where the unit has no other rare stem 
 step; a short question (a GSM8K question of few rare words beside its name and its numbers:
 the translation keys' case); and a translation that renders the unit's rare words by paraphrase
 rather than by their equivalents.
+
+Chance left: without a Chinese sample, classical verse naming the unit's things in its own words
+(梅, 梅花, 桃花: apricot, plum, peach) can meet a short unit about them (bench_gloss's text, no
+sample, 2026-11-25: 1 of its 756 distinct documents; 0 with the sample).
 """
 from __future__ import annotations
 
@@ -115,10 +127,14 @@ _PARTICLES = frozenset("的了着得之其而也所么吗呢吧啊")
 # Bracketed notes: (grammar), [pinyin], Chinese characters with their | variants.
 _NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]|[^\x00-\x7f]+\|?")
 _GLOSS_WORD = re.compile(r"[a-z]+")
+# Latin and Greek number endings, singular to plural and back (see classical_numbers).
+_CLASSICAL = (("on", "a"), ("um", "a"), ("us", "i"), ("a", "ae"), ("is", "es"), ("ex", "ices"), ("ix", "ices"),
+              ("a", "on"), ("a", "um"), ("i", "us"), ("ae", "a"), ("es", "is"), ("ices", "ex"), ("ices", "ix"))
+_CLASSICAL_MIN = 5
 # Windows of _WINDOW times the unit's words (at least _MIN_WINDOW record words), every half window.
 _WINDOW = 1.5
 _MIN_WINDOW = 24
-# A candidate window holds this many of the unit's rare stems (units of few postings: short fan-out)
+# A candidate window holds this many of the unit's rare stems at least (units of few postings: short fan-out)
 # ... rare: held by at most this share of the units (and _MIN_DF of them).
 _MIN_RARE = 2
 _RARE_SHARE = 0.01
@@ -137,6 +153,9 @@ _MIN_STRONG = 2
 # _MIN_ZH_DOCS of them) is common in Chinese text, whatever its rarity among the units.
 _ZH_COMMON_SHARE = 0.1
 _MIN_ZH_DOCS = 50
+# ... with fewer, a stem that more than this many one-character headwords gloss to (big, win,
+# horse, boundary: 界, 疆, 境, ...) is everyday Chinese: the sample would have told it so.
+_MANY_CHARS = 10
 # ... such a stem is not asked of a unit's translation (its total, its distinct stems); found, it
 # adds to the coverage, and this many of them to the distinct stems a match holds.
 _MAX_EVERYDAY = 1
@@ -181,6 +200,16 @@ def gloss_senses(glosses: str, joined: bool = False) -> list[list[str]]:
     return out
 
 
+def classical_numbers(word: str) -> list[str]:
+    """The other grammatical number of `word` read as a Latin or Greek noun (mitochondrion ->
+    mitochondria, bacterium -> bacteria, nucleus -> nuclei, larva -> larvae, axis -> axes, index ->
+    indices, and back), for words of _CLASSICAL_MIN letters or more; an English word gets forms no
+    unit writes, which meet nothing."""
+    if len(word) < _CLASSICAL_MIN:
+        return []
+    return [word[:-len(a)] + b for a, b in _CLASSICAL if word.endswith(a)]
+
+
 def gloss_words(glosses: str) -> list[str]:
     """The content words of one CC-CEDICT entry's glosses, every sense's in order (see gloss_senses)."""
     return [w for sense in gloss_senses(glosses) for w in sense]
@@ -205,6 +234,8 @@ class Cedict:
     one_char: np.ndarray
     one_prefix: np.ndarray
     proper: np.ndarray      # bool per headword: a name (its pinyin capitalised: 玛丽 [Ma3 li4] Mary, 米兰 Milan)
+    char_glosses: np.ndarray  # int64 per gloss stem: the one-character headwords glossing to it (big: 38, ozone: 0)
+    word_glosses: np.ndarray  # int64 per gloss stem: the headwords of several characters glossing to it
 
 
 def _parse() -> dict[str, np.ndarray]:
@@ -235,9 +266,13 @@ def _parse() -> dict[str, np.ndarray]:
     per_word = [glosses[h] for h in heads]
     vocab = sorted({w for senses in per_word for sense in senses for w in sense})
     # a gloss word's stem, and its plural's: the stemmer takes "computers" to computer but
-    # "computer" to comput, and a unit says "computers" as often as a gloss says "computer"
-    stem_of_word = {w: {a, b, c} for w, a, b, c in zip(vocab, stem_words(vocab), stem_words([w + "s" for w in vocab]),
-                                                       stem_words([w + "es" for w in vocab]))}
+    # "computer" to comput, and a unit says "computers" as often as a gloss says "computer"; a
+    # Latin or Greek noun's other number too (mitochondrion: the unit says "mitochondria")
+    other = [classical_numbers(w) for w in vocab]
+    other_stems = iter(stem_words([f for forms in other for f in forms]))
+    stem_of_word = {w: {a, b, c, *(next(other_stems) for _ in forms)}
+                    for w, a, b, c, forms in zip(vocab, stem_words(vocab), stem_words([w + "s" for w in vocab]),
+                                                 stem_words([w + "es" for w in vocab]), other)}
     stems: dict[str, int] = {}
     ids, sense_ids, start = [], [], [0]
     for senses in per_word:
@@ -262,7 +297,13 @@ def _parse() -> dict[str, np.ndarray]:
         if h in common_words:
             common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
     prefixes = distinct(hash_words([h[:k] for h in heads for k in range(1, len(h))]))
+    # per stem, the headwords of one character and of several glossing to it (each headword once)
+    pair, first = np.unique(np.repeat(np.arange(len(heads)), np.diff(start_arr)) * len(stems) + ids_arr,
+                            return_index=True)
+    pair_one = np.repeat(np.array([len(h) == 1 for h in heads]), np.diff(start_arr))[first]
     return {"hashes": hashes[keep], "prefixes": prefixes, "stem_start": start_arr, "stem_ids": ids_arr,
+            "char_glosses": np.bincount(pair[pair_one] % len(stems), minlength=len(stems)),
+            "word_glosses": np.bincount(pair[~pair_one] % len(stems), minlength=len(stems)),
             "proper": np.array([h in names for h in heads], dtype=bool),
             "sense_ids": np.array(sense_ids, dtype=np.int32),
             # the stems as one UTF-8 string (a fixed-width str array would take the longest's width each)
@@ -276,6 +317,7 @@ def _consistent(a: dict[str, np.ndarray]) -> bool:
                 and len(a["stem_start"]) == len(a["hashes"]) + 1
                 and int(a["stem_start"][-1]) == len(a["stem_ids"]) == len(a["sense_ids"])
                 and len(a["proper"]) == len(a["hashes"])
+                and len(a["char_glosses"]) == len(a["word_glosses"]) == len(a["common"])
                 and a["stems"].dtype == np.uint8
                 and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["common"])))
     except (KeyError, IndexError, TypeError):
@@ -301,7 +343,8 @@ def cedict() -> Cedict:
     one_char = np.full(0x10000, -1, dtype=np.int64)
     one_char[found] = where
     return Cedict(a["hashes"], words, prefixes, a["stem_start"], a["stem_ids"], a["sense_ids"], stems, a["common"],
-                  time.perf_counter() - t0, one_char, prefixes.contains(one), a["proper"].astype(bool))
+                  time.perf_counter() - t0, one_char, prefixes.contains(one), a["proper"].astype(bool),
+                  a["char_glosses"], a["word_glosses"])
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
@@ -487,8 +530,11 @@ class GlossIndex:
     stem_of_name: dict[str, int]  # evidence stems by text (Latin words and numbers of a record)
     weight: np.ndarray       # float32 per rewrite stem: its weight, 0 when no evidence here
     rare: np.ndarray         # bool per rewrite stem: keys the candidates
+    rare_strong: np.ndarray  # bool per rewrite stem: ... when read from a strong word (rare's and more)
     unit_total: np.ndarray   # float64 per unit: the weight of its glossable stems
     unit_need: np.ndarray    # int32 per unit: distinct stems a window must hold (rewrite's rule, glossable stems)
+    rare_need: np.ndarray    # int32 per unit: rare stems a window must hold (_MIN_RARE_HIT, fewer when it has fewer)
+    strong_need: np.ndarray  # int32 per unit: ... of them from strong words (_MIN_STRONG, fewer when it has fewer)
     zh_docs: int             # Chinese documents of the corpus sample read for stem commonness
     name_stems: dict[str, list[int]]  # sound key -> the units' names as evidence stems (see _name_like)
     everyday: np.ndarray     # bool per rewrite stem: common in the sample's Chinese (counts, not asked of a unit)
@@ -568,17 +614,29 @@ class GlossIndex:
                 zh_common[:-1] |= everyday
         units = np.diff(rw.post_start)
         # rare: among the units and in Chinese (the HSK list; the sample's Chinese documents when it has
-        # enough, else its other documents: the rewrite tier's prefilter keys)
-        keys = np.zeros(len(weight), dtype=bool)
-        keys[rw.rare_form_stem] = True
-        rare = ((weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common[:-1]
-                & (keys | (zh_docs > 0)))
+        # enough, else the dictionary: a stem many single characters gloss to is everyday text's)
+        rare_strong = (weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common[:-1]
+        rare = rare_strong.copy()
+        if not zh_docs:  # read from one character, such a stem is rare no more; from a longer word (脊 / 中脊) it is
+            many = np.zeros(len(weight) + 1, dtype=bool)
+            many[to_rw[d.char_glosses > _MANY_CHARS]] = True
+            rare &= ~many[:-1]
         unit_total = np.zeros(len(rw.unit_total))
         post_stem = np.repeat(np.arange(len(units)), units)
         asked = np.where(everyday, 0, weight)
         np.add.at(unit_total, rw.post_unit, weight[post_stem])
         n_glossable = np.bincount(rw.post_unit, weights=asked[post_stem] > 0, minlength=len(unit_total))
         need = np.array([max(_MIN_STEMS, stems_needed(int(n))) for n in n_glossable.tolist()], dtype=np.int32)
+        # a short unit holds few rare stems, some no word of several characters glosses to: of those it
+        # holds, a match asks them all (at least one), not more than it has
+        strong_stem = np.ones(len(weight) + 1, dtype=bool)  # a number, or a Latin word no headword glosses (DNA) ...
+        strong_stem[to_rw[d.word_glosses + d.char_glosses > 0]] = False
+        strong_stem[to_rw[d.word_glosses > 0]] = True  # ... or a stem some word of several characters glosses to
+        n_rare = np.bincount(rw.post_unit, weights=rare_strong[post_stem], minlength=len(unit_total)).astype(np.int32)
+        n_strong = np.bincount(rw.post_unit, weights=(rare_strong & strong_stem[:-1])[post_stem],
+                               minlength=len(unit_total)).astype(np.int32)
+        rare_need = np.clip(np.minimum(np.minimum(_MIN_RARE_HIT, need - 2), n_rare), _MIN_RARE, None).astype(np.int32)
+        strong_need = np.clip(np.minimum(_MIN_STRONG, n_strong), 1, None).astype(np.int32)
         # only the stems that count are kept (a record's words are read through these), and the
         # headwords holding one
         live = weight[s_of] > 0
@@ -587,8 +645,8 @@ class GlossIndex:
         word_start = np.concatenate([[0], np.cumsum(held[held > 0])]).astype(np.int64)
         row_of_word = np.full(len(d.hashes) + 1, -1, dtype=np.int64)
         row_of_word[words] = np.arange(len(words))
-        return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, unit_total,
-                   need, zh_docs, name_stems, everyday)
+        return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, rare_strong, unit_total,
+                   need, rare_need, strong_need, zh_docs, name_stems, everyday)
 
     def _record_stems(self, texts: Sequence[str]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -692,17 +750,17 @@ class GlossIndex:
         doc, rank_all, stem_all, start_all, end_all, han_all, sense_all = (
             doc[keep], rank[keep], stem[keep], c_start[keep], c_end[keep], is_han[keep], sense[keep])
         rank, stem = rank_all, stem_all
-        # Candidates, for the whole batch: (text, unit, window) holding _MIN_RARE distinct rare stems of the unit.
+        # Candidates, for the whole batch: (text, unit, window) holding the unit's rare_need distinct rare stems.
         strong_all = ~han_all | (end_all - start_all > 1)  # a Latin word or a Chinese word of two characters or more
-        rare = np.flatnonzero(self.rare[stem])
-        # first the pairs with _MIN_STRONG rare stems of strong words in one window (their postings alone: fewer) ...
+        rare = np.flatnonzero(self.rare[stem] | (self.rare_strong[stem] & strong_all))
+        # first the pairs with strong_need rare stems of strong words in one window (their postings alone: fewer) ...
         strong = rare[strong_all[rare]]
         s_row, s_stem, s_unit = rw.postings(strong, stem[strong])
         s_pair, s_win, n_strong = self._window_stems(doc[s_row] * n_units + s_unit, rank[s_row], s_stem, s_unit)
-        viable = s_pair[distinct(s_win[n_strong >= _MIN_STRONG] >> 20)]
+        viable = s_pair[distinct(s_win[n_strong >= self.strong_need[s_pair[s_win >> 20] % n_units]] >> 20)]
         if len(viable) == 0:
             return
-        # ... then, of those, the windows holding as many rare stems as a match's rare hits, _MIN_STRONG
+        # ... then, of those, the windows holding as many rare stems as a match's rare hits, strong_need
         # of them with a strong word (a window short of that cannot match: the confirmation below
         # counts a subset of these stems)
         r_row, r_stem, r_unit = rw.postings(rare, stem[rare])
@@ -716,8 +774,8 @@ class GlossIndex:
                                                  r_unit[is_strong], pairs)
         strong_of = np.zeros(len(wins), np.int64)
         strong_of[np.searchsorted(wins, s_wins)] = n_strong
-        need = self.unit_need[pairs[wins >> 20] % n_units]
-        ok = (n_rare >= np.maximum(_MIN_RARE, np.minimum(_MIN_RARE_HIT, need - 2))) & (strong_of >= _MIN_STRONG)
+        w_units = pairs[wins >> 20] % n_units
+        ok = (n_rare >= self.rare_need[w_units]) & (strong_of >= self.strong_need[w_units])
         cand = pairs[np.unique(wins[ok] >> 20)]
         doc_bounds = np.searchsorted(doc, np.arange(len(picked) + 1))  # rows are in text order
         for p in np.unique(cand // n_units).tolist():
@@ -774,11 +832,12 @@ class GlossIndex:
             n_han = np.add.reduceat(han[rows2].astype(np.int64), first)
             # of the stems common in Chinese text, one at most makes up the distinct stems asked
             asked = count - np.maximum(np.add.reduceat(self.everyday[stem[rows2]].astype(np.int64), first) - _MAX_EVERYDAY, 0)
-            n_rare_hit = np.add.reduceat(self.rare[stem[rows2]].astype(np.int64), first)
-            n_strong = np.add.reduceat((self.rare[stem[rows2]] & strong[rows2]).astype(np.int64), first)
+            is_rare = self.rare[stem[rows2]] | (self.rare_strong[stem[rows2]] & strong[rows2])
+            n_rare_hit = np.add.reduceat(is_rare.astype(np.int64), first)
+            n_strong = np.add.reduceat((is_rare & strong[rows2]).astype(np.int64), first)
             total = self.unit_total[w_unit]
-            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= np.minimum(_MIN_RARE_HIT, self.unit_need[w_unit] - 2))
-                  & (n_strong >= _MIN_STRONG)
+            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= self.rare_need[w_unit])
+                  & (n_strong >= self.strong_need[w_unit])
                   & (total > 0) & (got >= floor * np.maximum(total, 1e-9)))
             for u in np.unique(w_unit[ok]).tolist():
                 mine = np.flatnonzero(ok & (w_unit == u))
