@@ -31,7 +31,9 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
 2. Confirmation: the rewrite tier's units, rarity weights and postings (RewriteIndex). A Chinese
    word glosses to several senses, so it counts once per unit, with the stems of its one sense
    that holds most of the unit's weight (白细胞 "white blood cell": three stems; 光 "light, ray,
-   shine": one). A (record, unit) pair is a candidate when one window (_WINDOW times the unit's
+   shine": one), except that a character alone which a longer word of the record holds, the two
+   glossing to one of the unit's stems, names that word's thing (梅 beside 梅花: plum, not 梅's
+   other sense, Japanese apricot: one thing named twice is one stem, not two). A (record, unit) pair is a candidate when one window (_WINDOW times the unit's
    words, in record words; every half window) holds the rare stems asked of the unit; it
    matches when that window holds `unit_need` distinct stems of the unit (the rewrite tier's
    rule on its glossable stems, at least _MIN_STEMS), _MIN_HAN of them from Chinese words,
@@ -79,9 +81,11 @@ step; a short question (a GSM8K question of few rare words beside its name and i
 the translation keys' case); and a translation that renders the unit's rare words by paraphrase
 rather than by their equivalents.
 
-Chance left: without a Chinese sample, classical verse naming the unit's things in its own words
-(梅, 梅花, 桃花: apricot, plum, peach) can meet a short unit about them (bench_gloss's text, no
-sample, 2026-11-25: 1 of its 756 distinct documents; 0 with the sample).
+Chance: without a Chinese sample, classical verse naming flowers (梅, 梅花, 桃花) met a short
+GSM8K question about apricots, plums and peaches: 梅 read as "Japanese apricot" beside 梅花
+"plum blossom" made two of the unit's stems of one thing (one character read twice, through two
+senses). With one thing one stem (section 2), bench_gloss's text meets no unit (its 756 distinct
+documents, with no sample and with an English one, 2026-11-25: 0 counted, 1 before).
 """
 from __future__ import annotations
 
@@ -734,6 +738,22 @@ class GlossIndex:
         edge = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else np.zeros(0, np.int64)
         return pairs, key[edge], np.diff(np.append(edge, len(key)))
 
+    @staticmethod
+    def _anchored(text: str, rows: np.ndarray, stem: np.ndarray, start: np.ndarray, end: np.ndarray,
+                  han: np.ndarray, n_stems: int) -> np.ndarray:
+        """Per (record word, stem) of `text` (bool, parallel to `stem`), whether it is a Chinese word
+        of one character that a Chinese word of several characters among `rows` holds, the two
+        glossing to this stem: one thing named twice (梅, 梅花: plum), its other senses no evidence."""
+        out = np.zeros(len(stem), dtype=bool)
+        size = end[rows] - start[rows]
+        one, longer = rows[han[rows] & (size == 1)], rows[han[rows] & (size > 1)]
+        if len(one) and len(longer):
+            held = np.array([ord(ch) * n_stems + int(stem[k]) for k in longer.tolist()
+                             for ch in text[int(start[k]):int(end[k])]], dtype=np.int64)
+            key = code_points("".join(text[int(start[k])] for k in one.tolist())).astype(np.int64) * n_stems + stem[one]
+            out[one] = np.isin(key, held)
+        return out
+
     def matches(self, texts: Sequence[str | None], han: np.ndarray, floor: float
                 ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
         """(text, unit, coverage, record span, unit stems found, "stem=word" pairs) of each pair
@@ -798,7 +818,10 @@ class GlossIndex:
             held = rw.unit_stem_keys[at] == probe
             row_rep, unit_rep = row_rep[held], unit_rep[held]
             # a word counts once per unit: with the stems of its one sense (gloss) that holds most of
-            # the unit's weight ("white blood cell": three stems; "light", "ray", "shine": one)
+            # the unit's weight ("white blood cell": three stems; "light", "ray", "shine": one), but
+            # a character alone that a longer word of the record holds, both glossing to one stem,
+            # names that word's thing (梅 beside 梅花: plum, not its other sense, Japanese apricot)
+            anchored = self._anchored(text, row, stem, c_start, c_end, han, n_stems)
             order = np.lexsort((sense[row_rep], rank[row_rep], unit_rep))
             row_rep, unit_rep = row_rep[order], unit_rep[order]
             r, e = rank[row_rep], sense[row_rep]
@@ -806,9 +829,10 @@ class GlossIndex:
             new[1:] = (unit_rep[1:] != unit_rep[:-1]) | (r[1:] != r[:-1]) | (e[1:] != e[:-1])
             group = np.cumsum(new) - 1
             g_weight = np.bincount(group, weights=self.weight[stem[row_rep]])
+            g_anchored = np.bincount(group, weights=anchored[row_rep]) > 0
             g_first = np.flatnonzero(new)
             g_unit, g_rank = unit_rep[g_first], r[g_first]
-            by = np.lexsort((np.arange(len(g_first)), -g_weight, g_rank, g_unit))
+            by = np.lexsort((np.arange(len(g_first)), -g_weight, ~g_anchored, g_rank, g_unit))
             lead = np.ones(len(by), bool)
             lead[1:] = (g_unit[by][1:] != g_unit[by][:-1]) | (g_rank[by][1:] != g_rank[by][:-1])
             best = np.zeros(len(g_first), bool)
