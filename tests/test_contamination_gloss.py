@@ -9,14 +9,15 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from audit.config import parse_config
 from audit.normalize import hash_words
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted
-from audit.stages.contamination_gloss import (_MANY_CHARS, cedict, cedict_path, classical_numbers, code_points,
+from audit.stages.contamination_gloss import (_MANY_CHARS, _MIN_RARE_HIT, _MIN_STRONG, cedict, cedict_path, classical_numbers, code_points,
                                               gloss_words, han_counts, latin_words, name_runs, segment)
-from tests.fixtures_rewrite import MC_ITEMS, mc_counted
+from tests.fixtures_rewrite import MC_ITEMS, mc_config, mc_counted
 
 # The DNA question of MC_ITEMS translated by hand with its choices, as a Chinese quiz page prints it ...
 DNA_ZH = "在复制叉处，哪种酶通过断开碱基对之间的氢键来解开DNA双螺旋？A. 解旋酶 B. 连接酶 C. 引物酶 D. 拓扑异构酶"
@@ -37,6 +38,17 @@ TEMPEST_ZH = "莎士比亚的戏剧《暴风雨》中，被流放的魔法师普
 MITO = ("mito", "Which organelles, the mitochondria of a cell, make most of its ATP by oxidative phosphorylation?",
         ["Ribosomes", "Mitochondria", "Lysosomes", "Vacuoles"])
 MITO_ZH = "细胞中的哪种细胞器，即线粒体，通过氧化磷酸化产生大部分ATP？"
+# ... a question of two rare stems (stratosphere, ultraviolet) among everyday ones, translated ...
+SKY = ("sky", "Why is the sky blue on a clear summer day, and which layer of the stratosphere absorbs ultraviolet "
+              "light?", ["Ozone", "Oxygen", "Nitrogen", "Argon"])
+SKY_ZH = "为什么在晴朗的夏天天空是蓝色的？平流层中哪一层吸收紫外线？"
+# ... one whose rare stems but one are read from single characters alone (钨 tungsten, 硒 selenium) ...
+LAMPS = ("lamps", "Why is the sky blue on a clear summer day, and which layer of the stratosphere absorbs the light "
+                  "of tungsten and selenium lamps?", ["Ozone", "Oxygen", "Nitrogen", "Argon"])
+LAMPS_ZH = "为什么在晴朗的夏天天空是蓝色的？平流层中哪一层吸收钨灯和硒灯的光？"
+# ... a question on stone fruit, and classical verse naming plum and peach blossom (梅, 梅花, 桃花).
+STONE = ("stone", "Which stone fruit do plums, apricots and peaches come from?", ["Plum", "Apricot", "Peach", "Apple"])
+BLOSSOM_ZH = "院净何须坐菊花。白梅懒赋赋红梅，咏梅花。会桃花之芳园。"
 # ... and Chinese text with the same name, numbers and theatre words that asks nothing of the kind.
 THEATRE_ZH = ("剧团宣布下个月上演莎士比亚的新剧，主角普洛斯彼罗由一位四十九岁的演员扮演。门票在周六开售，"
               "剧场位于河边，观众可以在岛屿公园散步后入场。")
@@ -189,3 +201,38 @@ def test_without_chinese_in_the_sample_the_dictionary_tells_the_rare_stems(tmp_p
     got = counted(out.column("contamination"), config).to_pylist()
     assert [[(m["eval_id"], m["evidence"][0].split()[0]) for m in r] for r in got] == [
         [("dna", "gloss")], [("dna", "gloss")], [], []]
+
+
+def _question_unit(gloss, word: str) -> int:
+    """The shortest unit holding the stem `word` (a question without its choices)."""
+    rw = gloss.rewrite
+    st = rw.names.index(word)
+    units = rw.post_unit[rw.post_start[st]:rw.post_start[st + 1]]
+    return int(units[np.argmin(rw.unit_words[units])])
+
+
+def test_a_short_unit_is_asked_only_the_rare_and_strong_stems_it_holds(tmp_path):
+    """A unit holding fewer rare stems than a match asks (_MIN_RARE_HIT), or fewer that a word of
+    several characters can carry (_MIN_STRONG), is asked those it holds: its translation is found."""
+    for item, text, cap in ((SKY, SKY_ZH, "rare"), (LAMPS, LAMPS_ZH, "strong")):
+        gloss = ContaminationIndex.build(mc_config(tmp_path, None, MC_ITEMS + [item]), None).gloss
+        u = _question_unit(gloss, "stratospher")
+        if cap == "rare":  # stratosphere and ultraviolet: two rare stems, though the unit asks 5 stems
+            assert gloss.unit_need[u] - 2 >= _MIN_RARE_HIT and gloss.rare_need[u] == 2 < _MIN_RARE_HIT
+        else:  # tungsten and selenium are rare from 钨 and 硒 alone: stratosphere (平流层) is the one strong
+            assert gloss.rare_need[u] == _MIN_RARE_HIT and gloss.strong_need[u] == 1 < _MIN_STRONG
+        [[m]] = mc_counted(tmp_path, [HOST_ZH + text + HOST_ZH], items=MC_ITEMS + [item])
+        assert (m["eval_id"], m["unit"]) == (item[0], "question") and m["evidence"][0].startswith("gloss ")
+
+
+def test_one_thing_named_twice_is_one_stem(tmp_path):
+    """梅 alone reads "plum" or "Japanese apricot"; beside 梅花 "plum blossom" it names the same plum,
+    so verse on plum and peach blossom holds three of the stone-fruit question's stems, not four."""
+    gloss = ContaminationIndex.build(mc_config(tmp_path, None, MC_ITEMS + [STONE]), None).gloss
+    stem = {n: s for s, n in enumerate(gloss.rewrite.names)}
+    gloss.weight[stem["apricot"]] *= 1.5  # apricot the rarer (as among GSM8K's units): 梅's heaviest sense
+    assert list(gloss.matches([BLOSSOM_ZH], han_counts([BLOSSOM_ZH]), 0.0)) == []
+    # a translation naming each fruit by a word of its own is found
+    plums = "李子、杏子和桃子都属于哪一种核果？"
+    found = [m for m in gloss.matches([plums], han_counts([plums]), 0.5)]
+    assert found and {"plum=李子", "apricot=杏子", "peach=桃子"} <= set(found[0][5])
