@@ -74,3 +74,27 @@ def test_english_text_is_not_read_by_the_tier(tmp_path):
     german = HOST_DE + " " + PHOTO_DE
     got = {t for t, *_ in index.cognate.matches([english, german], tokenize_hashed([english, german]), 0.3)}
     assert got == {1}
+
+
+def test_suffixes_spelled_apart_by_language_are_made_one():
+    # -tion, -ción, -ция, -cia end alike, so a short stem's key survives (nation, acción, радиация)
+    assert {cognate_form(w) for w in ("nation", "Nation", "nación", "нация", "нации")} == {"nasi"}
+    assert {cognate_form(w) for w in ("action", "acción", "акция")} == {"aksi"}
+    assert {cognate_form(w)[:6] for w in ("radiation", "radiación", "радиация", "радиацией")} == {"radias"}
+    # French -aire is -ar (binaire, solaire), not a key of its own
+    assert cognate_form("binaire")[:5] == cognate_form("binary")[:5] and cognate_form("solaire") == cognate_form("solar")
+
+
+def test_a_russian_g_is_read_as_a_latin_h_too(tmp_path):
+    items = ITEMS + [("insulin", "Which organ produces insulin, the hormone that lowers blood glucose levels after a meal?",
+                      ["Liver", "Pancreas", "Kidney", "Spleen"])]
+    contamination = ContaminationIndex.build(mc_config(tmp_path, items=items))
+    index = contamination.cognate
+    assert index is not None
+    # insulin, гормон (hormone) and глюкоза (glucose, г as g): three of the unit's keys, found only with гормон
+    text = HOST_RU + " Врачи напоминают, что инсулин — это гормон, от которого зависит уровень глюкозы в крови."
+    got = list(index.matches([text], tokenize_hashed([text]), 0.3))
+    assert got and {contamination.item_ids[u] for _, u, *_ in got} == {"insulin"}
+    for *_, pairs in got:
+        found = dict(p.split("=")[::-1] for p in pairs)
+        assert found["гормон"] == "hormon" and found["глюкозы"] == "glucos" and found["инсулин"] == "insulin"

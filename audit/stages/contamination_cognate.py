@@ -9,9 +9,10 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
 1. Cognate form (`cognate_form`): a word lowercased, Cyrillic transliterated, accents stripped, and
    spelling told apart by language made one (ph -> f, th -> t, ch/c/k/q -> k, c before e/i -> s,
    z -> s, v/w -> f, y/j -> i, h dropped, ei/eu -> e, a Spanish e- before s+consonant dropped,
-   doubled letters collapsed). Keys are the form's first 6 and 5 letters (4 for a word of four):
+   -tion/-ción/-ция/-cia -> si, French -aire -> ar, doubled letters collapsed). Keys are the form's first 6 and 5 letters (4 for a word of four):
    the inflection endings of each language lie past them (Atmosphäre, atmósfera, атмосфера:
-   atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key.
+   atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key; a Russian
+   word with г and no key is read again with г as a Latin h (гормон, гипотеза: hormone, hypothesis).
 2. Keys of a unit: its evidence stems of the rewrite tier (RewriteIndex: units, rarity weights,
    postings) of four letters or more whose key is attested in the word lists of two of German,
    Spanish, French and Russian (the `wordfreq` wheel's lists, less their English words: a
@@ -36,8 +37,8 @@ The word lists are read into the cache folder once per machine (audit.cache, a f
 Not reached: words that are not cognates (oxygen / Sauerstoff, constitution / Verfassung, white
 blood cell / Leukozyt / лейкоцит, percentage / Prozentsatz), German compounds whose cognate is not
 their first part nor a full key further in (Blutzuckerspiegel: glucose), Latin h rendered as
-Russian г (hormone / гормон), cognates whose endings part before the fifth letter (capture /
-capta / capte), questions with fewer than three keyable words (planet, solar, rotate), English
+Russian х (Хиросима), cognates whose endings part before the fifth letter other than by the
+suffixes above (capture / capta / capte), questions with fewer than three keyable words (planet, solar, rotate), English
 text (left to the rewrite tier), and a translation that paraphrases the unit's terms.
 """
 from __future__ import annotations
@@ -70,6 +71,10 @@ _SOFT_C = re.compile(r"c(?=[eiy])")
 _SINGLE = str.maketrans({"c": "k", "q": "k", "z": "s", "v": "f", "w": "f", "y": "i", "j": "i", "h": None})
 _DIPHTHONG = re.compile(r"e[iu]")
 _PROSTHETIC_E = re.compile(r"^es(?=[^aeiou])")  # Spanish estructura, escapar = structure, escape
+# Suffixes spelled apart by language, made one: -tion/-ción/-sion/-ция/-cia -> si (nation, nación, нация:
+# nasi; radiation, радиация: radiasi); French -aire -> ar (binaire, solaire = binary, solar).
+_TION = re.compile(r"(?<=[a-z]{2})[ts]i[oa]n?")
+_AIRE = re.compile(r"aire?s?$")
 _DOUBLE = re.compile(r"(.)\1+")
 _LETTERS = re.compile(r"[^a-z]+")
 _RUNS = re.compile(r"[^\W\d_]+|\d+")
@@ -129,7 +134,19 @@ def cognate_form(word: str) -> str:
         w = w.replace(a, b)
     w = _SOFT_C.sub("s", w).translate(_SINGLE)
     w = _PROSTHETIC_E.sub("s", _DIPHTHONG.sub("e", w))
-    return _DOUBLE.sub(r"\1", w)
+    return _DOUBLE.sub(r"\1", _AIRE.sub("ar", _TION.sub("si", w)))
+
+
+def _h_forms(word: str) -> list[str]:
+    """The forms of a Russian word read with its first г, then every г, as a Latin h (dropped, as
+    cognate_form drops h): гормон, гипотеза, гемоглобин = hormone, hypothesis, hemoglobin; г is also
+    Latin g (грамм), the form tried first."""
+    w = word.lower()
+    at = w.find("г")
+    if at < 0:
+        return []
+    first, every = cognate_form(w[:at] + w[at + 1:]), cognate_form(w.replace("г", ""))
+    return [first] if first == every else [first, every]
 
 
 def _keys_of(form: str) -> list[str]:
@@ -301,15 +318,20 @@ class CognateIndex:
                 if r in self.number_stem:
                     return self.number_stem[r], 0
                 continue
-            if len(f) < _MIN_LEN:
-                continue
-            key = next((f[:k] for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
-            # a German compound: a full key further in (Erdatmosphäre, Sortieralgorithmus)
-            key = key or next((f[i:i + 6] for i in range(3, len(f) - _COMPOUND_REST) if f[i:i + 6] in self.key_stem), None)
-            if key is not None:
-                # a key of everyday words is read as one letter long: it counts, never as a strong hit
-                return self.key_stem[key], 1 if key in self.everyday else len(key)
+            for g in (f, *_h_forms(r)):
+                key = self._key(g)
+                if key is not None:
+                    # a key of everyday words is read as one letter long: it counts, never as a strong hit
+                    return self.key_stem[key], 1 if key in self.everyday else len(key)
         return (), 0
+
+    def _key(self, f: str) -> str | None:
+        """The key a record word's form `f` is read as: its longest prefix key, else a German
+        compound's full key further in (Erdatmosphäre, Sortieralgorithmus); None."""
+        if len(f) < _MIN_LEN:
+            return None
+        key = next((f[:k] for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
+        return key or next((f[i:i + 6] for i in range(3, len(f) - _COMPOUND_REST) if f[i:i + 6] in self.key_stem), None)
 
     def _value_ids(self, texts: Sequence[str], tokens: Tokens, rows: np.ndarray) -> np.ndarray:
         """The value id (into _values) of each token `rows`: looked up in the cache by hash, a word
