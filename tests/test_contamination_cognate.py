@@ -98,3 +98,18 @@ def test_a_russian_g_is_read_as_a_latin_h_too(tmp_path):
     for *_, pairs in got:
         found = dict(p.split("=")[::-1] for p in pairs)
         assert found["гормон"] == "hormon" and found["глюкозы"] == "glucos" and found["инсулин"] == "insulin"
+
+
+def test_a_word_the_unit_tokenizer_joined_is_keyed_by_its_parts(tmp_path):
+    items = ITEMS + [("ridge", "Which type of plate boundary forms where two tectonic plates move apart from each other, "
+                               "as along the Mid-Atlantic Ridge?", ["Convergent", "Divergent", "Transform", "Subduction"])]
+    contamination = ContaminationIndex.build(mc_config(tmp_path, items=items))
+    index = contamination.cognate
+    assert index is not None
+    # midatlantic has no key of its own (midatl); its part atlantic has (Atlantik, atlántico, атлантический)
+    text = ("Quel type de limite de plaques se forme là où deux plaques tectoniques s'éloignent l'une de l'autre, "
+            "comme le long de la dorsale médio-atlantique ?")
+    got = list(index.matches([text], tokenize_hashed([text]), 0.3))
+    assert got and {contamination.item_ids[u] for _, u, *_ in got} == {"ridge"}
+    for *_, pairs in got:
+        assert "midatlantic=médio-atlantique" in pairs and "tectonic=tectoniques" in pairs

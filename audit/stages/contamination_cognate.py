@@ -16,7 +16,9 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
 2. Keys of a unit: its evidence stems of the rewrite tier (RewriteIndex: units, rarity weights,
    postings) of four letters or more whose key is attested in the word lists of two of German,
    Spanish, French and Russian (the `wordfreq` wheel's lists, less their English words: a
-   cognate, not "earth"), and its numbers (read as themselves). A key of everyday words of one of
+   cognate, not "earth"), and its numbers (read as themselves). A stem with no such key that the
+   unit tokenizer joined from two words (Mid-Atlantic: midatlantic; its first part a word of the
+   embedding's vocabulary) is keyed by each part's keys (atlantic). A key of everyday words of one of
    them (words summing to _COMMON_FREQ of running text: system, energi) counts but is never a
    strong hit; with _MIN_DOCS such documents in the corpus sample, a stem in more than _DOC_SHARE
    of its non-English Latin- or Cyrillic-script documents is no evidence.
@@ -84,6 +86,8 @@ _COMPOUND_REST = 6
 # Key lengths: a unit's form gives keys of its first _KEY_LENS letters (a form of _MIN_LEN: itself).
 _KEY_LENS = (6, 5)
 _MIN_LEN = 4
+# A joined word's first part (mid of Mid-Atlantic) has this many letters at least.
+_MIN_PART = 3
 # A key counts as "strong" (for _MIN_RARE_HIT) from this many letters.
 _STRONG_LEN = 5
 # Everyday words: the `wordfreq` lists of these languages (their _LEX_WORDS most frequent words); a key
@@ -147,6 +151,22 @@ def _h_forms(word: str) -> list[str]:
         return []
     first, every = cognate_form(w[:at] + w[at + 1:]), cognate_form(w.replace("г", ""))
     return [first] if first == every else [first, every]
+
+
+def _joined_parts(names: dict[int, str], vocabulary: np.ndarray) -> dict[int, set[str]]:
+    """Per stem of `names` that is two words joined (midatlantic, firstout, humanreadabl), the
+    parts of each split whose first part, of _MIN_PART letters or more, is a word of `vocabulary`
+    (sorted word hashes: the embedding's words) and whose rest is _MIN_LEN letters or more."""
+    splits = [(s, i) for s, name in names.items() for i in range(_MIN_PART, len(name) - _MIN_LEN + 1)]
+    if not splits or len(vocabulary) == 0:
+        return {}
+    h = hash_words([names[s][:i] for s, i in splits])
+    found = vocabulary[np.minimum(np.searchsorted(vocabulary, h), len(vocabulary) - 1)] == h
+    out: dict[int, set[str]] = defaultdict(set)
+    for (s, i), ok in zip(splits, found.tolist()):
+        if ok:
+            out[s].update((names[s][:i], names[s][i:]))
+    return out
 
 
 def _keys_of(form: str) -> list[str]:
@@ -256,17 +276,25 @@ class CognateIndex:
         number_stem: dict[str, tuple[int, ...]] = {}
         keyed = np.zeros(len(rw.weight), dtype=bool)
         strong = np.zeros(len(rw.weight), dtype=bool)  # keyed by a key no everyday word has
-        for s in np.flatnonzero(rw.weight > 0).tolist():
+
+        def key(s: int, keys: Iterable[str]) -> None:
+            for k in keys:
+                if k in attested:
+                    stems_of[k].append(s)
+                    keyed[s] = True
+                    strong[s] |= k not in everyday
+
+        live = np.flatnonzero(rw.weight > 0).tolist()
+        for s in live:
             name = rw.names[s]
             if name.isdigit():
                 number_stem[name] = (s,)
                 keyed[s] = True
                 continue
-            for k in _keys_of(cognate_form(name)):
-                if k in attested:
-                    stems_of[k].append(s)
-                    keyed[s] = True
-                    strong[s] |= k not in everyday
+            key(s, _keys_of(cognate_form(name)))
+        # words the unit tokenizer joined (Mid-Atlantic: midatlantic) with no key of their own: keyed by each part
+        for s, parts in _joined_parts({s: rw.names[s] for s in live if not keyed[s]}, rw.vectors.keys).items():
+            key(s, {k for part in parts for k in _keys_of(cognate_form(part))})
         key_stem = {k: tuple(v) for k, v in stems_of.items()}
         weight = np.where(keyed, rw.weight, 0).astype(np.float32)
         index = cls(rw, key_stem, number_stem, everyday & key_stem.keys(), weight, np.zeros(len(weight), bool), np.zeros(0), np.zeros(0, np.int32),
