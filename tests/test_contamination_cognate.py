@@ -113,3 +113,18 @@ def test_a_word_the_unit_tokenizer_joined_is_keyed_by_its_parts(tmp_path):
     assert got and {contamination.item_ids[u] for _, u, *_ in got} == {"ridge"}
     for *_, pairs in got:
         assert "midatlantic=médio-atlantique" in pairs and "tectonic=tectoniques" in pairs
+
+
+def test_a_stem_cut_from_a_soft_c_word_keys_the_word_too(tmp_path):
+    items = ITEMS + [("heap", "Which sorting algorithm has a worst-case running time of O(n log n) and sorts in place "
+                              "using a binary heap?", ["Quicksort", "Heapsort", "Merge sort", "Insertion sort"])]
+    contamination = ContaminationIndex.build(mc_config(tmp_path, items=items))
+    index = contamination.cognate
+    assert index is not None
+    # the stem plac (place, c soft) is read in French place; with algorithme and binaire, three keys
+    text = ("Quel algorithme de tri a un temps d'exécution dans le pire des cas en O(n log n) et trie sur place à "
+            "l'aide d'un tas binaire ?")
+    got = list(index.matches([text], tokenize_hashed([text]), 0.3))
+    assert got and {contamination.item_ids[u] for _, u, *_ in got} == {"heap"}
+    for *_, pairs in got:
+        assert "plac=place" in pairs and "binary=binaire" in pairs

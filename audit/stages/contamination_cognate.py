@@ -18,7 +18,8 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
    Spanish, French and Russian (the `wordfreq` wheel's lists, less their English words: a
    cognate, not "earth"), and its numbers (read as themselves). A stem with no such key that the
    unit tokenizer joined from two words (Mid-Atlantic: midatlantic; its first part a word of the
-   embedding's vocabulary) is keyed by each part's keys (atlantic). A key of everyday words of one of
+   embedding's vocabulary) is keyed by each part's keys (atlantic); a stem cut from a word of -ce
+   (plac, produc) is keyed by that word's form too (plase: French place, its c soft). A key of everyday words of one of
    them (words summing to _COMMON_FREQ of running text: system, energi) counts but is never a
    strong hit; with _MIN_DOCS such documents in the corpus sample, a stem in more than _DOC_SHARE
    of its non-English Latin- or Cyrillic-script documents is no evidence.
@@ -153,15 +154,20 @@ def _h_forms(word: str) -> list[str]:
     return [first] if first == every else [first, every]
 
 
+def _in_vocabulary(words: list[str], vocabulary: np.ndarray) -> np.ndarray:
+    """Per word (normalised) whether its hash is in `vocabulary` (sorted word hashes)."""
+    if not words or len(vocabulary) == 0:
+        return np.zeros(len(words), dtype=bool)
+    h = hash_words(words)
+    return vocabulary[np.minimum(np.searchsorted(vocabulary, h), len(vocabulary) - 1)] == h
+
+
 def _joined_parts(names: dict[int, str], vocabulary: np.ndarray) -> dict[int, set[str]]:
     """Per stem of `names` that is two words joined (midatlantic, firstout, humanreadabl), the
     parts of each split whose first part, of _MIN_PART letters or more, is a word of `vocabulary`
     (sorted word hashes: the embedding's words) and whose rest is _MIN_LEN letters or more."""
     splits = [(s, i) for s, name in names.items() for i in range(_MIN_PART, len(name) - _MIN_LEN + 1)]
-    if not splits or len(vocabulary) == 0:
-        return {}
-    h = hash_words([names[s][:i] for s, i in splits])
-    found = vocabulary[np.minimum(np.searchsorted(vocabulary, h), len(vocabulary) - 1)] == h
+    found = _in_vocabulary([names[s][:i] for s, i in splits], vocabulary)
     out: dict[int, set[str]] = defaultdict(set)
     for (s, i), ok in zip(splits, found.tolist()):
         if ok:
@@ -292,6 +298,11 @@ class CognateIndex:
                 keyed[s] = True
                 continue
             key(s, _keys_of(cognate_form(name)))
+        # a stem cut from -ce (produc, plac, choic) keys its word too: c is soft there (producir, place)
+        soft = [s for s in live if rw.names[s].endswith("c")]
+        for s, ok in zip(soft, _in_vocabulary([rw.names[s] + "e" for s in soft], rw.vectors.keys).tolist()):
+            if ok:
+                key(s, _keys_of(cognate_form(rw.names[s] + "e")))
         # words the unit tokenizer joined (Mid-Atlantic: midatlantic) with no key of their own: keyed by each part
         for s, parts in _joined_parts({s: rw.names[s] for s in live if not keyed[s]}, rw.vectors.keys).items():
             key(s, {k for part in parts for k in _keys_of(cognate_form(part))})
