@@ -16,6 +16,8 @@ ITEMS = MC_ITEMS + [
     ("parkinson", "Which neurotransmitter is most closely associated with the degeneration of neurons in "
                   "Parkinson's disease?", ["Serotonin", "Dopamine", "Acetylcholine", "GABA"]),
 ]
+HEAP = ("heap", "Which sorting algorithm has a worst-case running time of O(n log n) and sorts in place using a "
+                "binary heap?", ["Quicksort", "Heapsort", "Merge sort", "Insertion sort"])
 # Translated by hand, question alone, among text of the same language (a city council; a weather report).
 PHOTO_DE = ("In welchem Organell der Pflanzenzelle läuft die Photosynthese ab, das Chlorophyll enthält und so "
             "die Energie des Lichts einfängt?")
@@ -116,9 +118,7 @@ def test_a_word_the_unit_tokenizer_joined_is_keyed_by_its_parts(tmp_path):
 
 
 def test_a_stem_cut_from_a_soft_c_word_keys_the_word_too(tmp_path):
-    items = ITEMS + [("heap", "Which sorting algorithm has a worst-case running time of O(n log n) and sorts in place "
-                              "using a binary heap?", ["Quicksort", "Heapsort", "Merge sort", "Insertion sort"])]
-    contamination = ContaminationIndex.build(mc_config(tmp_path, items=items))
+    contamination = ContaminationIndex.build(mc_config(tmp_path, items=ITEMS + [HEAP]))
     index = contamination.cognate
     assert index is not None
     # the stem plac (place, c soft) is read in French place; with algorithme and binaire, three keys
@@ -128,3 +128,16 @@ def test_a_stem_cut_from_a_soft_c_word_keys_the_word_too(tmp_path):
     assert got and {contamination.item_ids[u] for _, u, *_ in got} == {"heap"}
     for *_, pairs in got:
         assert "plac=place" in pairs and "binary=binaire" in pairs
+
+
+def test_a_german_compound_is_read_by_its_head_past_a_shorter_key(tmp_path):
+    contamination = ContaminationIndex.build(mc_config(tmp_path, items=ITEMS + [HEAP]))
+    index = contamination.cognate
+    assert index is not None
+    # Sortieralgorithmus: the four letters sort are a key, the head algorithmus a longer one further in
+    text = ("Welcher Sortieralgorithmus hat im schlechtesten Fall eine Laufzeit von O(n log n) und sortiert mithilfe "
+            "eines binären Heaps in-place?")
+    got = list(index.matches([text], tokenize_hashed([text]), 0.3))
+    assert got and {contamination.item_ids[u] for _, u, *_ in got} == {"heap"}
+    for *_, pairs in got:
+        assert "algorithm=Sortieralgorithmus" in pairs

@@ -11,7 +11,8 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
    z -> s, v/w -> f, y/j -> i, h dropped, ei/eu -> e, a Spanish e- before s+consonant dropped,
    -tion/-ción/-ция/-cia -> si, French -aire -> ar, doubled letters collapsed). Keys are the form's first 6 and 5 letters (4 for a word of four):
    the inflection endings of each language lie past them (Atmosphäre, atmósfera, атмосфера:
-   atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key; a Russian
+   atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key (a German
+   compound: a full key further in when no prefix of 6 is one, Sortieralgorithmus); a Russian
    word with г and no key is read again with г as a Latin h (гормон, гипотеза: hormone, hypothesis).
 2. Keys of a unit: its evidence stems of the rewrite tier (RewriteIndex: units, rarity weights,
    postings) of four letters or more whose key is attested in the word lists of two of German,
@@ -39,7 +40,7 @@ The word lists are read into the cache folder once per machine (audit.cache, a f
 
 Not reached: words that are not cognates (oxygen / Sauerstoff, constitution / Verfassung, white
 blood cell / Leukozyt / лейкоцит, percentage / Prozentsatz), German compounds whose cognate is not
-their first part nor a full key further in (Blutzuckerspiegel: glucose), Latin h rendered as
+a full key at their start nor further in (Blutzuckerspiegel: glucose), Latin h rendered as
 Russian х (Хиросима), cognates whose endings part before the fifth letter other than by the
 suffixes above (capture / capta / capte), questions with fewer than three keyable words (planet, solar, rotate), English
 text (left to the rewrite tier), and a translation that paraphrases the unit's terms.
@@ -365,12 +366,15 @@ class CognateIndex:
         return (), 0
 
     def _key(self, f: str) -> str | None:
-        """The key a record word's form `f` is read as: its longest prefix key, else a German
-        compound's full key further in (Erdatmosphäre, Sortieralgorithmus); None."""
+        """The key a record word's form `f` is read as: its longest prefix key, unless a German
+        compound's full key further in is longer (Erdatmosphäre, Sortieralgorithmus: algori, not
+        sort: the head is the last part); None."""
         if len(f) < _MIN_LEN:
             return None
         key = next((f[:k] for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
-        return key or next((f[i:i + 6] for i in range(3, len(f) - _COMPOUND_REST) if f[i:i + 6] in self.key_stem), None)
+        if key is not None and len(key) == 6:
+            return key
+        return next((f[i:i + 6] for i in range(3, len(f) - _COMPOUND_REST) if f[i:i + 6] in self.key_stem), key)
 
     def _value_ids(self, texts: Sequence[str], tokens: Tokens, rows: np.ndarray) -> np.ndarray:
         """The value id (into _values) of each token `rows`: looked up in the cache by hash, a word
