@@ -42,8 +42,9 @@ Not reached: words that are not cognates (oxygen / Sauerstoff, constitution / Ve
 blood cell / Leukozyt / лейкоцит, percentage / Prozentsatz), German compounds whose cognate is not
 a full key at their start nor further in (Blutzuckerspiegel: glucose), Latin h rendered as
 Russian х (Хиросима), cognates whose endings part before the fifth letter other than by the
-suffixes above (capture / capta / capte), questions with fewer than three keyable words (planet, solar, rotate), English
-text (left to the rewrite tier), and a translation that paraphrases the unit's terms.
+suffixes above (capture / capta / capte, valeur / value), rare stems of four letters (immun, escap:
+never strong), questions with fewer than three keyable words (planet, solar, rotate), English text
+(left to the rewrite tier), and a translation that paraphrases the unit's terms.
 """
 from __future__ import annotations
 
