@@ -16,6 +16,8 @@ ITEMS = MC_ITEMS + [
     ("parkinson", "Which neurotransmitter is most closely associated with the degeneration of neurons in "
                   "Parkinson's disease?", ["Serotonin", "Dopamine", "Acetylcholine", "GABA"]),
 ]
+HEAP = ("heap", "Which sorting algorithm has a worst-case running time of O(n log n) and sorts in place using a "
+                "binary heap?", ["Quicksort", "Heapsort", "Merge sort", "Insertion sort"])
 # Translated by hand, question alone, among text of the same language (a city council; a weather report).
 PHOTO_DE = ("In welchem Organell der Pflanzenzelle läuft die Photosynthese ab, das Chlorophyll enthält und so "
             "die Energie des Lichts einfängt?")
@@ -74,3 +76,57 @@ def test_english_text_is_not_read_by_the_tier(tmp_path):
     german = HOST_DE + " " + PHOTO_DE
     got = {t for t, *_ in index.cognate.matches([english, german], tokenize_hashed([english, german]), 0.3)}
     assert got == {1}
+
+
+def test_suffixes_spelled_apart_by_language_are_made_one():
+    # -tion, -ción, -ция, -cia end alike, so a short stem's key survives (nation, acción, радиация)
+    assert {cognate_form(w) for w in ("nation", "Nation", "nación", "нация", "нации")} == {"nasi"}
+    assert {cognate_form(w) for w in ("action", "acción", "акция")} == {"aksi"}
+    assert {cognate_form(w)[:6] for w in ("radiation", "radiación", "радиация", "радиацией")} == {"radias"}
+    # French -aire is -ar (binaire, solaire), not a key of its own
+    assert cognate_form("binaire")[:5] == cognate_form("binary")[:5] and cognate_form("solaire") == cognate_form("solar")
+
+
+def _pairs_found(tmp_path, item: tuple[str, str, list[str]], text: str) -> list[dict[str, str]]:
+    """Per cognate match of `text` against ITEMS and `item` (all of them `item`'s), its pairs as
+    record word -> unit stem."""
+    contamination = ContaminationIndex.build(mc_config(tmp_path, items=ITEMS + [item]))
+    assert contamination.cognate is not None
+    got = list(contamination.cognate.matches([text], tokenize_hashed([text]), 0.3))
+    assert got and {contamination.item_ids[u] for _, u, *_ in got} == {item[0]}
+    return [dict(p.split("=")[::-1] for p in pairs) for *_, pairs in got]
+
+
+def test_a_russian_g_is_read_as_a_latin_h_too(tmp_path):
+    insulin = ("insulin", "Which organ produces insulin, the hormone that lowers blood glucose levels after a meal?",
+               ["Liver", "Pancreas", "Kidney", "Spleen"])
+    # insulin, гормон (hormone) and глюкоза (glucose, г as g): three of the unit's keys, found only with гормон
+    text = HOST_RU + " Врачи напоминают, что инсулин — это гормон, от которого зависит уровень глюкозы в крови."
+    for found in _pairs_found(tmp_path, insulin, text):
+        assert found["гормон"] == "hormon" and found["глюкозы"] == "glucos" and found["инсулин"] == "insulin"
+
+
+def test_a_word_the_unit_tokenizer_joined_is_keyed_by_its_parts(tmp_path):
+    ridge = ("ridge", "Which type of plate boundary forms where two tectonic plates move apart from each other, as "
+                      "along the Mid-Atlantic Ridge?", ["Convergent", "Divergent", "Transform", "Subduction"])
+    # midatlantic has no key of its own (midatl); its part atlantic has (Atlantik, atlántico, атлантический)
+    text = ("Quel type de limite de plaques se forme là où deux plaques tectoniques s'éloignent l'une de l'autre, "
+            "comme le long de la dorsale médio-atlantique ?")
+    for found in _pairs_found(tmp_path, ridge, text):
+        assert found["médio-atlantique"] == "midatlantic" and found["tectoniques"] == "tectonic"
+
+
+def test_a_stem_cut_from_a_soft_c_word_keys_the_word_too(tmp_path):
+    # the stem plac (place, c soft) is read in French place; with algorithme and binaire, three keys
+    text = ("Quel algorithme de tri a un temps d'exécution dans le pire des cas en O(n log n) et trie sur place à "
+            "l'aide d'un tas binaire ?")
+    for found in _pairs_found(tmp_path, HEAP, text):
+        assert found["place"] == "plac" and found["binaire"] == "binary"
+
+
+def test_a_german_compound_is_read_by_its_head_past_a_shorter_key(tmp_path):
+    # Sortieralgorithmus: the four letters sort are a key, the head algorithmus a longer one further in
+    text = ("Welcher Sortieralgorithmus hat im schlechtesten Fall eine Laufzeit von O(n log n) und sortiert mithilfe "
+            "eines binären Heaps in-place?")
+    for found in _pairs_found(tmp_path, HEAP, text):
+        assert found["Sortieralgorithmus"] == "algorithm"

@@ -9,13 +9,18 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
 1. Cognate form (`cognate_form`): a word lowercased, Cyrillic transliterated, accents stripped, and
    spelling told apart by language made one (ph -> f, th -> t, ch/c/k/q -> k, c before e/i -> s,
    z -> s, v/w -> f, y/j -> i, h dropped, ei/eu -> e, a Spanish e- before s+consonant dropped,
-   doubled letters collapsed). Keys are the form's first 6 and 5 letters (4 for a word of four):
+   -tion/-ción/-ция/-cia -> si, French -aire -> ar, doubled letters collapsed). Keys are the form's first 6 and 5 letters (4 for a word of four):
    the inflection endings of each language lie past them (Atmosphäre, atmósfera, атмосфера:
-   atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key.
+   atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key (a German
+   compound: a full key further in when no prefix of 6 is one, Sortieralgorithmus); a Russian
+   word with г and no key is read again with г as a Latin h (гормон, гипотеза: hormone, hypothesis).
 2. Keys of a unit: its evidence stems of the rewrite tier (RewriteIndex: units, rarity weights,
    postings) of four letters or more whose key is attested in the word lists of two of German,
    Spanish, French and Russian (the `wordfreq` wheel's lists, less their English words: a
-   cognate, not "earth"), and its numbers (read as themselves). A key of everyday words of one of
+   cognate, not "earth"), and its numbers (read as themselves). A stem with no such key that the
+   unit tokenizer joined from two words (Mid-Atlantic: midatlantic; its first part a word of the
+   embedding's vocabulary) is keyed by each part's keys (atlantic); a stem cut from a word of -ce
+   (plac, produc) is keyed by that word's form too (plase: French place, its c soft). A key of everyday words of one of
    them (words summing to _COMMON_FREQ of running text: system, energi) counts but is never a
    strong hit; with _MIN_DOCS such documents in the corpus sample, a stem in more than _DOC_SHARE
    of its non-English Latin- or Cyrillic-script documents is no evidence.
@@ -35,10 +40,11 @@ The word lists are read into the cache folder once per machine (audit.cache, a f
 
 Not reached: words that are not cognates (oxygen / Sauerstoff, constitution / Verfassung, white
 blood cell / Leukozyt / лейкоцит, percentage / Prozentsatz), German compounds whose cognate is not
-their first part nor a full key further in (Blutzuckerspiegel: glucose), Latin h rendered as
-Russian г (hormone / гормон), cognates whose endings part before the fifth letter (capture /
-capta / capte), questions with fewer than three keyable words (planet, solar, rotate), English
-text (left to the rewrite tier), and a translation that paraphrases the unit's terms.
+a full key at their start nor further in (Blutzuckerspiegel: glucose), Latin h rendered as
+Russian х (Хиросима), cognates whose endings part before the fifth letter other than by the
+suffixes above (capture / capta / capte, valeur / value), rare stems of four letters (immun, escap:
+never strong), questions with fewer than three keyable words (planet, solar, rotate), English text
+(left to the rewrite tier), and a translation that paraphrases the unit's terms.
 """
 from __future__ import annotations
 
@@ -70,6 +76,10 @@ _SOFT_C = re.compile(r"c(?=[eiy])")
 _SINGLE = str.maketrans({"c": "k", "q": "k", "z": "s", "v": "f", "w": "f", "y": "i", "j": "i", "h": None})
 _DIPHTHONG = re.compile(r"e[iu]")
 _PROSTHETIC_E = re.compile(r"^es(?=[^aeiou])")  # Spanish estructura, escapar = structure, escape
+# Suffixes spelled apart by language, made one: -tion/-ción/-sion/-ция/-cia -> si (nation, nación, нация:
+# nasi; radiation, радиация: radiasi); French -aire -> ar (binaire, solaire = binary, solar).
+_TION = re.compile(r"(?<=[a-z]{2})[ts]i[oa]n?")
+_AIRE = re.compile(r"aire?s?$")
 _DOUBLE = re.compile(r"(.)\1+")
 _LETTERS = re.compile(r"[^a-z]+")
 _RUNS = re.compile(r"[^\W\d_]+|\d+")
@@ -79,6 +89,8 @@ _COMPOUND_REST = 6
 # Key lengths: a unit's form gives keys of its first _KEY_LENS letters (a form of _MIN_LEN: itself).
 _KEY_LENS = (6, 5)
 _MIN_LEN = 4
+# A joined word's first part (mid of Mid-Atlantic) has this many letters at least.
+_MIN_PART = 3
 # A key counts as "strong" (for _MIN_RARE_HIT) from this many letters.
 _STRONG_LEN = 5
 # Everyday words: the `wordfreq` lists of these languages (their _LEX_WORDS most frequent words); a key
@@ -129,7 +141,40 @@ def cognate_form(word: str) -> str:
         w = w.replace(a, b)
     w = _SOFT_C.sub("s", w).translate(_SINGLE)
     w = _PROSTHETIC_E.sub("s", _DIPHTHONG.sub("e", w))
-    return _DOUBLE.sub(r"\1", w)
+    return _DOUBLE.sub(r"\1", _AIRE.sub("ar", _TION.sub("si", w)))
+
+
+def _h_forms(word: str) -> list[str]:
+    """The forms of a Russian word read with its first г, then every г, as a Latin h (dropped, as
+    cognate_form drops h): гормон, гипотеза, гемоглобин = hormone, hypothesis, hemoglobin; г is also
+    Latin g (грамм), the form tried first."""
+    w = word.lower()
+    at = w.find("г")
+    if at < 0:
+        return []
+    first, every = cognate_form(w[:at] + w[at + 1:]), cognate_form(w.replace("г", ""))
+    return [first] if first == every else [first, every]
+
+
+def _in_vocabulary(words: list[str], vocabulary: np.ndarray) -> np.ndarray:
+    """Per word (normalised) whether its hash is in `vocabulary` (sorted word hashes)."""
+    if not words or len(vocabulary) == 0:
+        return np.zeros(len(words), dtype=bool)
+    h = hash_words(words)
+    return vocabulary[np.minimum(np.searchsorted(vocabulary, h), len(vocabulary) - 1)] == h
+
+
+def _joined_parts(names: dict[int, str], vocabulary: np.ndarray) -> dict[int, set[str]]:
+    """Per stem of `names` that is two words joined (midatlantic, firstout, humanreadabl), the
+    parts of each split whose first part, of _MIN_PART letters or more, is a word of `vocabulary`
+    (sorted word hashes: the embedding's words) and whose rest is _MIN_LEN letters or more."""
+    splits = [(s, i) for s, name in names.items() for i in range(_MIN_PART, len(name) - _MIN_LEN + 1)]
+    found = _in_vocabulary([names[s][:i] for s, i in splits], vocabulary)
+    out: dict[int, set[str]] = defaultdict(set)
+    for (s, i), ok in zip(splits, found.tolist()):
+        if ok:
+            out[s].update((names[s][:i], names[s][i:]))
+    return out
 
 
 def _keys_of(form: str) -> list[str]:
@@ -239,17 +284,30 @@ class CognateIndex:
         number_stem: dict[str, tuple[int, ...]] = {}
         keyed = np.zeros(len(rw.weight), dtype=bool)
         strong = np.zeros(len(rw.weight), dtype=bool)  # keyed by a key no everyday word has
-        for s in np.flatnonzero(rw.weight > 0).tolist():
+
+        def key(s: int, keys: Iterable[str]) -> None:
+            for k in keys:
+                if k in attested:
+                    stems_of[k].append(s)
+                    keyed[s] = True
+                    strong[s] |= k not in everyday
+
+        live = np.flatnonzero(rw.weight > 0).tolist()
+        for s in live:
             name = rw.names[s]
             if name.isdigit():
                 number_stem[name] = (s,)
                 keyed[s] = True
                 continue
-            for k in _keys_of(cognate_form(name)):
-                if k in attested:
-                    stems_of[k].append(s)
-                    keyed[s] = True
-                    strong[s] |= k not in everyday
+            key(s, _keys_of(cognate_form(name)))
+        # a stem cut from -ce (produc, plac, choic) keys its word too: c is soft there (producir, place)
+        soft = [s for s in live if rw.names[s].endswith("c")]
+        for s, ok in zip(soft, _in_vocabulary([rw.names[s] + "e" for s in soft], rw.vectors.keys).tolist()):
+            if ok:
+                key(s, _keys_of(cognate_form(rw.names[s] + "e")))
+        # words the unit tokenizer joined (Mid-Atlantic: midatlantic) with no key of their own: keyed by each part
+        for s, parts in _joined_parts({s: rw.names[s] for s in live if not keyed[s]}, rw.vectors.keys).items():
+            key(s, {k for part in parts for k in _keys_of(cognate_form(part))})
         key_stem = {k: tuple(v) for k, v in stems_of.items()}
         weight = np.where(keyed, rw.weight, 0).astype(np.float32)
         index = cls(rw, key_stem, number_stem, everyday & key_stem.keys(), weight, np.zeros(len(weight), bool), np.zeros(0), np.zeros(0, np.int32),
@@ -301,15 +359,23 @@ class CognateIndex:
                 if r in self.number_stem:
                     return self.number_stem[r], 0
                 continue
-            if len(f) < _MIN_LEN:
-                continue
-            key = next((f[:k] for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
-            # a German compound: a full key further in (Erdatmosphäre, Sortieralgorithmus)
-            key = key or next((f[i:i + 6] for i in range(3, len(f) - _COMPOUND_REST) if f[i:i + 6] in self.key_stem), None)
-            if key is not None:
-                # a key of everyday words is read as one letter long: it counts, never as a strong hit
-                return self.key_stem[key], 1 if key in self.everyday else len(key)
+            for g in (f, *_h_forms(r)):
+                key = self._key(g)
+                if key is not None:
+                    # a key of everyday words is read as one letter long: it counts, never as a strong hit
+                    return self.key_stem[key], 1 if key in self.everyday else len(key)
         return (), 0
+
+    def _key(self, f: str) -> str | None:
+        """The key a record word's form `f` is read as: its longest prefix key, unless a German
+        compound's full key further in is longer (Erdatmosphäre, Sortieralgorithmus: algori, not
+        sort: the head is the last part); None."""
+        if len(f) < _MIN_LEN:
+            return None
+        key = next((f[:k] for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
+        if key is not None and len(key) == 6:
+            return key
+        return next((f[i:i + 6] for i in range(3, len(f) - _COMPOUND_REST) if f[i:i + 6] in self.key_stem), key)
 
     def _value_ids(self, texts: Sequence[str], tokens: Tokens, rows: np.ndarray) -> np.ndarray:
         """The value id (into _values) of each token `rows`: looked up in the cache by hash, a word
