@@ -399,7 +399,7 @@ class ContaminationConfig(Section):
     # a record's words and the unit's rare stems reduced to one spelling (photosynthesis,
     # Photosynthese, фотосинтез: fotosi), three of one unit in one window of a non-English record,
     # two of them strong (a multiple-choice question translated alone, with no number or name).
-    # It finds 0.31 of such questions in each language (0 without it) and one more translated GSM8K
+    # It finds 0.31-0.44 of such questions a language (0 without it) and one more translated GSM8K
     # question in French, at no false document in 3,000 clean and 700 Chinese documents
     # (bench/eval_contamination_wild.py). Only records with these languages' function words pay:
     # about 8 MB/s of one core on Leipzig text of 55 Latin/Cyrillic languages (the stage there 8.0 ->
