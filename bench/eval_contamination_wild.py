@@ -784,15 +784,22 @@ def false_documents(clean: list[tuple[str, str]], matches: list) -> tuple[Counte
     return false_docs, false_methods, clean_total, examples
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def bench_arguments(description: str, clean: int, clean_zh: int, seed: int) -> argparse.ArgumentParser:
+    """The options this bench and bench/eval_heldout_rewrites.py share, with their defaults."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data")
-    ap.add_argument("--clean", type=int, default=3000)
-    ap.add_argument("--clean-zh", type=int, default=700, help="Chinese clean documents on top of --clean")
-    ap.add_argument("--rule", type=int, default=200, help="rule-restated and verbatim-MC leaks")
-    ap.add_argument("--seed", type=int, default=20)
+    ap.add_argument("--clean", type=int, default=clean)
+    ap.add_argument("--clean-zh", type=int, default=clean_zh,
+                    help="Chinese clean documents on top of --clean (the wild bench's)")
+    ap.add_argument("--seed", type=int, default=seed)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a contamination setting")
+    return ap
+
+
+def main() -> None:
+    ap = bench_arguments(__doc__.splitlines()[0], clean=3000, clean_zh=700, seed=20)
+    ap.add_argument("--rule", type=int, default=200, help="rule-restated and verbatim-MC leaks")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     config, gsm, he = eval_config(args.data, args.set)

@@ -18,7 +18,6 @@ six kinds of real text (news, forum lines, books, Python docs, 75 languages, for
 """
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -27,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_contamination_wild import _clean_docs, _sentences_by_lang, eval_config, false_documents, run_stage  # noqa: E402
+from eval_contamination_wild import (_clean_docs, _sentences_by_lang, bench_arguments, eval_config,  # noqa: E402
+                                     false_documents, run_stage)
 from heldout_zh import GSM8K_ZH, MC_ZH_FULL, MC_ZH_QUESTION  # noqa: E402
 from heldout_rewrites import (C_PORTS, GSM8K_REWORDED, GSM8K_REWORDED_QA, JS_PORTS, MC_HELDOUT,  # noqa: E402
                               PY_REWRITES)
@@ -56,14 +56,7 @@ def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data")
-    ap.add_argument("--clean", type=int, default=1800)
-    ap.add_argument("--clean-zh", type=int, default=0, help="Chinese clean documents on top of --clean (the wild bench's)")
-    ap.add_argument("--seed", type=int, default=21)
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a contamination setting")
-    args = ap.parse_args()
+    args = bench_arguments(__doc__.splitlines()[0], clean=1800, clean_zh=0, seed=21).parse_args()
     rng = random.Random(args.seed)
     config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT + MC_HELDOUT2])
     planted = leaks([r["task_id"] for r in he])
