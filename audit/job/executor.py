@@ -205,7 +205,7 @@ JUDGE_ONLY_FACTOR = 25
 
 def wants_ray(config: AuditConfig, address: str | None, input_bytes: int, judge_only: bool = False) -> bool:
     """Whether this run goes to Ray (see the module's docstring for the rule); `judge_only`: a
-    run with nothing to measure."""
+    pass that measures nothing (`audit decide`, `audit export`), whatever the config's stages."""
     if address:
         return True
     mode = config.ray.executor
