@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
+import sys
 
 import pytest
 
 from audit.config import AuditConfig, EvalSetConfig, StageConfig
 from audit.job import costs
-from audit.job.executor import wants_ray
+from audit.job.executor import choose, wants_ray
 from audit.tagger import _BUILT_IN, builtin_stage_names
 
 
@@ -81,3 +83,16 @@ def test_the_cost_table_names_every_built_in_stage_and_its_word_readers():
         assert classes[name].name == name
     assert set(costs.SECONDS_PER_MB) == set(classes)
     assert costs.WORD_READERS == {n for n, c in classes.items() if "words" in c.reads}
+
+
+def test_the_choice_says_why(monkeypatch):
+    if "ray" in sys.modules:  # a session an earlier test holds would be used whatever the size
+        monkeypatch.setattr(sys.modules["ray"], "is_initialized", lambda: False)
+    spine = _spine()
+    assert choose(spine, "10.0.0.1:6379", 0) == (True, "--address")
+    spine.ray.executor = "local"
+    assert choose(spine, None, 10**12) == (False, "ray.executor: local")
+    assert choose(_config(cpus=1), None, 10**12) == (False, "auto: one CPU")
+    to_ray, why = choose(_spine(), None, 22_000_000)
+    assert not to_ray and re.fullmatch(r"auto: 22\.0 MB of input < \d+\.\d MB, from which Ray pays for these "
+                                       r"stages on 2 CPUs", why)

@@ -132,11 +132,16 @@ def test_a_small_run_never_starts_ray(corpus, tmp_path):
     code = ("import gc, sys, json; from audit.config import load_config; from audit.job.plan import run_audit; "
             f"r = run_audit(load_config({str(corpus.config_path)!r}), out={str(tmp_path / 'run')!r}, progress=False); "
             "print(json.dumps({'ray': 'ray' in sys.modules, 'docs': r.summary['documents'], "
-            "'start': r.summary['ray_start_seconds'], 'frozen': gc.get_freeze_count()}))")
+            "'start': r.summary['ray_start_seconds'], 'frozen': gc.get_freeze_count(), "
+            "'executor': r.summary['executor']}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     # frozen: the scan leaves none of the caller's objects out of the collector's reach
-    assert got == {"ray": False, "docs": got["docs"], "start": 0.0, "frozen": 0} and got["docs"] > 400
+    assert got == {"ray": False, "docs": got["docs"], "start": 0.0, "frozen": 0, "executor": got["executor"]}
+    assert got["docs"] > 400
+    # the summary says which backend ran and why
+    assert got["executor"]["backend"] == "local" and got["executor"]["slots"] == 1
+    assert got["executor"]["why"].startswith("auto: ") and " < " in got["executor"]["why"]
     assert (tmp_path / "run" / "index" / "meta.json").is_file()
 
 

@@ -19,6 +19,8 @@ CPUs (audit/job/costs.py), else this process.
 """
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -61,6 +63,7 @@ class LocalExecutor:
     uses_ray = False
     slots = 1
     start_seconds = 0.0
+    why = ""  # why this backend (make_executor, plan._start): summary.json "executor"
 
     def __init__(self) -> None:
         self._warming: Future[Any] | None = None
@@ -100,6 +103,7 @@ class RayExecutor:
     """Runs a pass's calls as Ray Core tasks on the session `start_ray` started or joined."""
 
     uses_ray = True
+    why = ""  # why this backend (make_executor, plan._start): summary.json "executor"
 
     def __init__(self, config: AuditConfig, address: str | None, window: int | None = None) -> None:
         from audit.job.ray_session import start_ray, task_slots
@@ -203,30 +207,45 @@ Executor = LocalExecutor | RayExecutor
 JUDGE_ONLY_FACTOR = 25
 
 
-def wants_ray(config: AuditConfig, address: str | None, input_bytes: int, judge_only: bool = False) -> bool:
-    """Whether this run goes to Ray (see the module's docstring for the rule); `judge_only`: a
-    pass that measures nothing (`audit decide`, `audit export`), whatever the config's stages."""
+def choose(config: AuditConfig, address: str | None, input_bytes: int, judge_only: bool = False) -> tuple[bool, str]:
+    """(whether this run goes to Ray, why in a few words: summary.json "executor"); see the
+    module's docstring for the rule; `judge_only`: a pass that measures nothing (`audit decide`,
+    `audit export`), whatever the config's stages."""
     if address:
-        return True
+        return True, "--address"
     mode = config.ray.executor
     if mode != "auto":
-        return mode == "ray"
+        return mode == "ray", f"ray.executor: {mode}"
     import sys
 
     if "ray" in sys.modules:  # a session this process already holds costs nothing more to use
         import ray
 
         if ray.is_initialized():
-            return True
+            return True, "a Ray session this process holds"
     if judge_only:
-        return input_bytes >= config.ray.local_max_bytes * JUDGE_ONLY_FACTOR
-    from audit.job.costs import ray_from_bytes
+        limit = config.ray.local_max_bytes * JUDGE_ONLY_FACTOR
+        what = "judging"
+    else:
+        from audit.job.costs import ray_from_bytes
 
-    return input_bytes >= ray_from_bytes(config)
+        limit = ray_from_bytes(config)
+        what = "these stages"
+    if limit == math.inf:
+        return False, "auto: one CPU"
+    side = ">=" if input_bytes >= limit else "<"
+    return input_bytes >= limit, (f"auto: {input_bytes / 1e6:.1f} MB of input {side} {limit / 1e6:.1f} MB, from "
+                                  f"which Ray pays for {what} on {config.ray.num_cpus or os.cpu_count() or 1} CPUs")
+
+
+def wants_ray(config: AuditConfig, address: str | None, input_bytes: int, judge_only: bool = False) -> bool:
+    """Whether this run goes to Ray (`choose`)."""
+    return choose(config, address, input_bytes, judge_only)[0]
 
 
 def make_executor(config: AuditConfig, address: str | None, input_bytes: int, judge_only: bool = False) -> Executor:
     """The backend for a run over `input_bytes` bytes of input (Ray is started or joined here)."""
-    if wants_ray(config, address, input_bytes, judge_only):
-        return RayExecutor(config, address)
-    return LocalExecutor()
+    to_ray, why = choose(config, address, input_bytes, judge_only)
+    ex: Executor = RayExecutor(config, address) if to_ray else LocalExecutor()
+    ex.why = why
+    return ex

@@ -33,7 +33,7 @@ from audit.config import AuditConfig, ConfigError
 from audit.io.run_lock import hold_run_folder
 from audit.io.shards import InputError, Shard, corpus_sample, discover_shards
 from audit.io.storage import Location, causes, location
-from audit.job.executor import Executor, LocalExecutor, RayExecutor, make_executor, wants_ray
+from audit.job.executor import Executor, LocalExecutor, RayExecutor, choose, make_executor
 from audit.job.parts import new_run_id
 from audit.job.ray_session import session_line
 from audit.job.resume import (DONE, ShardState, check_done, drop_unused, load_done, measure_fingerprint,
@@ -175,8 +175,10 @@ def _start(config: AuditConfig, shards: list[Shard], joined: RayExecutor | None,
     """The shared state and the backend (`joined`: the cluster `--address` named, joined already).
     The stages' models load (on a Ray backend: Ray starts and its workers load them; here: in a
     thread) while this process builds the shared state."""
-    if joined is None and not wants_ray(config, None, input_bytes):
+    to_ray, why = (True, "--address") if joined is not None else choose(config, None, input_bytes)
+    if not to_ray:
         local = LocalExecutor()
+        local.why = why
         if will_measure:
             local.warm(prepare_stages, config, SHARED_STAGES)
         return _shared_state(config, shards), local
@@ -184,6 +186,7 @@ def _start(config: AuditConfig, shards: list[Shard], joined: RayExecutor | None,
         building = pool.submit(_shared_state, config, shards)
         try:
             ex = joined or RayExecutor(config, None)
+            ex.why = why
             if will_measure:
                 ex.warm(prepare_stages, config, SHARED_STAGES, num_cpus=config.ray.task_cpus)
         finally:
@@ -376,6 +379,7 @@ def _finish(config: AuditConfig, out: Location, measured: _Measured, problems: l
             stages=timing, shards=len(measured.shards), duplicates=dup_stats, started=started, version=__version__,
             run_id=run_id,
             extra={"resume": {"shards_reused": measured.reused, "shards_measured": len(measured.shards) - measured.reused},
+                   "executor": {"backend": "ray" if ex.uses_ray else "local", "slots": ex.slots, "why": ex.why},
                    "retried_blocks": dict(sorted(retried.items())), "scan_retries": restarts,
                    # faults met and got past: reads tried again, shards left unread (measured again next
                    # run), parts that failed their check and shards an earlier run could not read (both
