@@ -72,16 +72,17 @@ _CYRILLIC = str.maketrans({
     "у": "u", "ф": "f", "х": "k", "ц": "s", "ч": "k", "ш": "s", "щ": "s", "ъ": "", "ы": "i", "ь": "",
     "э": "e", "ю": "u", "я": "a", "і": "i", "ї": "i", "є": "e", "ß": "ss"})
 _DIGRAPHS = (("sch", "s"), ("ph", "f"), ("th", "t"), ("ch", "k"), ("sh", "s"), ("ck", "k"), ("qu", "k"))
+# (the rules read many words at once, one a line: ^ and $ are a word's ends, no rule crosses a line break)
 _SOFT_C = re.compile(r"c(?=[eiy])")
 _SINGLE = str.maketrans({"c": "k", "q": "k", "z": "s", "v": "f", "w": "f", "y": "i", "j": "i", "h": None})
 _DIPHTHONG = re.compile(r"e[iu]")
-_PROSTHETIC_E = re.compile(r"^es(?=[^aeiou])")  # Spanish estructura, escapar = structure, escape
+_PROSTHETIC_E = re.compile(r"^es(?=[^aeiou\n])", re.M)  # Spanish estructura, escapar = structure, escape
 # Suffixes spelled apart by language, made one: -tion/-ción/-sion/-ция/-cia -> si (nation, nación, нация:
 # nasi; radiation, радиация: radiasi); French -aire -> ar (binaire, solaire = binary, solar).
 _TION = re.compile(r"(?<=[a-z]{2})[ts]i[oa]n?")
-_AIRE = re.compile(r"aire?s?$")
+_AIRE = re.compile(r"aire?s?$", re.M)
 _DOUBLE = re.compile(r"(.)\1+")
-_LETTERS = re.compile(r"[^a-z]+")
+_LETTERS = re.compile(r"[^a-z\n]+")
 _RUNS = re.compile(r"[^\W\d_]+|\d+")
 _EDGES = re.compile(r"^\W+|\W+$")  # a word's punctuation, left out of the evidence
 # A word of this many letters past a key is read for a key inside it too (a compound's later part).
@@ -134,26 +135,35 @@ _CACHE_WORDS = 2_000_000
 def cognate_form(word: str) -> str:
     """The spelling-neutral form of one word (see the module docstring): Photosynthese,
     photosynthèse, фотосинтез -> fotosintese, fotosintese, fotosintes."""
-    w = word.lower().translate(_CYRILLIC)
+    return cognate_forms([word])[0]
+
+
+def cognate_forms(words: Sequence[str]) -> list[str]:
+    """`cognate_form` of each of `words`: each rule applied once to all of them, one a line (a
+    rule per word costs five times as much for the thousands of words new to a block)."""
+    # (a line break is no letter: cognate_form leaves it out wherever it stands)
+    w = "\n".join(x.replace("\n", "") for x in words).lower().translate(_CYRILLIC)
     # accents stripped: the decomposed marks (and any letter of another script) are not ASCII
     w = _LETTERS.sub("", unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode())
     for a, b in _DIGRAPHS:
         w = w.replace(a, b)
     w = _SOFT_C.sub("s", w).translate(_SINGLE)
     w = _PROSTHETIC_E.sub("s", _DIPHTHONG.sub("e", w))
-    return _DOUBLE.sub(r"\1", _AIRE.sub("ar", _TION.sub("si", w)))
+    return _DOUBLE.sub(r"\1", _AIRE.sub("ar", _TION.sub("si", w))).split("\n")
 
 
-def _h_forms(word: str) -> list[str]:
-    """The forms of a Russian word read with its first г, then every г, as a Latin h (dropped, as
-    cognate_form drops h): гормон, гипотеза, гемоглобин = hormone, hypothesis, hemoglobin; г is also
-    Latin g (грамм), the form tried first."""
-    w = word.lower()
-    at = w.find("г")
-    if at < 0:
-        return []
-    first, every = cognate_form(w[:at] + w[at + 1:]), cognate_form(w.replace("г", ""))
-    return [first] if first == every else [first, every]
+def _h_forms_of(words: Sequence[str]) -> dict[str, list[str]]:
+    """Per word of `words` with a г (Russian), its forms read with its first г, then every г, as a
+    Latin h (dropped, as cognate_form drops h): гормон, гипотеза, гемоглобин = hormone, hypothesis,
+    hemoglobin; г is also Latin g (грамм), the form tried first. (The forms made in one batch.)"""
+    readings = {w: (low[:at] + low[at + 1:], low.replace("г", "")) for w in words if "г" in w or "Г" in w
+                if (at := (low := w.lower()).find("г")) >= 0}
+    forms = iter(cognate_forms([x for pair in readings.values() for x in pair]))
+    out: dict[str, list[str]] = {}
+    for w in readings:
+        first, every = next(forms), next(forms)
+        out[w] = [first] if first == every else [first, every]
+    return out
 
 
 def _in_vocabulary(words: list[str], vocabulary: np.ndarray) -> np.ndarray:
@@ -196,8 +206,8 @@ def _derive_lexicon() -> dict[str, np.ndarray]:
     for lang in _LANGS:
         total: dict[str, float] = defaultdict(float)
         own: set[str] = set()
-        for w, freq in islice(get_frequency_dict(lang).items(), _LEX_WORDS):
-            f = cognate_form(w)
+        top = list(islice(get_frequency_dict(lang).items(), _LEX_WORDS))
+        for (w, freq), f in zip(top, cognate_forms([w for w, _ in top])):
             if len(f) < _MIN_LEN:
                 continue
             keys = {f[:6], f[:5], f[:4]}
@@ -293,13 +303,13 @@ class CognateIndex:
                     strong[s] |= k not in everyday
 
         live = np.flatnonzero(rw.weight > 0).tolist()
-        for s in live:
+        for s, form in zip(live, cognate_forms([rw.names[s] for s in live])):
             name = rw.names[s]
             if name.isdigit():
                 number_stem[name] = (s,)
                 keyed[s] = True
                 continue
-            key(s, _keys_of(cognate_form(name)))
+            key(s, _keys_of(form))
         # a stem cut from -ce (produc, plac, choic) keys its word too: c is soft there (producir, place)
         soft = [s for s in live if rw.names[s].endswith("c")]
         for s, ok in zip(soft, _in_vocabulary([rw.names[s] + "e" for s in soft], rw.vectors.keys).tolist()):
@@ -348,10 +358,20 @@ class CognateIndex:
         return ((counts >= _MIN_WORDS) & (n_en < _EN_SHARE * np.maximum(counts, 1))
                 & (n_lang >= _LANG_SHARE * counts))
 
-    def _word(self, raw: str) -> tuple[tuple[int, ...], int]:
-        """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of one record word."""
-        runs = _RUNS.findall(raw)
-        forms = ["" if r.isdigit() else cognate_form(r) for r in runs]
+    def _words(self, raws: Sequence[str]) -> list[tuple[tuple[int, ...], int]]:
+        """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of each record word of
+        `raws` (their forms made in one batch: `cognate_forms`)."""
+        # (a word of letters alone, most of them, is one run)
+        runs = [[raw] if raw.isalpha() else _RUNS.findall(raw) for raw in raws]
+        letters = [r for rs in runs for r in rs if not r.isdigit()]
+        forms = iter(cognate_forms(letters))
+        h_forms = _h_forms_of(letters)
+        return [self._word(rs, ["" if r.isdigit() else next(forms) for r in rs], h_forms) for rs in runs]
+
+    def _word(self, runs: list[str], forms: list[str], h_forms: dict[str, list[str]]
+              ) -> tuple[tuple[int, ...], int]:
+        """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of one record word: its
+        `runs` of letters or digits, their cognate forms ("" for digits) and `_h_forms_of` them."""
         if not any(r.isdigit() or f for r, f in zip(runs, forms)):
             return (), -2
         for r, f in zip(runs, forms):  # a token may be several words (l'ozone, Parkinson-Krankheit): the first keyed one
@@ -359,27 +379,37 @@ class CognateIndex:
                 if r in self.number_stem:
                     return self.number_stem[r], 0
                 continue
-            for g in (f, *_h_forms(r)):
-                key = self._key(g)
-                if key is not None:
-                    # a key of everyday words is read as one letter long: it counts, never as a strong hit
-                    return self.key_stem[key], 1 if key in self.everyday else len(key)
+            key = self._key(f)
+            if key is None and r in h_forms:  # (the forms with г read as h where the plain one has no key)
+                key = next((k for k in map(self._key, h_forms[r]) if k is not None), None)
+            if key is not None:
+                # a key of everyday words is read as one letter long: it counts, never as a strong hit
+                return self.key_stem[key], 1 if key in self.everyday else len(key)
         return (), 0
 
     def _key(self, f: str) -> str | None:
         """The key a record word's form `f` is read as: its longest prefix key, unless a German
         compound's full key further in is longer (Erdatmosphäre, Sortieralgorithmus: algori, not
         sort: the head is the last part); None."""
-        if len(f) < _MIN_LEN:
+        n = len(f)
+        if n < _MIN_LEN:
             return None
-        key = next((f[:k] for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
+        key_stem = self.key_stem
+        key = None
+        for k in (6, 5, 4):  # (plain loops: this runs for every word new to a process)
+            if n >= k and f[:k] in key_stem:
+                key = f[:k]
+                break
         if key is not None and len(key) == 6:
             return key
-        return next((f[i:i + 6] for i in range(3, len(f) - _COMPOUND_REST) if f[i:i + 6] in self.key_stem), key)
+        for i in range(3, n - _COMPOUND_REST):
+            if f[i:i + 6] in key_stem:
+                return f[i:i + 6]
+        return key
 
     def _value_ids(self, texts: Sequence[str], tokens: Tokens, rows: np.ndarray) -> np.ndarray:
         """The value id (into _values) of each token `rows`: looked up in the cache by hash, a word
-        new to this process read once (`_word`)."""
+        new to this process read once (`_words`)."""
         h = tokens.hashes[rows]
         at = np.minimum(np.searchsorted(self._known, h), max(len(self._known) - 1, 0))
         found = self._known[at] == h if len(self._known) else np.zeros(len(h), bool)
@@ -388,8 +418,8 @@ class CognateIndex:
             new_rows = rows[~found][first]
             text_of = np.searchsorted(tokens.bounds, new_rows, side="right") - 1
             ids = []
-            for t, a, b in zip(text_of.tolist(), tokens.starts[new_rows].tolist(), tokens.ends[new_rows].tolist()):
-                v = self._word(texts[t][a:b])
+            for v in self._words([texts[t][a:b] for t, a, b in zip(text_of.tolist(), tokens.starts[new_rows].tolist(),
+                                                                    tokens.ends[new_rows].tolist())]):
                 ids.append(self._value_id.setdefault(v, len(self._value_id)))
                 if ids[-1] == len(self._values):
                     self._values.append(v)
