@@ -617,7 +617,10 @@ class KeyIndex:
             hits += ((a, a + len(self.names[i]), i) for a in _word_at(text, self.names[i]))
         hits += (h for h in foreign if h[2] in wanted)
         hits.sort()
-        present = {i for _, _, i in hits}
+        by_key: dict[int, list[tuple[int, int, int]]] = {}  # each key's hits (a unit's are gathered from them)
+        for h in hits:
+            by_key.setdefault(h[2], []).append(h)
+        present = set(by_key)
         for u in cands:
             keys = self.unit_keys[u]
             mine = present.intersection(keys)
@@ -626,7 +629,7 @@ class KeyIndex:
             if len(mine) < self.unit_need[u] or sum(self.weight[i] for i in mine) < \
                     max(_MIN_WEIGHT, floor * self.unit_total[u]) or not self._strong_enough(mine):
                 continue
-            best = self._best_window(u, [h for h in hits if h[2] in keys])
+            best = self._best_window(u, sorted(chain.from_iterable(by_key[i] for i in mine)))
             if best is None or best[0] < max(_MIN_WEIGHT, floor * self.unit_total[u]):
                 continue
             got, window = best
