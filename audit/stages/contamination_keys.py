@@ -210,8 +210,9 @@ def _key_of(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def word_numbers(text: str) -> list[tuple[str, int, int]]:
-    """(number key, start, end) of every number written in words in `text` (a compound as one)."""
+def word_numbers(text: str, han: bool = True) -> list[tuple[str, int, int]]:
+    """(number key, start, end) of every number written in words in `text` (a compound as one);
+    `han`: whether it may hold a Chinese numeral (False: surely none, its scan left out)."""
     out: list[tuple[str, int, int]] = []
     run: list[tuple[float, int, int]] = []
 
@@ -245,7 +246,7 @@ def word_numbers(text: str) -> list[tuple[str, int, int]]:
         close()
         run.append((v, start, end))
     close()
-    for m in _HAN_NUMBER.finditer(text):
+    for m in _HAN_NUMBER.finditer(text) if han else ():
         v = han_value(m.group())
         if v is not None and not (len(m.group()) == 1 and m.group() in "万千百"):
             out.append((str(v), m.start(), m.end()))
@@ -261,7 +262,7 @@ HAN_NAME_CHARS = ("阿艾安奥巴拜班邦贝本比彼宾波伯博布达戴丹�
                    "万威韦维温沃乌西希谢辛休雅亚扬耶伊英尤约泽扎詹朱兹佐")
 _HAN_NAME = re.compile(f"[{HAN_NAME_CHARS}]{{2,6}}")
 _HAN_ANY = re.compile(r"[\u4e00-\u9fff]")
-_FOREIGN = re.compile(r"[А-ЯЁ\u4e00-\u9fff]")
+_FOREIGN = re.compile("[А-ЯЁ\u4e00-\u9fff]")  # (the characters themselves, not escapes: RE2 reads it too)
 _SOUND_RULES = [(re.compile(a), b) for a, b in (
     (r"dzh|dj|zh|j", "j"), (r"tsch|sch|sh|ch|z|x|c(?=[eiy])", "s"), (r"ph", "f"), (r"th", "t"), (r"ck|c|q", "k"),
     (r"ng", "n"), (r"r", "l"), (r"w", "v"), (r"[aeiouyh'`]", ""), (r"(.)\1+", r"\1"))]
@@ -528,21 +529,29 @@ class KeyIndex:
                    np.array([sum(weight[i] for i in keys if i in small) for keys in ids]),
                    np.array([sum(1 for i in keys if i in teens) for keys in ids], dtype=np.int32))
 
-    def matches_many(self, texts: Sequence[str | None], floor: float
+    def matches_many(self, texts: Sequence[str | None], floor: float, column: pa.Array | pa.ChunkedArray | None = None
                      ) -> Iterable[tuple[int, int, float, list[int], list[list[int]], list[str]]]:
         """(text index, unit, coverage, record span, unit spans, keys found) of each text of `texts`
         and unit whose keys the best window of the text holds (see `matches`). The texts' keys are
-        read one text at a time, the units they could make candidates of tallied for all at once."""
+        read one text at a time, the units they could make candidates of tallied for all at once.
+        `column`: `texts` as an Arrow array when at hand (the RE2 passes read it)."""
         # A first look, by one findall each: the units holding enough of the text's keys (by
         # count and by weight, wherever they stand); most texts stop here.
         key_id = self.key_id
         numbered = [(t, present) for t, text in enumerate(texts) if text and (present := {
             key_id[k] for g in set(_NUMBER.findall(text)) for k in _number_keys_fast(g) if k in key_id})]
-        # (names are read only in the texts RE2 finds one of the units' names in: one pass for all)
-        named = _holding(pa.array([texts[t] for t, _ in numbered], pa.string()), self.name_keys).tolist() \
-            if numbered and self.name_keys else [False] * len(numbered)
-        looked = [(t, *seen) for (t, present), has_name in zip(numbered, named)
-                  if (seen := self._first_look(texts[t] or "", present, has_name)) is not None]
+        # (names are read only in the texts RE2 finds one of the units' names in, Cyrillic or Chinese
+        # ones in the texts it finds those scripts in: one pass for all)
+        arr = None if not numbered else pa.array([texts[t] for t, _ in numbered], pa.string()) if column is None \
+            else column.take(pa.array([t for t, _ in numbered], pa.int64()))
+        named = _holding(arr, self.name_keys).tolist() if numbered and self.name_keys else [False] * len(numbered)
+        scripts = pc.fill_null(pc.match_substring_regex(arr, _FOREIGN.pattern), False).to_numpy(
+            zero_copy_only=False).tolist() if numbered and self.sound else [False] * len(numbered)
+        looked, at = [], []  # (at: each looked text's row in arr)
+        for k, ((t, present), has_name, foreign) in enumerate(zip(numbered, named, scripts)):
+            if (seen := self._first_look(texts[t] or "", present, has_name, foreign)) is not None:
+                looked.append((t, *seen))
+                at.append(k)
         if not looked:
             return
         # numbers in words (a slower read) where they could make a candidate: with the unit's small
@@ -551,37 +560,44 @@ class KeyIndex:
         could = self._enough(units, n_rare, held + self.unit_small[units], got + self.unit_small_weight[units], floor) \
             & (n_strong + self.unit_teens[units] >= need_strong)
         cut = np.searchsorted(doc, np.arange(len(looked) + 1))  # the tally's rows of each text
-        for j in np.unique(doc[could]).tolist():
+        read = np.unique(doc[could]).tolist()
+        # (Chinese numerals are looked for only in the texts RE2 finds one in)
+        han = pc.fill_null(pc.match_substring_regex(arr.take(pa.array([at[j] for j in read], pa.int64())),
+                                                    _HAN_NUMBER.pattern), False).to_numpy(zero_copy_only=False).tolist()
+        for j, has_han in zip(read, han):
             t, present, names, foreign = looked[j]
             rows = slice(int(cut[j]), int(cut[j + 1]))
             tally = (units[rows], n_rare[rows], held[rows], got[rows], n_strong[rows], need_strong[rows])
-            for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally):
+            for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally, has_han):
                 yield (t, *match)
 
-    def _first_look(self, text: str, present: set[int], has_name: bool
+    def _first_look(self, text: str, present: set[int], has_name: bool, has_script: bool
                     ) -> tuple[set[int], set[int], list[tuple[int, int, int]]] | None:
         """(key ids in `text`: `present`, its numbers in digits that are keys (some), and its names;
         its Latin-script names; its Cyrillic or Chinese names as (start, end, key id)), or None
         when no unit can be a candidate. `has_name`: whether it may hold a Latin-script name of the
-        units (False: RE2 found none, `_holding`)."""
+        units (False: RE2 found none, `_holding`); `has_script`: whether it holds a capital Cyrillic
+        letter or a Chinese character (_FOREIGN)."""
         key_id = self.key_id
         names = {key_id[g] for g in set(_CAPITAL.findall(text)).intersection(self.name_keys)} if has_name else set()
         present |= names
         # names in Cyrillic or Chinese (only a text in those scripts is read for them: foreign_names)
-        foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] if self.sound else []
+        foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] \
+            if self.sound and has_script else []
         present.update(i for _, _, i in foreign)
         if not any(i in self.rare_units for i in present):  # no unit can be a candidate
             return None
         return present, names, foreign
 
     def _confirm(self, text: str, present: set[int], names: set[int], foreign: list[tuple[int, int, int]],
-                 floor: float, tally: tuple[np.ndarray, ...]
+                 floor: float, tally: tuple[np.ndarray, ...], han: bool = True
                  ) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
         """`matches` of one text past the first look (`_first_look`'s sets, `tally`: `_tally`'s
-        rows of the text): its numbers in words, then the best window of each candidate."""
+        rows of the text; `han`: whether it may hold a Chinese numeral): its numbers in words,
+        then the best window of each candidate."""
         key_id = self.key_id
         units, n_rare, held, got, n_strong, need_strong = tally
-        worded = [(key_id[k], a, b) for k, a, b in word_numbers(text) if k in key_id]
+        worded = [(key_id[k], a, b) for k, a, b in word_numbers(text, han) if k in key_id]
         new = {i for i, _, _ in worded} - present
         present |= new
         if sum(1 for i in present if self.names[i][0].isdigit()) < _MIN_NUMBERS:
