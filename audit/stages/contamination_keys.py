@@ -172,6 +172,9 @@ _UNIT_VALUES = frozenset(range(1, 10))
 # A number word (group 1) after a non-word character: the search tries the words only where a \W
 # stands, not a look-behind at every character (8% less); the text is read after a space.
 _NUMBER_WORD = re.compile(r"\W(" + _trie_regex({w.lower() for w in _WORD_VALUE}) + r"(?!\w))")
+# The same words for RE2 (a batch's texts in one pass, `texts_holding`), folding case and with ASCII \W
+# (Python's \W and the lower-case forms it reads are within these): a text it finds none in holds none.
+NUMBER_WORD_RE2 = r"(?i)(?:^|\W)(?:" + _trie_regex({w.lower() for w in _WORD_VALUE}) + r")(?:\W|$)"
 
 
 @lru_cache(maxsize=1)
@@ -210,9 +213,10 @@ def _key_of(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def word_numbers(text: str, han: bool = True) -> list[tuple[str, int, int]]:
+def word_numbers(text: str, han: bool = True, words: bool = True) -> list[tuple[str, int, int]]:
     """(number key, start, end) of every number written in words in `text` (a compound as one);
-    `han`: whether it may hold a Chinese numeral (False: surely none, its scan left out)."""
+    `han`: whether it may hold a Chinese numeral, `words`: a number word of _WORD_VALUE (False:
+    surely none, that scan left out)."""
     out: list[tuple[str, int, int]] = []
     run: list[tuple[float, int, int]] = []
 
@@ -228,11 +232,11 @@ def word_numbers(text: str, han: bool = True) -> list[tuple[str, int, int]]:
                     current += v
             out.append((_key_of(total + current), run[0][1], run[-1][2]))
             run.clear()
-    lower = text.lower()
+    lower = text.lower() if words else ""
     # (a few characters lower-case to two, İ: then offsets would shift, and case is folded by the regex)
     plain = len(lower) == len(text)
     read = lower if plain else text
-    for m in (_NUMBER_WORD if plain else _number_word_any_case()).finditer(" " + read):
+    for m in (_NUMBER_WORD if plain else _number_word_any_case()).finditer(" " + read) if words else ():
         start, end = m.start(1) - 1, m.end(1) - 1  # (offsets in `read`, after the space)
         v = _WORD_VALUE.get(read[start:end].lower())
         if v is None:  # matched by case folding alone (Turkish dotless ı for i): no number word
@@ -311,8 +315,13 @@ def _holding(texts: pa.Array, words: Iterable[str]) -> np.ndarray:
     hit = np.zeros(len(texts), dtype=bool)
     for k in range(0, len(words), _RE2_WORDS):
         pattern = "(?:^|[^A-Za-z0-9_])(?:" + "|".join(words[k:k + _RE2_WORDS]) + ")(?:[^A-Za-z0-9_]|$)"
-        hit |= pc.fill_null(pc.match_substring_regex(texts, pattern), False).to_numpy(zero_copy_only=False)
+        hit |= texts_holding(texts, pattern)
     return hit
+
+
+def texts_holding(texts: pa.Array | pa.ChunkedArray, pattern: str) -> np.ndarray:
+    """Per text, whether RE2 (pyarrow, one pass over all) finds `pattern` in it (None: False)."""
+    return pc.fill_null(pc.match_substring_regex(texts, pattern), False).to_numpy(zero_copy_only=False)
 
 
 def _lower_words(texts: Sequence[str], candidates: set[str]) -> set[str]:
@@ -545,8 +554,7 @@ class KeyIndex:
         arr = None if not numbered else pa.array([texts[t] for t, _ in numbered], pa.string()) if column is None \
             else column.take(pa.array([t for t, _ in numbered], pa.int64()))
         named = _holding(arr, self.name_keys).tolist() if numbered and self.name_keys else [False] * len(numbered)
-        scripts = pc.fill_null(pc.match_substring_regex(arr, _FOREIGN.pattern), False).to_numpy(
-            zero_copy_only=False).tolist() if numbered and self.sound else [False] * len(numbered)
+        scripts = texts_holding(arr, _FOREIGN.pattern).tolist() if numbered and self.sound else [False] * len(numbered)
         looked, at = [], []  # (at: each looked text's row in arr)
         for k, ((t, present), has_name, foreign) in enumerate(zip(numbered, named, scripts)):
             if (seen := self._first_look(texts[t] or "", present, has_name, foreign)) is not None:
@@ -561,14 +569,14 @@ class KeyIndex:
             & (n_strong + self.unit_teens[units] >= need_strong)
         cut = np.searchsorted(doc, np.arange(len(looked) + 1))  # the tally's rows of each text
         read = np.unique(doc[could]).tolist()
-        # (Chinese numerals are looked for only in the texts RE2 finds one in)
-        han = pc.fill_null(pc.match_substring_regex(arr.take(pa.array([at[j] for j in read], pa.int64())),
-                                                    _HAN_NUMBER.pattern), False).to_numpy(zero_copy_only=False).tolist()
-        for j, has_han in zip(read, han):
+        # (number words and Chinese numerals are looked for only in the texts RE2 finds one in)
+        reading = arr.take(pa.array([at[j] for j in read], pa.int64()))
+        worded, han = texts_holding(reading, NUMBER_WORD_RE2), texts_holding(reading, _HAN_NUMBER.pattern)
+        for j, has_words, has_han in zip(read, worded.tolist(), han.tolist()):
             t, present, names, foreign = looked[j]
             rows = slice(int(cut[j]), int(cut[j + 1]))
             tally = (units[rows], n_rare[rows], held[rows], got[rows], n_strong[rows], need_strong[rows])
-            for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally, has_han):
+            for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally, has_han, has_words):
                 yield (t, *match)
 
     def _first_look(self, text: str, present: set[int], has_name: bool, has_script: bool
@@ -590,14 +598,14 @@ class KeyIndex:
         return present, names, foreign
 
     def _confirm(self, text: str, present: set[int], names: set[int], foreign: list[tuple[int, int, int]],
-                 floor: float, tally: tuple[np.ndarray, ...], han: bool = True
+                 floor: float, tally: tuple[np.ndarray, ...], han: bool = True, words: bool = True
                  ) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
         """`matches` of one text past the first look (`_first_look`'s sets, `tally`: `_tally`'s
-        rows of the text; `han`: whether it may hold a Chinese numeral): its numbers in words,
-        then the best window of each candidate."""
+        rows of the text; `han`, `words`: whether it may hold a Chinese numeral, a number word):
+        its numbers in words, then the best window of each candidate."""
         key_id = self.key_id
         units, n_rare, held, got, n_strong, need_strong = tally
-        worded = [(key_id[k], a, b) for k, a, b in word_numbers(text, han) if k in key_id]
+        worded = [(key_id[k], a, b) for k, a, b in word_numbers(text, han, words) if k in key_id]
         new = {i for i, _, _ in worded} - present
         present |= new
         if sum(1 for i in present if self.names[i][0].isdigit()) < _MIN_NUMBERS:
