@@ -65,6 +65,7 @@ from anyascii import anyascii
 # (the first digit is matched before the look-behind: one test per digit, not per character)
 _NUMBER = re.compile(r"[0-9０-９](?<![A-Za-z0-9０-９_:/\-–.,][0-9０-９])[0-9０-９]*"
                      r"(?:[.,\u00a0\u202f\u2009' ][0-9０-９]+)*(?![A-Za-z0-9０-９_]|[:/\-–][0-9０-９])")
+_DIGITS = "[0-9０-９]"  # (what every number holds)
 # ... or a capitalised Latin-script word.
 _CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w][A-ZÀ-ÖØ-Þ])[a-zà-öø-ÿ]{2,}(?![\w])")
 # Lower-case words (a capitalised word whose lower-case form is one is no name) and the
@@ -547,8 +548,10 @@ class KeyIndex:
         # A first look, by one findall each: the units holding enough of the text's keys (by
         # count and by weight, wherever they stand); most texts stop here.
         key_id = self.key_id
-        numbered = [(t, present) for t, text in enumerate(texts) if text and (present := {
-            key_id[k] for g in set(_NUMBER.findall(text)) for k in _number_keys_fast(g) if k in key_id})]
+        # (with the Arrow column at hand, only the texts RE2 finds a digit in are read)
+        digits = texts_holding(column, _DIGITS) if column is not None else np.ones(len(texts), dtype=bool)
+        numbered = [(t, present) for t, (text, some) in enumerate(zip(texts, digits.tolist())) if text and some and (
+            present := {key_id[k] for g in set(_NUMBER.findall(text)) for k in _number_keys_fast(g) if k in key_id})]
         # (names are read only in the texts RE2 finds one of the units' names in, Cyrillic or Chinese
         # ones in the texts it finds those scripts in: one pass for all)
         arr = None if not numbered else pa.array([texts[t] for t, _ in numbered], pa.string()) if column is None \
