@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from audit.normalize import tokenize_hashed
 from audit.stages.contamination import ContaminationIndex
-from audit.stages.contamination_cognate import cognate_form, lexicon
+from audit.stages.contamination_cognate import cognate_form, cognate_forms, lexicon
 from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
 
 # Two questions of academic words (cognates in every language here), beside MC_ITEMS.
@@ -43,6 +43,17 @@ def test_cognate_form_makes_one_spelling_of_a_loanword():
     common, attested = lexicon()
     assert "atmosf" in attested and "atmosf" not in common and "eart" not in attested
     assert cognate_form("система")[:6] in common
+
+
+def test_forms_made_in_one_batch_are_each_word_alone():
+    """The rules run once over a batch of words, one a line: a rule tied to a word's start or end
+    (Spanish es-, French -aire) or to a doubled letter applies within each word, never across two,
+    and a line break inside a word is dropped as any non-letter is."""
+    words = ["estructura", "Photosynthèse", "tes", "solaire", "Lampe\nnation", "es", "gasse", "sse", "нация", "",
+             "escapar", "aire"]
+    expected = ["struktura", "fotosintese", "tes", "solar", "lampenasi", "es", "gase", "se", "nasi", "", "skapar", "ar"]
+    assert cognate_forms(words) == expected
+    assert [cognate_form(w) for w in words] == expected
 
 
 def test_a_german_and_a_russian_translated_question_are_found_with_their_evidence(tmp_path):
