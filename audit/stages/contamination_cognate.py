@@ -448,10 +448,14 @@ class CognateIndex:
         ok = other <= (1 - _SCRIPT_SHARE) * counts
         hit = np.flatnonzero(keyed[ids] & ok[which])
         out: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-        for row, v, p in zip(rows[hit].tolist(), ids[hit].tolist(), which[hit].tolist()):
-            t = int(picked[p])
-            stems, k = self._values[v]
-            out[t] += [(row - int(tokens.bounds[t]), st, k) for st in stems]
+        text_of = picked[which[hit]]
+        values = self._values
+        for t, rank, v in zip(text_of.tolist(), (rows[hit] - tokens.bounds[text_of]).tolist(), ids[hit].tolist()):
+            stems, k = values[v]
+            if len(stems) == 1:  # (most words stand for one stem)
+                out[t].append((rank, stems[0], k))
+            else:
+                out[t] += [(rank, st, k) for st in stems]
         return out
 
     def matches(self, texts: Sequence[str | None], tokens: Tokens, floor: float
@@ -460,17 +464,21 @@ class CognateIndex:
         each pair whose best window covers at least `floor` of the unit's keyable weight; only
         non-English texts in Latin or Cyrillic script are read."""
         rw = self.rewrite
-        for t, hits in self._hits([x or "" for x in texts], tokens, np.flatnonzero(self._readable(texts, tokens))).items():
+        # (plain lists, not numpy scalars, in the loops below; the same values, compared alike)
+        hits_of = self._hits([x or "" for x in texts], tokens, np.flatnonzero(self._readable(texts, tokens)))
+        weight = self.weight.tolist() if hits_of else []
+        post = {s: self.post[s].tolist() for s in {s for hits in hits_of.values() for _, s, _ in hits} if s in self.post}
+        for t, hits in hits_of.items():
             text = texts[t] or ""
             if len({s for _, s, _ in hits}) < _MIN_RARE_HIT:
                 continue
             by_unit: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
             for h in hits:
-                for u in self.post[h[1]].tolist() if h[1] in self.post else ():
+                for u in post.get(h[1], ()):
                     mine = by_unit[u]
                     # a record word counts once per unit: as its heaviest stem (numeric, numerical)
                     if mine and mine[-1][0] == h[0]:
-                        if self.weight[h[1]] > self.weight[mine[-1][1]]:
+                        if weight[h[1]] > weight[mine[-1][1]]:
                             mine[-1] = h
                     else:
                         mine.append(h)
