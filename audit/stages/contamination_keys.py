@@ -66,6 +66,19 @@ from anyascii import anyascii
 _NUMBER = re.compile(r"[0-9０-９](?<![A-Za-z0-9０-９_:/\-–.,][0-9０-９])[0-9０-９]*"
                      r"(?:[.,\u00a0\u202f\u2009' ][0-9０-９]+)*(?![A-Za-z0-9０-９_]|[:/\-–][0-9０-９])")
 _DIGITS = "[0-9０-９]"  # (what every number holds)
+# _NUMBER for a text of ASCII characters alone (the same matches there: its other characters are
+# not ASCII), a quarter faster (an ASCII class is tested faster at every position).
+_NUMBER_ASCII = re.compile(r"[0-9](?<![A-Za-z0-9_:/\-.,][0-9])[0-9]*(?:[.,' ][0-9]+)*(?![A-Za-z0-9_]|[:/\-][0-9])")
+
+
+def _number_regex(text: str) -> re.Pattern:
+    """_NUMBER, or _NUMBER_ASCII where `text` is ASCII (str.isascii: a flag, no scan)."""
+    return _NUMBER_ASCII if text.isascii() else _NUMBER
+
+
+def number_strings(text: str) -> list[str]:
+    """Every number of `text` as written (_NUMBER.findall)."""
+    return _number_regex(text).findall(text)
 # ... or a capitalised Latin-script word.
 _CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w][A-ZÀ-ÖØ-Þ])[a-zà-öø-ÿ]{2,}(?![\w])")
 # Lower-case words (a capitalised word whose lower-case form is one is no name) and the
@@ -418,7 +431,7 @@ def _number_keys_fast(g: str) -> Sequence[str]:
 
 def text_numbers(text: str) -> Iterable[tuple[str, int, int]]:
     """(number key, start, end) of every number of `text`."""
-    for m in _NUMBER.finditer(text):
+    for m in _number_regex(text).finditer(text):
         for k in _number_keys_fast(m.group()):
             yield k, m.start(), m.end()
 
@@ -498,7 +511,7 @@ class KeyIndex:
         for t, has_name in zip(sample or (), named):
             # numbers in digits and names (number words are no rare key: 2-12 and ordinals are in
             # most documents; reading them in thousands of documents would double the build)
-            keys = {k for g in set(_NUMBER.findall(t)) for k in _number_keys_fast(g)}
+            keys = {k for g in set(number_strings(t)) for k in _number_keys_fast(g)}
             if has_name:
                 keys.update(_CAPITAL.findall(t))
             sdf.update(keys.intersection(indexed_keys))
@@ -551,7 +564,7 @@ class KeyIndex:
         # (with the Arrow column at hand, only the texts RE2 finds a digit in are read)
         digits = texts_holding(column, _DIGITS) if column is not None else np.ones(len(texts), dtype=bool)
         numbered = [(t, present) for t, (text, some) in enumerate(zip(texts, digits.tolist())) if text and some and (
-            present := {key_id[k] for g in set(_NUMBER.findall(text)) for k in _number_keys_fast(g) if k in key_id})]
+            present := {key_id[k] for g in set(number_strings(text)) for k in _number_keys_fast(g) if k in key_id})]
         # (names are read only in the texts RE2 finds one of the units' names in, Cyrillic or Chinese
         # ones in the texts it finds those scripts in: one pass for all)
         arr = None if not numbered else pa.array([texts[t] for t, _ in numbered], pa.string()) if column is None \
