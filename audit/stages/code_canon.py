@@ -192,19 +192,17 @@ def code_tokens(texts: Sequence[str | None], code: np.ndarray | None = None) -> 
     order = np.argsort(tok_a, kind="stable")
     tok_a, tok_b, kind = tok_a[order], tok_b[order], kind[order]
 
-    # Hash every token as hash_word of its text: XOR of its characters hashed with their rank.
-    covered = np.zeros(total + 1, dtype=np.int8)
-    plain = kind != 2
-    covered[tok_a[plain]] += 1  # tokens do not overlap: starts (and ends) are distinct
-    covered[tok_b[plain]] -= 1
-    in_tok = np.cumsum(covered[:-1], dtype=np.int8) > 0
-    mark = np.zeros(total, dtype=np.int64)
-    mark[tok_a] = tok_a
-    tok_base = np.maximum.accumulate(mark)
-    pos = np.flatnonzero(in_tok)
-    h = np.zeros(total, dtype=np.uint64)
-    h[pos] = hash_code_points(cps[pos], pos - tok_base[pos])
-    hashes = np.bitwise_xor.reduceat(h, tok_a) if len(tok_a) else np.zeros(0, dtype=np.uint64)
+    # Hash every token as hash_word of its text: XOR of its characters hashed with their rank (the
+    # characters of the tokens that are not strings, one after the other: no array of every
+    # character of the texts); a string's hash is its class, set below.
+    plain = np.flatnonzero(kind != 2)
+    lengths = (tok_b - tok_a)[plain]  # (each at least 1)
+    first = np.cumsum(lengths) - lengths
+    rank = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(first, lengths)
+    hashes = np.zeros(len(tok_a), dtype=np.uint64)
+    if len(plain):
+        h = hash_code_points(cps[np.repeat(tok_a[plain], lengths) + rank], rank)
+        hashes[plain] = np.bitwise_xor.reduceat(h, first)
     is_ident = kind == 1
     if len(_KEEP_HASHES):
         at = np.minimum(np.searchsorted(_KEEP_HASHES, hashes), len(_KEEP_HASHES) - 1)
