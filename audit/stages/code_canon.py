@@ -203,14 +203,14 @@ def code_tokens(texts: Sequence[str | None], code: np.ndarray | None = None) -> 
     if len(plain):
         h = hash_code_points(cps[np.repeat(tok_a[plain], lengths) + rank], rank)
         hashes[plain] = np.bitwise_xor.reduceat(h, first)
-    is_ident = kind == 1
-    if len(_KEEP_HASHES):
-        at = np.minimum(np.searchsorted(_KEEP_HASHES, hashes), len(_KEEP_HASHES) - 1)
-        kept_name = _KEEP_HASHES[at] == hashes
+    ident = np.flatnonzero(kind == 1)
+    if len(_KEEP_HASHES):  # (keywords and builtins keep their name: only identifiers are looked up)
+        at = np.minimum(np.searchsorted(_KEEP_HASHES, hashes[ident]), len(_KEEP_HASHES) - 1)
+        kept_name = _KEEP_HASHES[at] == hashes[ident]
     else:
-        kept_name = np.zeros(len(hashes), dtype=bool)
+        kept_name = np.zeros(len(ident), dtype=bool)
     hashes = hashes ^ np.uint64(_SALT)
-    hashes[is_ident & ~kept_name] = _IDENT
+    hashes[ident[~kept_name]] = _IDENT
     hashes[kind == 2] = _STRING
 
     text = np.searchsorted(text_start, tok_a, side="right") - 1
