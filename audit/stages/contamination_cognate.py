@@ -413,8 +413,9 @@ class CognateIndex:
         h = tokens.hashes[rows]
         at = np.minimum(np.searchsorted(self._known, h), max(len(self._known) - 1, 0))
         found = self._known[at] == h if len(self._known) else np.zeros(len(h), bool)
+        out = self._known_value[at] if len(self._known) else np.zeros(len(h), dtype=np.int64)
         if not found.all():
-            new, first = np.unique(h[~found], return_index=True)
+            new, first, inverse = np.unique(h[~found], return_index=True, return_inverse=True)
             new_rows = rows[~found][first]
             text_of = np.searchsorted(tokens.bounds, new_rows, side="right") - 1
             ids = []
@@ -425,12 +426,13 @@ class CognateIndex:
                     self._values.append(v)
             if len(self._known) + len(new) > _CACHE_WORDS:
                 self._known, self._known_value = self._known[:0], self._known_value[:0]
+            new_ids = np.array(ids, dtype=np.int64)
             known = np.concatenate([self._known, new])
             order = np.argsort(known, kind="stable")
             self._known = known[order]
-            self._known_value = np.concatenate([self._known_value, np.array(ids, dtype=np.int64)])[order]
-            at = np.searchsorted(self._known, h)
-        return self._known_value[at]
+            self._known_value = np.concatenate([self._known_value, new_ids])[order]
+            out[~found] = new_ids[inverse.reshape(-1)]  # (the new words' rows: no second lookup of every row)
+        return out
 
     def _hits(self, texts: Sequence[str], tokens: Tokens, picked: np.ndarray) -> dict[int, list[tuple[int, int, int]]]:
         """Per text of `picked` holding a keyed word and _SCRIPT_SHARE of words in Latin or Cyrillic
