@@ -54,7 +54,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from itertools import islice
 from pathlib import Path
 
@@ -460,6 +460,42 @@ class CognateIndex:
                 out[t] += [(rank, st, k) for st in stems]
         return out
 
+    @cached_property
+    def _post_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """`post` as arrays: per stem where its units start in the second (stems in order)."""
+        counts = np.zeros(len(self.weight) + 1, dtype=np.int64)
+        for s, units in self.post.items():
+            counts[s + 1] = len(units)
+        flat = [self.post[s] for s in sorted(self.post)]
+        return np.cumsum(counts), np.concatenate(flat).astype(np.int64) if flat else np.zeros(0, dtype=np.int64)
+
+    def _units_held(self, hits_of: dict[int, list[tuple[int, int, int]]]) -> dict[int, list[tuple[int, list[int]]]]:
+        """Per text of `hits_of`, the units (in the order its hits first name them) whose stems
+        among its hits are `unit_need` distinct ones or more, each with the rows of its hits (in
+        order, once per posting): every (text, unit) pair tallied by array passes, the few that
+        may hold a window read in Python."""
+        if not hits_of:
+            return {}
+        order = list(hits_of)
+        sizes = np.array([len(hits_of[t]) for t in order], dtype=np.int64)
+        stems = np.fromiter((s for t in order for _, s, _ in hits_of[t]), dtype=np.int64, count=int(sizes.sum()))
+        start, flat = self._post_csr
+        lens = start[stems + 1] - start[stems]
+        hit = np.repeat(np.arange(len(stems)), lens)  # a row per (hit, unit holding its stem)
+        unit = flat[np.repeat(start[stems], lens) + np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)]
+        n_units, n_stems = len(self.unit_need), len(self.weight)
+        pair = np.repeat(np.arange(len(order)), sizes)[hit] * n_units + unit
+        pairs, distinct = np.unique(np.unique(pair * n_stems + stems[hit]) // n_stems, return_counts=True)
+        rows = np.flatnonzero(np.isin(pair, pairs[distinct >= self.unit_need[pairs % n_units]]))
+        rows = rows[np.argsort(pair[rows], kind="stable")]  # by pair, each pair's rows in order
+        cut = np.flatnonzero(np.diff(pair[rows], prepend=-1) != 0).tolist() + [len(rows)]
+        in_text = (hit - np.repeat(np.cumsum(sizes) - sizes, sizes)[hit])[rows].tolist()
+        held: dict[int, list[tuple[int, int, list[int]]]] = defaultdict(list)
+        for a, b in zip(cut, cut[1:]):
+            text, u = divmod(int(pair[rows[a]]), n_units)
+            held[order[text]].append((int(rows[a]), u, in_text[a:b]))
+        return {t: [(u, r) for _, u, r in sorted(units)] for t, units in held.items()}
+
     def matches(self, texts: Sequence[str | None], tokens: Tokens, floor: float
                 ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
         """(text, unit, coverage, record span, unit stems found, "unit word=record word" pairs) of
@@ -469,22 +505,20 @@ class CognateIndex:
         # (plain lists, not numpy scalars, in the loops below; the same values, compared alike)
         hits_of = self._hits([x or "" for x in texts], tokens, np.flatnonzero(self._readable(texts, tokens)))
         weight = self.weight.tolist() if hits_of else []
-        post = {s: self.post[s].tolist() for s in {s for hits in hits_of.values() for _, s, _ in hits} if s in self.post}
+        held = self._units_held(hits_of)
         for t, hits in hits_of.items():
             text = texts[t] or ""
             if len({s for _, s, _ in hits}) < _MIN_RARE_HIT:
                 continue
-            by_unit: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-            for h in hits:
-                for u in post.get(h[1], ()):
-                    mine = by_unit[u]
+            for u, rows in held.get(t, ()):
+                mine: list[tuple[int, int, int]] = []
+                for h in map(hits.__getitem__, rows):
                     # a record word counts once per unit: as its heaviest stem (numeric, numerical)
                     if mine and mine[-1][0] == h[0]:
                         if weight[h[1]] > weight[mine[-1][1]]:
                             mine[-1] = h
                     else:
                         mine.append(h)
-            for u, mine in by_unit.items():
                 need = int(self.unit_need[u])
                 if len({s for _, s, _ in mine}) < need:
                     continue
