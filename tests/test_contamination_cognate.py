@@ -4,6 +4,8 @@ rare words, with the pairs as evidence; European text on the same subject sharin
 not; English text is not read by the tier."""
 from __future__ import annotations
 
+import numpy as np
+
 from audit.normalize import tokenize_hashed
 from audit.stages.contamination import ContaminationIndex
 from audit.stages.contamination_cognate import cognate_form, cognate_forms, lexicon
@@ -87,6 +89,27 @@ def test_english_text_is_not_read_by_the_tier(tmp_path):
     german = HOST_DE + " " + PHOTO_DE
     got = {t for t, *_ in index.cognate.matches([english, german], tokenize_hashed([english, german]), 0.3)}
     assert got == {1}
+
+
+def test_the_units_read_in_a_record_are_those_its_hits_name_enough_stems_of(tmp_path):
+    """The (record, unit) pairs are tallied for the whole batch by array passes: the units read in
+    a record are those with `unit_need` distinct stems among its hits, in the order its hits first
+    name them, each with its hits in order, as reading every unit of every hit would find them."""
+    cognate = ContaminationIndex.build(mc_config(tmp_path, items=ITEMS)).cognate
+    texts = [HOST_DE + " " + PHOTO_DE, HOST_RU + " " + PARKINSON_RU, PHOTO_CLEAN_DE, HOST_DE]
+    tokens = tokenize_hashed(texts)
+    hits_of = cognate._hits(texts, tokens, np.flatnonzero(cognate._readable(texts, tokens)))
+    expected = {}
+    for t, hits in hits_of.items():
+        rows: dict[int, list[int]] = {}
+        for r, (_, stem, _) in enumerate(hits):
+            for u in cognate.post[stem].tolist() if stem in cognate.post else ():
+                rows.setdefault(u, []).append(r)
+        enough = [(u, r) for u, r in rows.items() if len({hits[i][1] for i in r}) >= cognate.unit_need[u]]
+        if enough:
+            expected[t] = enough
+    assert expected and len(expected) < len(hits_of) <= len(texts)  # some records hold no unit's stems enough
+    assert cognate._units_held(hits_of) == expected
 
 
 def test_suffixes_spelled_apart_by_language_are_made_one():
