@@ -366,7 +366,27 @@ class CognateIndex:
         letters = [r for rs in runs for r in rs if not r.isdigit()]
         forms = iter(cognate_forms(letters))
         h_forms = _h_forms_of(letters)
-        return [self._word(rs, ["" if r.isdigit() else next(forms) for r in rs], h_forms) for rs in runs]
+        return [self._word(rs, ["" if r.isdigit() else next(forms) for r in rs], h_forms) if len(rs) != 1 or rs[0].isdigit()
+                else self._word_of(rs[0], next(forms), h_forms) for rs in runs]
+
+    def _word_of(self, run: str, form: str, h_forms: dict[str, list[str]]) -> tuple[tuple[int, ...], int]:
+        """`_word` of a word of one run of letters (most words: the loop over runs left out)."""
+        if not form:
+            return (), -2
+        key = self._run_key(run, form, h_forms)
+        return ((), 0) if key is None else self._keyed(key)
+
+    def _run_key(self, run: str, form: str, h_forms: dict[str, list[str]]) -> str | None:
+        """The key of a run of letters: its form's (`_key`), else one of its forms with г read as h."""
+        key = self._key(form)
+        if key is None and run in h_forms:
+            key = next((k for k in map(self._key, h_forms[run]) if k is not None), None)
+        return key
+
+    def _keyed(self, key: str) -> tuple[tuple[int, ...], int]:
+        """(stems, key length) of a word read as `key`: a key of everyday words is read as one letter
+        long (it counts, never as a strong hit)."""
+        return self.key_stem[key], 1 if key in self.everyday else len(key)
 
     def _word(self, runs: list[str], forms: list[str], h_forms: dict[str, list[str]]
               ) -> tuple[tuple[int, ...], int]:
@@ -379,12 +399,9 @@ class CognateIndex:
                 if r in self.number_stem:
                     return self.number_stem[r], 0
                 continue
-            key = self._key(f)
-            if key is None and r in h_forms:  # (the forms with г read as h where the plain one has no key)
-                key = next((k for k in map(self._key, h_forms[r]) if k is not None), None)
+            key = self._run_key(r, f, h_forms)  # (the forms with г read as h where the plain one has no key)
             if key is not None:
-                # a key of everyday words is read as one letter long: it counts, never as a strong hit
-                return self.key_stem[key], 1 if key in self.everyday else len(key)
+                return self._keyed(key)
         return (), 0
 
     def _key(self, f: str) -> str | None:
