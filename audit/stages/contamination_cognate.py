@@ -35,7 +35,9 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
 
 Cost: English records are told apart by one array pass over the block's word hashes; a read
 record's words are mapped to keys through a per-process cache sorted by word hash (a word's form
-is computed once per process, in Python), then windows are counted per record over its few hits.
+is computed once per process, a block's new words in one batch of regex passes), the (record,
+unit) pairs holding enough distinct stems found by array passes over the batch, then windows are
+counted per such pair over its few hits.
 The word lists are read into the cache folder once per machine (audit.cache, a few seconds).
 
 Not reached: words that are not cognates (oxygen / Sauerstoff, constitution / Verfassung, white

@@ -17,13 +17,16 @@ names.
    s/z/sh, j/dzh/zh, ng/n). Each key is weighted by its rarity: the lower
    of its inverse frequency among the units and among the corpus sample's documents (a "2" or a
    "10" is in most documents with numbers: nearly no evidence).
-2. Candidates, from the sets of the record's numbers and names (one findall each; names only in
-   the records where one RE2 pass over the batch finds a name of the units): a unit holding
+2. Candidates, from the sets of the record's numbers and names (one findall each; with the
+   stage's Arrow column at hand, numbers only in the records where one RE2 pass over the batch
+   finds a digit; names only where one finds a name of the units, Cyrillic and Chinese ones
+   where one finds those scripts): a unit holding
    _MIN_RARE of its rare keys (in at most _RARE_SHARE of the units and of the sample: short
    postings) and possibly enough keys of enough weight (step 3's bounds, wherever they stand),
    tallied for a whole batch of records by one sort of their postings.
    Number words are read (a slower pass) only where the unit's small numbers, spelled out,
-   could make a candidate. Most records stop here; for the rest, the positions of the
+   could make a candidate, and where RE2 finds a number word or a Chinese numeral at all (a
+   looser test than the regex). Most records stop here; for the rest, the positions of the
    candidates' keys.
 3. Match. The best window of the record (_WINDOW times the unit's characters, at least
    _MIN_WINDOW) holds _MIN_KEYS distinct keys of the unit and _KEYS_SHARE of them (a unit with
