@@ -4,9 +4,11 @@ rare words, with the pairs as evidence; European text on the same subject sharin
 not; English text is not read by the tier."""
 from __future__ import annotations
 
+import numpy as np
+
 from audit.normalize import tokenize_hashed
 from audit.stages.contamination import ContaminationIndex
-from audit.stages.contamination_cognate import cognate_form, lexicon
+from audit.stages.contamination_cognate import cognate_form, cognate_forms, lexicon
 from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
 
 # Two questions of academic words (cognates in every language here), beside MC_ITEMS.
@@ -45,6 +47,17 @@ def test_cognate_form_makes_one_spelling_of_a_loanword():
     assert cognate_form("система")[:6] in common
 
 
+def test_forms_made_in_one_batch_are_each_word_alone():
+    """The rules run once over a batch of words, one a line: a rule tied to a word's start or end
+    (Spanish es-, French -aire) or to a doubled letter applies within each word, never across two,
+    and a line break inside a word is dropped as any non-letter is."""
+    words = ["estructura", "Photosynthèse", "tes", "solaire", "Lampe\nnation", "es", "gasse", "sse", "нация", "",
+             "escapar", "aire"]
+    expected = ["struktura", "fotosintese", "tes", "solar", "lampenasi", "es", "gase", "se", "nasi", "", "skapar", "ar"]
+    assert cognate_forms(words) == expected
+    assert [cognate_form(w) for w in words] == expected
+
+
 def test_a_german_and_a_russian_translated_question_are_found_with_their_evidence(tmp_path):
     de = HOST_DE + "\n" + PHOTO_DE + "\n" + HOST_DE
     ru = HOST_RU + "\n" + PARKINSON_RU + "\n" + HOST_RU
@@ -76,6 +89,27 @@ def test_english_text_is_not_read_by_the_tier(tmp_path):
     german = HOST_DE + " " + PHOTO_DE
     got = {t for t, *_ in index.cognate.matches([english, german], tokenize_hashed([english, german]), 0.3)}
     assert got == {1}
+
+
+def test_the_units_read_in_a_record_are_those_its_hits_name_enough_stems_of(tmp_path):
+    """The (record, unit) pairs are tallied for the whole batch by array passes: the units read in
+    a record are those with `unit_need` distinct stems among its hits, in the order its hits first
+    name them, each with its hits in order, as reading every unit of every hit would find them."""
+    cognate = ContaminationIndex.build(mc_config(tmp_path, items=ITEMS)).cognate
+    texts = [HOST_DE + " " + PHOTO_DE, HOST_RU + " " + PARKINSON_RU, PHOTO_CLEAN_DE, HOST_DE]
+    tokens = tokenize_hashed(texts)
+    hits_of = cognate._hits(texts, tokens, np.flatnonzero(cognate._readable(texts, tokens)))
+    expected = {}
+    for t, hits in hits_of.items():
+        rows: dict[int, list[int]] = {}
+        for r, (_, stem, _) in enumerate(hits):
+            for u in cognate.post[stem].tolist() if stem in cognate.post else ():
+                rows.setdefault(u, []).append(r)
+        enough = [(u, r) for u, r in rows.items() if len({hits[i][1] for i in r}) >= cognate.unit_need[u]]
+        if enough:
+            expected[t] = enough
+    assert expected and len(expected) < len(hits_of) <= len(texts)  # some records hold no unit's stems enough
+    assert cognate._units_held(hits_of) == expected
 
 
 def test_suffixes_spelled_apart_by_language_are_made_one():

@@ -5,6 +5,7 @@ are not."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pyarrow as pa
@@ -13,7 +14,8 @@ import pytest
 from audit.config import parse_config
 from audit.stages.contamination import ContaminationStage, counted
 from audit.stages import contamination_keys
-from audit.stages.contamination_keys import KeyIndex, number_keys, sound_key, text_keys, word_numbers
+from audit.stages.contamination_keys import (NUMBER_WORD_RE2, KeyIndex, number_keys, sound_key, text_keys,
+                                             texts_holding, word_numbers)
 
 # GSM8K test item 11 (Toula's bakery), translated by hand.
 DE_11 = ("Toula ging in die Bäckerei und kaufte verschiedene Gebäcksorten. Sie kaufte 3 Dutzend Donuts zu "
@@ -43,6 +45,15 @@ def _matches(index: KeyIndex, text: str, floor: float) -> list[tuple]:
     ("1,2", ["1.2"]), ("2,50", ["2.5"]), ("1,2,3", ["1", "2", "3"]), ("192.0.2.1", []), ("０６８", ["68"])])
 def test_numbers_read_alike_in_every_language(written, key):
     assert number_keys(written) == key
+
+
+def test_an_ascii_text_is_read_for_numbers_as_any_text():
+    """ASCII texts are read with an ASCII-only regex (faster): the numbers it finds are _NUMBER's."""
+    rng = random.Random(3)
+    texts = ["".join(rng.choice("0123456789 .,'-:/_aZ\n;") for _ in range(rng.randint(0, 16))) for _ in range(20000)]
+    texts += [STAMPS, FIGURES, DOCTEST, "she paid 5 000 $ for 16 glasses, 5,000 in all; 1.2 or 3,75"]
+    assert all(contamination_keys.number_strings(t) == contamination_keys._NUMBER.findall(t) for t in texts)
+    assert contamination_keys.number_strings("5,000 and 16") == ["5,000", "16"]
 
 
 def test_times_dates_ranges_versions_and_identifiers_hold_no_number():
@@ -130,6 +141,30 @@ def test_a_batch_is_matched_as_its_texts_one_by_one(gsm_keys):
     alone = [(t, *m) for t, text in enumerate(batch) for m in _matches(index, text or "", 0.3)]
     assert {(t, u) for t, u, *_ in alone} >= {(0, 11), (4, 5), (7, 11), (8, 21)}
     assert list(index.matches_many(batch, 0.3)) == alone
+
+
+def test_a_batch_read_through_its_arrow_column_matches_as_its_texts(gsm_keys):
+    """With the stage's Arrow column at hand (its RE2 passes read it, not a copy), the matches are
+    those of the texts alone, a chunked column too."""
+    index, sentences = gsm_keys
+    host = " ".join(sentences[:6])
+    batch = [host + " " + DE_11, None, "", FIGURES, host + " " + RU_5, DOCTEST, host + " " + ZH_11, RU_21]
+    alone = list(index.matches_many(batch, 0.3))
+    assert {(t, u) for t, u, *_ in alone} >= {(0, 11), (4, 5), (6, 11), (7, 21)}
+    column = pa.chunked_array([batch[:3], batch[3:]], pa.string())
+    assert list(index.matches_many(batch, 0.3, column)) == alone
+
+
+@pytest.mark.parametrize("text", [
+    "FÜNF Äpfel", "ДВАДЦАТЬ ЛЕТ", "İki FİVE five", "x-five", "K ten", "DREIẞIG", "vingt-et-un", "(twenty-five)",
+    "soixante-dix", "Σfive", "éfive", "ﬁve", "five_", "5five", "nothing to count", "一个"])
+def test_the_re2_number_word_test_is_looser_than_the_regex(text):
+    """A text the RE2 pass finds no number word in is not read for them: wherever the regex finds
+    one (Unicode \\w, the text lower-cased), RE2 (ASCII \\W, case folded) finds one too."""
+    found = word_numbers(text, han=False)
+    held = bool(texts_holding(pa.array([text], pa.string()), NUMBER_WORD_RE2)[0])
+    assert held or not found
+    assert word_numbers(text, han=False, words=held) == found
 
 
 def test_lower_case_words_are_found_whatever_their_neighbours(monkeypatch):

@@ -127,10 +127,10 @@ def code_tokens(texts: Sequence[str | None], code: np.ndarray | None = None) -> 
             r_string.append(t[a] in "\"'" and not t.startswith(('"""', "'''"), a, b))
     r_start_a = np.asarray(r_start, dtype=np.int64)
     r_end_a = np.asarray(r_end, dtype=np.int64)
-    depth = np.zeros(total + 1, dtype=np.int32)
+    depth = np.zeros(total + 1, dtype=np.int8)
     depth[r_start_a] += 1  # regions do not overlap: starts (and ends) are distinct
     depth[r_end_a] -= 1
-    inside = np.cumsum(depth[:-1]) > 0
+    inside = np.cumsum(depth[:-1], dtype=np.int8) > 0  # (0 or 1 throughout: the narrowest sum is the fastest)
     cls = np.where(inside, np.int8(_SP), cls)  # a string or comment ends any token next to it
 
     # Word-character runs: an identifier from the run's first [A-Za-z_] to its end; before it,
@@ -138,12 +138,13 @@ def code_tokens(texts: Sequence[str | None], code: np.ndarray | None = None) -> 
     word = (cls == _LET) | (cls == _DIG) | (cls == _WOTH)
     edge = np.diff(word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
     run_a, run_b = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
-    run_of = np.cumsum(edge[:-1] == 1) - 1  # run index of each word character
+    run_of = np.cumsum(edge[:-1] == 1, dtype=np.int32) - 1  # run index of each word character
     let_at = np.flatnonzero(cls == _LET)
     first_let = np.full(len(run_a), np.iinfo(np.int64).max, dtype=np.int64)
     if len(let_at):
-        ids, at = np.unique(run_of[let_at], return_index=True)
-        first_let[ids] = let_at[at]
+        runs = run_of[let_at]  # (in order: each run's first letter is where its index changes, no sort)
+        at = np.flatnonzero(np.diff(runs, prepend=np.int32(-1)) != 0)
+        first_let[runs[at]] = let_at[at]
     has_let = first_let < np.iinfo(np.int64).max
     id_a, id_b = first_let[has_let], run_b[has_let]
     dig = cls == _DIG
@@ -191,27 +192,25 @@ def code_tokens(texts: Sequence[str | None], code: np.ndarray | None = None) -> 
     order = np.argsort(tok_a, kind="stable")
     tok_a, tok_b, kind = tok_a[order], tok_b[order], kind[order]
 
-    # Hash every token as hash_word of its text: XOR of its characters hashed with their rank.
-    covered = np.zeros(total + 1, dtype=np.int32)
-    plain = kind != 2
-    covered[tok_a[plain]] += 1  # tokens do not overlap: starts (and ends) are distinct
-    covered[tok_b[plain]] -= 1
-    in_tok = np.cumsum(covered[:-1]) > 0
-    mark = np.zeros(total, dtype=np.int64)
-    mark[tok_a] = tok_a
-    tok_base = np.maximum.accumulate(mark)
-    pos = np.flatnonzero(in_tok)
-    h = np.zeros(total, dtype=np.uint64)
-    h[pos] = hash_code_points(cps[pos], pos - tok_base[pos])
-    hashes = np.bitwise_xor.reduceat(h, tok_a) if len(tok_a) else np.zeros(0, dtype=np.uint64)
-    is_ident = kind == 1
-    if len(_KEEP_HASHES):
-        at = np.minimum(np.searchsorted(_KEEP_HASHES, hashes), len(_KEEP_HASHES) - 1)
-        kept_name = _KEEP_HASHES[at] == hashes
+    # Hash every token as hash_word of its text: XOR of its characters hashed with their rank (the
+    # characters of the tokens that are not strings, one after the other: no array of every
+    # character of the texts); a string's hash is its class, set below.
+    plain = np.flatnonzero(kind != 2)
+    lengths = (tok_b - tok_a)[plain]  # (each at least 1)
+    first = np.cumsum(lengths) - lengths
+    rank = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(first, lengths)
+    hashes = np.zeros(len(tok_a), dtype=np.uint64)
+    if len(plain):
+        h = hash_code_points(cps[np.repeat(tok_a[plain], lengths) + rank], rank)
+        hashes[plain] = np.bitwise_xor.reduceat(h, first)
+    ident = np.flatnonzero(kind == 1)
+    if len(_KEEP_HASHES):  # (keywords and builtins keep their name: only identifiers are looked up)
+        at = np.minimum(np.searchsorted(_KEEP_HASHES, hashes[ident]), len(_KEEP_HASHES) - 1)
+        kept_name = _KEEP_HASHES[at] == hashes[ident]
     else:
-        kept_name = np.zeros(len(hashes), dtype=bool)
+        kept_name = np.zeros(len(ident), dtype=bool)
     hashes = hashes ^ np.uint64(_SALT)
-    hashes[is_ident & ~kept_name] = _IDENT
+    hashes[ident[~kept_name]] = _IDENT
     hashes[kind == 2] = _STRING
 
     text = np.searchsorted(text_start, tok_a, side="right") - 1

@@ -645,7 +645,7 @@ class ContaminationIndex:
             if self.rewrite is not None:
                 self._rewrite_matches(tokens.slice(a, b), found)
             if self.keys is not None:
-                self._key_matches(texts, a, b, found)
+                self._key_matches(texts, a, b, found, None if column is None else column.slice(a, b - a))
             if han is not None:
                 self._gloss_matches(texts, a, b, han, found)
             if self.cognate is not None:
@@ -723,12 +723,14 @@ class ContaminationIndex:
             self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span,
                       [f"cosine {cosine:.3f}", "stems " + " ".join(rw.names[s] for s in rare)], runs)
 
-    def _key_matches(self, texts: Sequence[str | None], a: int, b: int, found: dict[int, list[dict[str, Any]]]) -> None:
+    def _key_matches(self, texts: Sequence[str | None], a: int, b: int, found: dict[int, list[dict[str, Any]]],
+                     column: pa.Array | pa.ChunkedArray | None = None) -> None:
         """Add to `found` (keyed by text - a) the rewrite matches by language-neutral keys (numbers,
-        names) of texts[a:b]: a unit translated into another language."""
+        names) of texts[a:b] (`column`: them as Arrow): a unit translated into another language."""
         assert self.keys is not None
         n_items = len(self.item_ids)
-        for t, u, coverage, span, item_chars, evidence in self.keys.matches_many(texts[a:b], self.settings.rewrite_floor):
+        for t, u, coverage, span, item_chars, evidence in self.keys.matches_many(texts[a:b], self.settings.rewrite_floor,
+                                                                                  column):
             self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span, evidence,
                       item_chars=item_chars)
 

@@ -56,6 +56,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
@@ -122,21 +123,28 @@ _CALLS = {"tolower": "lower", "lowercase": "lower", "lowercased": "lower", "toup
 _CALL_KEYS = frozenset(_CALLS.values())
 
 
+@lru_cache(maxsize=1 << 16)  # a page of code repeats its identifiers: most tokens are repeats
+def _token_keys(tok: str) -> tuple[tuple[str, int, int], ...]:
+    """The keys of one identifier or number token: (key, start, end) within it (see `_code_keys`)."""
+    if tok[0].isdigit():
+        return (("#" + tok, 0, len(tok)),)
+    out = []
+    for p in _PIECE.finditer(tok):
+        piece = p.group().lower()
+        if len(piece) > 1 and piece not in _STOP and not piece.isdigit():
+            out.append((_CALLS.get(piece, piece), p.start(), p.end()))
+        elif piece.isdigit():
+            out.append(("#" + piece, p.start(), p.end()))
+    return tuple(out)
+
+
 def _code_keys(code: str, base: int, out: list[tuple[str, int, int]]) -> None:
     """Identifier pieces (library calls under one name, `_CALLS`) and numbers of a stretch of code
     (no comments or strings in it)."""
     for m in _TOKEN.finditer(code):
-        tok = m.group()
         a = base + m.start()
-        if tok[0].isdigit():
-            out.append(("#" + tok, a, base + m.end()))
-            continue
-        for p in _PIECE.finditer(tok):
-            piece = p.group().lower()
-            if len(piece) > 1 and piece not in _STOP and not piece.isdigit():
-                out.append((_CALLS.get(piece, piece), a + p.start(), a + p.end()))
-            elif piece.isdigit():
-                out.append(("#" + piece, a + p.start(), a + p.end()))
+        for key, ka, kb in _token_keys(m.group()):
+            out.append((key, a + ka, a + kb))
 
 
 def key_tokens(text: str, examples: bool = True) -> list[tuple[str, int, int]]:

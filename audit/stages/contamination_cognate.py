@@ -35,7 +35,9 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
 
 Cost: English records are told apart by one array pass over the block's word hashes; a read
 record's words are mapped to keys through a per-process cache sorted by word hash (a word's form
-is computed once per process, in Python), then windows are counted per record over its few hits.
+is computed once per process, a block's new words in one batch of regex passes), the (record,
+unit) pairs holding enough distinct stems found by array passes over the batch, then windows are
+counted per such pair over its few hits.
 The word lists are read into the cache folder once per machine (audit.cache, a few seconds).
 
 Not reached: words that are not cognates (oxygen / Sauerstoff, constitution / Verfassung, white
@@ -54,7 +56,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from itertools import islice
 from pathlib import Path
 
@@ -72,16 +74,17 @@ _CYRILLIC = str.maketrans({
     "у": "u", "ф": "f", "х": "k", "ц": "s", "ч": "k", "ш": "s", "щ": "s", "ъ": "", "ы": "i", "ь": "",
     "э": "e", "ю": "u", "я": "a", "і": "i", "ї": "i", "є": "e", "ß": "ss"})
 _DIGRAPHS = (("sch", "s"), ("ph", "f"), ("th", "t"), ("ch", "k"), ("sh", "s"), ("ck", "k"), ("qu", "k"))
+# (the rules read many words at once, one a line: ^ and $ are a word's ends, no rule crosses a line break)
 _SOFT_C = re.compile(r"c(?=[eiy])")
 _SINGLE = str.maketrans({"c": "k", "q": "k", "z": "s", "v": "f", "w": "f", "y": "i", "j": "i", "h": None})
 _DIPHTHONG = re.compile(r"e[iu]")
-_PROSTHETIC_E = re.compile(r"^es(?=[^aeiou])")  # Spanish estructura, escapar = structure, escape
+_PROSTHETIC_E = re.compile(r"^es(?=[^aeiou\n])", re.M)  # Spanish estructura, escapar = structure, escape
 # Suffixes spelled apart by language, made one: -tion/-ción/-sion/-ция/-cia -> si (nation, nación, нация:
 # nasi; radiation, радиация: radiasi); French -aire -> ar (binaire, solaire = binary, solar).
 _TION = re.compile(r"(?<=[a-z]{2})[ts]i[oa]n?")
-_AIRE = re.compile(r"aire?s?$")
+_AIRE = re.compile(r"aire?s?$", re.M)
 _DOUBLE = re.compile(r"(.)\1+")
-_LETTERS = re.compile(r"[^a-z]+")
+_LETTERS = re.compile(r"[^a-z\n]+")
 _RUNS = re.compile(r"[^\W\d_]+|\d+")
 _EDGES = re.compile(r"^\W+|\W+$")  # a word's punctuation, left out of the evidence
 # A word of this many letters past a key is read for a key inside it too (a compound's later part).
@@ -134,26 +137,35 @@ _CACHE_WORDS = 2_000_000
 def cognate_form(word: str) -> str:
     """The spelling-neutral form of one word (see the module docstring): Photosynthese,
     photosynthèse, фотосинтез -> fotosintese, fotosintese, fotosintes."""
-    w = word.lower().translate(_CYRILLIC)
+    return cognate_forms([word])[0]
+
+
+def cognate_forms(words: Sequence[str]) -> list[str]:
+    """`cognate_form` of each of `words`: each rule applied once to all of them, one a line (a
+    rule per word costs five times as much for the thousands of words new to a block)."""
+    # (a line break is no letter: cognate_form leaves it out wherever it stands)
+    w = "\n".join(x.replace("\n", "") for x in words).lower().translate(_CYRILLIC)
     # accents stripped: the decomposed marks (and any letter of another script) are not ASCII
     w = _LETTERS.sub("", unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode())
     for a, b in _DIGRAPHS:
         w = w.replace(a, b)
     w = _SOFT_C.sub("s", w).translate(_SINGLE)
     w = _PROSTHETIC_E.sub("s", _DIPHTHONG.sub("e", w))
-    return _DOUBLE.sub(r"\1", _AIRE.sub("ar", _TION.sub("si", w)))
+    return _DOUBLE.sub(r"\1", _AIRE.sub("ar", _TION.sub("si", w))).split("\n")
 
 
-def _h_forms(word: str) -> list[str]:
-    """The forms of a Russian word read with its first г, then every г, as a Latin h (dropped, as
-    cognate_form drops h): гормон, гипотеза, гемоглобин = hormone, hypothesis, hemoglobin; г is also
-    Latin g (грамм), the form tried first."""
-    w = word.lower()
-    at = w.find("г")
-    if at < 0:
-        return []
-    first, every = cognate_form(w[:at] + w[at + 1:]), cognate_form(w.replace("г", ""))
-    return [first] if first == every else [first, every]
+def _h_forms_of(words: Sequence[str]) -> dict[str, list[str]]:
+    """Per word of `words` with a г (Russian), its forms read with its first г, then every г, as a
+    Latin h (dropped, as cognate_form drops h): гормон, гипотеза, гемоглобин = hormone, hypothesis,
+    hemoglobin; г is also Latin g (грамм), the form tried first. (The forms made in one batch.)"""
+    readings = {w: (low[:at] + low[at + 1:], low.replace("г", "")) for w in words if "г" in w or "Г" in w
+                if (at := (low := w.lower()).find("г")) >= 0}
+    forms = iter(cognate_forms([x for pair in readings.values() for x in pair]))
+    out: dict[str, list[str]] = {}
+    for w in readings:
+        first, every = next(forms), next(forms)
+        out[w] = [first] if first == every else [first, every]
+    return out
 
 
 def _in_vocabulary(words: list[str], vocabulary: np.ndarray) -> np.ndarray:
@@ -196,8 +208,8 @@ def _derive_lexicon() -> dict[str, np.ndarray]:
     for lang in _LANGS:
         total: dict[str, float] = defaultdict(float)
         own: set[str] = set()
-        for w, freq in islice(get_frequency_dict(lang).items(), _LEX_WORDS):
-            f = cognate_form(w)
+        top = list(islice(get_frequency_dict(lang).items(), _LEX_WORDS))
+        for (w, freq), f in zip(top, cognate_forms([w for w, _ in top])):
             if len(f) < _MIN_LEN:
                 continue
             keys = {f[:6], f[:5], f[:4]}
@@ -293,13 +305,13 @@ class CognateIndex:
                     strong[s] |= k not in everyday
 
         live = np.flatnonzero(rw.weight > 0).tolist()
-        for s in live:
+        for s, form in zip(live, cognate_forms([rw.names[s] for s in live])):
             name = rw.names[s]
             if name.isdigit():
                 number_stem[name] = (s,)
                 keyed[s] = True
                 continue
-            key(s, _keys_of(cognate_form(name)))
+            key(s, _keys_of(form))
         # a stem cut from -ce (produc, plac, choic) keys its word too: c is soft there (producir, place)
         soft = [s for s in live if rw.names[s].endswith("c")]
         for s, ok in zip(soft, _in_vocabulary([rw.names[s] + "e" for s in soft], rw.vectors.keys).tolist()):
@@ -348,10 +360,40 @@ class CognateIndex:
         return ((counts >= _MIN_WORDS) & (n_en < _EN_SHARE * np.maximum(counts, 1))
                 & (n_lang >= _LANG_SHARE * counts))
 
-    def _word(self, raw: str) -> tuple[tuple[int, ...], int]:
-        """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of one record word."""
-        runs = _RUNS.findall(raw)
-        forms = ["" if r.isdigit() else cognate_form(r) for r in runs]
+    def _words(self, raws: Sequence[str]) -> list[tuple[tuple[int, ...], int]]:
+        """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of each record word of
+        `raws` (their forms made in one batch: `cognate_forms`)."""
+        # (a word of letters alone, most of them, is one run)
+        runs = [[raw] if raw.isalpha() else _RUNS.findall(raw) for raw in raws]
+        letters = [r for rs in runs for r in rs if not r.isdigit()]
+        forms = iter(cognate_forms(letters))
+        h_forms = _h_forms_of(letters)
+        return [self._word(rs, ["" if r.isdigit() else next(forms) for r in rs], h_forms) if len(rs) != 1 or rs[0].isdigit()
+                else self._word_of(rs[0], next(forms), h_forms) for rs in runs]
+
+    def _word_of(self, run: str, form: str, h_forms: dict[str, list[str]]) -> tuple[tuple[int, ...], int]:
+        """`_word` of a word of one run of letters (most words: the loop over runs left out)."""
+        if not form:
+            return (), -2
+        key = self._run_key(run, form, h_forms)
+        return ((), 0) if key is None else self._keyed(key)
+
+    def _run_key(self, run: str, form: str, h_forms: dict[str, list[str]]) -> str | None:
+        """The key of a run of letters: its form's (`_key`), else one of its forms with г read as h."""
+        key = self._key(form)
+        if key is None and run in h_forms:
+            key = next((k for k in map(self._key, h_forms[run]) if k is not None), None)
+        return key
+
+    def _keyed(self, key: str) -> tuple[tuple[int, ...], int]:
+        """(stems, key length) of a word read as `key`: a key of everyday words is read as one letter
+        long (it counts, never as a strong hit)."""
+        return self.key_stem[key], 1 if key in self.everyday else len(key)
+
+    def _word(self, runs: list[str], forms: list[str], h_forms: dict[str, list[str]]
+              ) -> tuple[tuple[int, ...], int]:
+        """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of one record word: its
+        `runs` of letters or digits, their cognate forms ("" for digits) and `_h_forms_of` them."""
         if not any(r.isdigit() or f for r, f in zip(runs, forms)):
             return (), -2
         for r, f in zip(runs, forms):  # a token may be several words (l'ozone, Parkinson-Krankheit): the first keyed one
@@ -359,48 +401,57 @@ class CognateIndex:
                 if r in self.number_stem:
                     return self.number_stem[r], 0
                 continue
-            for g in (f, *_h_forms(r)):
-                key = self._key(g)
-                if key is not None:
-                    # a key of everyday words is read as one letter long: it counts, never as a strong hit
-                    return self.key_stem[key], 1 if key in self.everyday else len(key)
+            key = self._run_key(r, f, h_forms)  # (the forms with г read as h where the plain one has no key)
+            if key is not None:
+                return self._keyed(key)
         return (), 0
 
     def _key(self, f: str) -> str | None:
         """The key a record word's form `f` is read as: its longest prefix key, unless a German
         compound's full key further in is longer (Erdatmosphäre, Sortieralgorithmus: algori, not
         sort: the head is the last part); None."""
-        if len(f) < _MIN_LEN:
+        n = len(f)
+        if n < _MIN_LEN:
             return None
-        key = next((f[:k] for k in (6, 5, 4) if len(f) >= k and f[:k] in self.key_stem), None)
+        key_stem = self.key_stem
+        key = None
+        for k in (6, 5, 4):  # (plain loops: this runs for every word new to a process)
+            if n >= k and f[:k] in key_stem:
+                key = f[:k]
+                break
         if key is not None and len(key) == 6:
             return key
-        return next((f[i:i + 6] for i in range(3, len(f) - _COMPOUND_REST) if f[i:i + 6] in self.key_stem), key)
+        for i in range(3, n - _COMPOUND_REST):
+            if f[i:i + 6] in key_stem:
+                return f[i:i + 6]
+        return key
 
     def _value_ids(self, texts: Sequence[str], tokens: Tokens, rows: np.ndarray) -> np.ndarray:
         """The value id (into _values) of each token `rows`: looked up in the cache by hash, a word
-        new to this process read once (`_word`)."""
+        new to this process read once (`_words`)."""
         h = tokens.hashes[rows]
         at = np.minimum(np.searchsorted(self._known, h), max(len(self._known) - 1, 0))
         found = self._known[at] == h if len(self._known) else np.zeros(len(h), bool)
+        out = self._known_value[at] if len(self._known) else np.zeros(len(h), dtype=np.int64)
         if not found.all():
-            new, first = np.unique(h[~found], return_index=True)
+            new, first, inverse = np.unique(h[~found], return_index=True, return_inverse=True)
             new_rows = rows[~found][first]
             text_of = np.searchsorted(tokens.bounds, new_rows, side="right") - 1
             ids = []
-            for t, a, b in zip(text_of.tolist(), tokens.starts[new_rows].tolist(), tokens.ends[new_rows].tolist()):
-                v = self._word(texts[t][a:b])
+            for v in self._words([texts[t][a:b] for t, a, b in zip(text_of.tolist(), tokens.starts[new_rows].tolist(),
+                                                                    tokens.ends[new_rows].tolist())]):
                 ids.append(self._value_id.setdefault(v, len(self._value_id)))
                 if ids[-1] == len(self._values):
                     self._values.append(v)
             if len(self._known) + len(new) > _CACHE_WORDS:
                 self._known, self._known_value = self._known[:0], self._known_value[:0]
+            new_ids = np.array(ids, dtype=np.int64)
             known = np.concatenate([self._known, new])
             order = np.argsort(known, kind="stable")
             self._known = known[order]
-            self._known_value = np.concatenate([self._known_value, np.array(ids, dtype=np.int64)])[order]
-            at = np.searchsorted(self._known, h)
-        return self._known_value[at]
+            self._known_value = np.concatenate([self._known_value, new_ids])[order]
+            out[~found] = new_ids[inverse.reshape(-1)]  # (the new words' rows: no second lookup of every row)
+        return out
 
     def _hits(self, texts: Sequence[str], tokens: Tokens, picked: np.ndarray) -> dict[int, list[tuple[int, int, int]]]:
         """Per text of `picked` holding a keyed word and _SCRIPT_SHARE of words in Latin or Cyrillic
@@ -418,11 +469,51 @@ class CognateIndex:
         ok = other <= (1 - _SCRIPT_SHARE) * counts
         hit = np.flatnonzero(keyed[ids] & ok[which])
         out: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-        for row, v, p in zip(rows[hit].tolist(), ids[hit].tolist(), which[hit].tolist()):
-            t = int(picked[p])
-            stems, k = self._values[v]
-            out[t] += [(row - int(tokens.bounds[t]), st, k) for st in stems]
+        text_of = picked[which[hit]]
+        values = self._values
+        for t, rank, v in zip(text_of.tolist(), (rows[hit] - tokens.bounds[text_of]).tolist(), ids[hit].tolist()):
+            stems, k = values[v]
+            if len(stems) == 1:  # (most words stand for one stem)
+                out[t].append((rank, stems[0], k))
+            else:
+                out[t] += [(rank, st, k) for st in stems]
         return out
+
+    @cached_property
+    def _post_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """`post` as arrays: per stem where its units start in the second (stems in order)."""
+        counts = np.zeros(len(self.weight) + 1, dtype=np.int64)
+        for s, units in self.post.items():
+            counts[s + 1] = len(units)
+        flat = [self.post[s] for s in sorted(self.post)]
+        return np.cumsum(counts), np.concatenate(flat).astype(np.int64) if flat else np.zeros(0, dtype=np.int64)
+
+    def _units_held(self, hits_of: dict[int, list[tuple[int, int, int]]]) -> dict[int, list[tuple[int, list[int]]]]:
+        """Per text of `hits_of`, the units (in the order its hits first name them) whose stems
+        among its hits are `unit_need` distinct ones or more, each with the rows of its hits (in
+        order, once per posting): every (text, unit) pair tallied by array passes, the few that
+        may hold a window read in Python."""
+        if not hits_of:
+            return {}
+        order = list(hits_of)
+        sizes = np.array([len(hits_of[t]) for t in order], dtype=np.int64)
+        stems = np.fromiter((s for t in order for _, s, _ in hits_of[t]), dtype=np.int64, count=int(sizes.sum()))
+        start, flat = self._post_csr
+        lens = start[stems + 1] - start[stems]
+        hit = np.repeat(np.arange(len(stems)), lens)  # a row per (hit, unit holding its stem)
+        unit = flat[np.repeat(start[stems], lens) + np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)]
+        n_units, n_stems = len(self.unit_need), len(self.weight)
+        pair = np.repeat(np.arange(len(order)), sizes)[hit] * n_units + unit
+        pairs, distinct = np.unique(np.unique(pair * n_stems + stems[hit]) // n_stems, return_counts=True)
+        rows = np.flatnonzero(np.isin(pair, pairs[distinct >= self.unit_need[pairs % n_units]]))
+        rows = rows[np.argsort(pair[rows], kind="stable")]  # by pair, each pair's rows in order
+        cut = np.flatnonzero(np.diff(pair[rows], prepend=-1) != 0).tolist() + [len(rows)]
+        in_text = (hit - np.repeat(np.cumsum(sizes) - sizes, sizes)[hit])[rows].tolist()
+        held: dict[int, list[tuple[int, int, list[int]]]] = defaultdict(list)
+        for a, b in zip(cut, cut[1:]):
+            text, u = divmod(int(pair[rows[a]]), n_units)
+            held[order[text]].append((int(rows[a]), u, in_text[a:b]))
+        return {t: [(u, r) for _, u, r in sorted(units)] for t, units in held.items()}
 
     def matches(self, texts: Sequence[str | None], tokens: Tokens, floor: float
                 ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
@@ -430,21 +521,23 @@ class CognateIndex:
         each pair whose best window covers at least `floor` of the unit's keyable weight; only
         non-English texts in Latin or Cyrillic script are read."""
         rw = self.rewrite
-        for t, hits in self._hits([x or "" for x in texts], tokens, np.flatnonzero(self._readable(texts, tokens))).items():
+        # (plain lists, not numpy scalars, in the loops below; the same values, compared alike)
+        hits_of = self._hits([x or "" for x in texts], tokens, np.flatnonzero(self._readable(texts, tokens)))
+        weight = self.weight.tolist() if hits_of else []
+        held = self._units_held(hits_of)
+        for t, hits in hits_of.items():
             text = texts[t] or ""
             if len({s for _, s, _ in hits}) < _MIN_RARE_HIT:
                 continue
-            by_unit: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-            for h in hits:
-                for u in self.post[h[1]].tolist() if h[1] in self.post else ():
-                    mine = by_unit[u]
+            for u, rows in held.get(t, ()):
+                mine: list[tuple[int, int, int]] = []
+                for h in map(hits.__getitem__, rows):
                     # a record word counts once per unit: as its heaviest stem (numeric, numerical)
                     if mine and mine[-1][0] == h[0]:
-                        if self.weight[h[1]] > self.weight[mine[-1][1]]:
+                        if weight[h[1]] > weight[mine[-1][1]]:
                             mine[-1] = h
                     else:
                         mine.append(h)
-            for u, mine in by_unit.items():
                 need = int(self.unit_need[u])
                 if len({s for _, s, _ in mine}) < need:
                     continue

@@ -17,13 +17,16 @@ names.
    s/z/sh, j/dzh/zh, ng/n). Each key is weighted by its rarity: the lower
    of its inverse frequency among the units and among the corpus sample's documents (a "2" or a
    "10" is in most documents with numbers: nearly no evidence).
-2. Candidates, from the sets of the record's numbers and names (one findall each; names only in
-   the records where one RE2 pass over the batch finds a name of the units): a unit holding
+2. Candidates, from the sets of the record's numbers and names (one findall each; with the
+   stage's Arrow column at hand, numbers only in the records where one RE2 pass over the batch
+   finds a digit; names only where one finds a name of the units, Cyrillic and Chinese ones
+   where one finds those scripts): a unit holding
    _MIN_RARE of its rare keys (in at most _RARE_SHARE of the units and of the sample: short
    postings) and possibly enough keys of enough weight (step 3's bounds, wherever they stand),
    tallied for a whole batch of records by one sort of their postings.
    Number words are read (a slower pass) only where the unit's small numbers, spelled out,
-   could make a candidate. Most records stop here; for the rest, the positions of the
+   could make a candidate, and where RE2 finds a number word or a Chinese numeral at all (a
+   looser test than the regex). Most records stop here; for the rest, the positions of the
    candidates' keys.
 3. Match. The best window of the record (_WINDOW times the unit's characters, at least
    _MIN_WINDOW) holds _MIN_KEYS distinct keys of the unit and _KEYS_SHARE of them (a unit with
@@ -65,6 +68,20 @@ from anyascii import anyascii
 # (the first digit is matched before the look-behind: one test per digit, not per character)
 _NUMBER = re.compile(r"[0-9０-９](?<![A-Za-z0-9０-９_:/\-–.,][0-9０-９])[0-9０-９]*"
                      r"(?:[.,\u00a0\u202f\u2009' ][0-9０-９]+)*(?![A-Za-z0-9０-９_]|[:/\-–][0-9０-９])")
+_DIGITS = "[0-9０-９]"  # (what every number holds)
+# _NUMBER for a text of ASCII characters alone (the same matches there: its other characters are
+# not ASCII), a quarter faster (an ASCII class is tested faster at every position).
+_NUMBER_ASCII = re.compile(r"[0-9](?<![A-Za-z0-9_:/\-.,][0-9])[0-9]*(?:[.,' ][0-9]+)*(?![A-Za-z0-9_]|[:/\-][0-9])")
+
+
+def _number_regex(text: str) -> re.Pattern:
+    """_NUMBER, or _NUMBER_ASCII where `text` is ASCII (str.isascii: a flag, no scan)."""
+    return _NUMBER_ASCII if text.isascii() else _NUMBER
+
+
+def number_strings(text: str) -> list[str]:
+    """Every number of `text` as written (_NUMBER.findall)."""
+    return _number_regex(text).findall(text)
 # ... or a capitalised Latin-script word.
 _CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ](?<![\w][A-ZÀ-ÖØ-Þ])[a-zà-öø-ÿ]{2,}(?![\w])")
 # Lower-case words (a capitalised word whose lower-case form is one is no name) and the
@@ -172,6 +189,9 @@ _UNIT_VALUES = frozenset(range(1, 10))
 # A number word (group 1) after a non-word character: the search tries the words only where a \W
 # stands, not a look-behind at every character (8% less); the text is read after a space.
 _NUMBER_WORD = re.compile(r"\W(" + _trie_regex({w.lower() for w in _WORD_VALUE}) + r"(?!\w))")
+# The same words for RE2 (a batch's texts in one pass, `texts_holding`), folding case and with ASCII \W
+# (Python's \W and the lower-case forms it reads are within these): a text it finds none in holds none.
+NUMBER_WORD_RE2 = r"(?i)(?:^|\W)(?:" + _trie_regex({w.lower() for w in _WORD_VALUE}) + r")(?:\W|$)"
 
 
 @lru_cache(maxsize=1)
@@ -210,8 +230,10 @@ def _key_of(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def word_numbers(text: str) -> list[tuple[str, int, int]]:
-    """(number key, start, end) of every number written in words in `text` (a compound as one)."""
+def word_numbers(text: str, han: bool = True, words: bool = True) -> list[tuple[str, int, int]]:
+    """(number key, start, end) of every number written in words in `text` (a compound as one);
+    `han`: whether it may hold a Chinese numeral, `words`: a number word of _WORD_VALUE (False:
+    surely none, that scan left out)."""
     out: list[tuple[str, int, int]] = []
     run: list[tuple[float, int, int]] = []
 
@@ -227,11 +249,11 @@ def word_numbers(text: str) -> list[tuple[str, int, int]]:
                     current += v
             out.append((_key_of(total + current), run[0][1], run[-1][2]))
             run.clear()
-    lower = text.lower()
+    lower = text.lower() if words else ""
     # (a few characters lower-case to two, İ: then offsets would shift, and case is folded by the regex)
     plain = len(lower) == len(text)
     read = lower if plain else text
-    for m in (_NUMBER_WORD if plain else _number_word_any_case()).finditer(" " + read):
+    for m in (_NUMBER_WORD if plain else _number_word_any_case()).finditer(" " + read) if words else ():
         start, end = m.start(1) - 1, m.end(1) - 1  # (offsets in `read`, after the space)
         v = _WORD_VALUE.get(read[start:end].lower())
         if v is None:  # matched by case folding alone (Turkish dotless ı for i): no number word
@@ -245,7 +267,7 @@ def word_numbers(text: str) -> list[tuple[str, int, int]]:
         close()
         run.append((v, start, end))
     close()
-    for m in _HAN_NUMBER.finditer(text):
+    for m in _HAN_NUMBER.finditer(text) if han else ():
         v = han_value(m.group())
         if v is not None and not (len(m.group()) == 1 and m.group() in "万千百"):
             out.append((str(v), m.start(), m.end()))
@@ -261,7 +283,7 @@ HAN_NAME_CHARS = ("阿艾安奥巴拜班邦贝本比彼宾波伯博布达戴丹�
                    "万威韦维温沃乌西希谢辛休雅亚扬耶伊英尤约泽扎詹朱兹佐")
 _HAN_NAME = re.compile(f"[{HAN_NAME_CHARS}]{{2,6}}")
 _HAN_ANY = re.compile(r"[\u4e00-\u9fff]")
-_FOREIGN = re.compile(r"[А-ЯЁ\u4e00-\u9fff]")
+_FOREIGN = re.compile("[А-ЯЁ\u4e00-\u9fff]")  # (the characters themselves, not escapes: RE2 reads it too)
 _SOUND_RULES = [(re.compile(a), b) for a, b in (
     (r"dzh|dj|zh|j", "j"), (r"tsch|sch|sh|ch|z|x|c(?=[eiy])", "s"), (r"ph", "f"), (r"th", "t"), (r"ck|c|q", "k"),
     (r"ng", "n"), (r"r", "l"), (r"w", "v"), (r"[aeiouyh'`]", ""), (r"(.)\1+", r"\1"))]
@@ -310,8 +332,13 @@ def _holding(texts: pa.Array, words: Iterable[str]) -> np.ndarray:
     hit = np.zeros(len(texts), dtype=bool)
     for k in range(0, len(words), _RE2_WORDS):
         pattern = "(?:^|[^A-Za-z0-9_])(?:" + "|".join(words[k:k + _RE2_WORDS]) + ")(?:[^A-Za-z0-9_]|$)"
-        hit |= pc.fill_null(pc.match_substring_regex(texts, pattern), False).to_numpy(zero_copy_only=False)
+        hit |= texts_holding(texts, pattern)
     return hit
+
+
+def texts_holding(texts: pa.Array | pa.ChunkedArray, pattern: str) -> np.ndarray:
+    """Per text, whether RE2 (pyarrow, one pass over all) finds `pattern` in it (None: False)."""
+    return pc.fill_null(pc.match_substring_regex(texts, pattern), False).to_numpy(zero_copy_only=False)
 
 
 def _lower_words(texts: Sequence[str], candidates: set[str]) -> set[str]:
@@ -407,7 +434,7 @@ def _number_keys_fast(g: str) -> Sequence[str]:
 
 def text_numbers(text: str) -> Iterable[tuple[str, int, int]]:
     """(number key, start, end) of every number of `text`."""
-    for m in _NUMBER.finditer(text):
+    for m in _number_regex(text).finditer(text):
         for k in _number_keys_fast(m.group()):
             yield k, m.start(), m.end()
 
@@ -487,7 +514,7 @@ class KeyIndex:
         for t, has_name in zip(sample or (), named):
             # numbers in digits and names (number words are no rare key: 2-12 and ordinals are in
             # most documents; reading them in thousands of documents would double the build)
-            keys = {k for g in set(_NUMBER.findall(t)) for k in _number_keys_fast(g)}
+            keys = {k for g in set(number_strings(t)) for k in _number_keys_fast(g)}
             if has_name:
                 keys.update(_CAPITAL.findall(t))
             sdf.update(keys.intersection(indexed_keys))
@@ -528,21 +555,30 @@ class KeyIndex:
                    np.array([sum(weight[i] for i in keys if i in small) for keys in ids]),
                    np.array([sum(1 for i in keys if i in teens) for keys in ids], dtype=np.int32))
 
-    def matches_many(self, texts: Sequence[str | None], floor: float
+    def matches_many(self, texts: Sequence[str | None], floor: float, column: pa.Array | pa.ChunkedArray | None = None
                      ) -> Iterable[tuple[int, int, float, list[int], list[list[int]], list[str]]]:
         """(text index, unit, coverage, record span, unit spans, keys found) of each text of `texts`
         and unit whose keys the best window of the text holds (see `matches`). The texts' keys are
-        read one text at a time, the units they could make candidates of tallied for all at once."""
+        read one text at a time, the units they could make candidates of tallied for all at once.
+        `column`: `texts` as an Arrow array when at hand (the RE2 passes read it)."""
         # A first look, by one findall each: the units holding enough of the text's keys (by
         # count and by weight, wherever they stand); most texts stop here.
         key_id = self.key_id
-        numbered = [(t, present) for t, text in enumerate(texts) if text and (present := {
-            key_id[k] for g in set(_NUMBER.findall(text)) for k in _number_keys_fast(g) if k in key_id})]
-        # (names are read only in the texts RE2 finds one of the units' names in: one pass for all)
-        named = _holding(pa.array([texts[t] for t, _ in numbered], pa.string()), self.name_keys).tolist() \
-            if numbered and self.name_keys else [False] * len(numbered)
-        looked = [(t, *seen) for (t, present), has_name in zip(numbered, named)
-                  if (seen := self._first_look(texts[t] or "", present, has_name)) is not None]
+        # (with the Arrow column at hand, only the texts RE2 finds a digit in are read)
+        digits = texts_holding(column, _DIGITS) if column is not None else np.ones(len(texts), dtype=bool)
+        numbered = [(t, present) for t, (text, some) in enumerate(zip(texts, digits.tolist())) if text and some and (
+            present := {key_id[k] for g in set(number_strings(text)) for k in _number_keys_fast(g) if k in key_id})]
+        # (names are read only in the texts RE2 finds one of the units' names in, Cyrillic or Chinese
+        # ones in the texts it finds those scripts in: one pass for all)
+        arr = None if not numbered else pa.array([texts[t] for t, _ in numbered], pa.string()) if column is None \
+            else column.take(pa.array([t for t, _ in numbered], pa.int64()))
+        named = _holding(arr, self.name_keys).tolist() if numbered and self.name_keys else [False] * len(numbered)
+        scripts = texts_holding(arr, _FOREIGN.pattern).tolist() if numbered and self.sound else [False] * len(numbered)
+        looked, at = [], []  # (at: each looked text's row in arr)
+        for k, ((t, present), has_name, foreign) in enumerate(zip(numbered, named, scripts)):
+            if (seen := self._first_look(texts[t] or "", present, has_name, foreign)) is not None:
+                looked.append((t, *seen))
+                at.append(k)
         if not looked:
             return
         # numbers in words (a slower read) where they could make a candidate: with the unit's small
@@ -551,37 +587,44 @@ class KeyIndex:
         could = self._enough(units, n_rare, held + self.unit_small[units], got + self.unit_small_weight[units], floor) \
             & (n_strong + self.unit_teens[units] >= need_strong)
         cut = np.searchsorted(doc, np.arange(len(looked) + 1))  # the tally's rows of each text
-        for j in np.unique(doc[could]).tolist():
+        read = np.unique(doc[could]).tolist()
+        # (number words and Chinese numerals are looked for only in the texts RE2 finds one in)
+        reading = arr.take(pa.array([at[j] for j in read], pa.int64()))
+        worded, han = texts_holding(reading, NUMBER_WORD_RE2), texts_holding(reading, _HAN_NUMBER.pattern)
+        for j, has_words, has_han in zip(read, worded.tolist(), han.tolist()):
             t, present, names, foreign = looked[j]
             rows = slice(int(cut[j]), int(cut[j + 1]))
             tally = (units[rows], n_rare[rows], held[rows], got[rows], n_strong[rows], need_strong[rows])
-            for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally):
+            for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally, has_han, has_words):
                 yield (t, *match)
 
-    def _first_look(self, text: str, present: set[int], has_name: bool
+    def _first_look(self, text: str, present: set[int], has_name: bool, has_script: bool
                     ) -> tuple[set[int], set[int], list[tuple[int, int, int]]] | None:
         """(key ids in `text`: `present`, its numbers in digits that are keys (some), and its names;
         its Latin-script names; its Cyrillic or Chinese names as (start, end, key id)), or None
         when no unit can be a candidate. `has_name`: whether it may hold a Latin-script name of the
-        units (False: RE2 found none, `_holding`)."""
+        units (False: RE2 found none, `_holding`); `has_script`: whether it holds a capital Cyrillic
+        letter or a Chinese character (_FOREIGN)."""
         key_id = self.key_id
         names = {key_id[g] for g in set(_CAPITAL.findall(text)).intersection(self.name_keys)} if has_name else set()
         present |= names
         # names in Cyrillic or Chinese (only a text in those scripts is read for them: foreign_names)
-        foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] if self.sound else []
+        foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] \
+            if self.sound and has_script else []
         present.update(i for _, _, i in foreign)
         if not any(i in self.rare_units for i in present):  # no unit can be a candidate
             return None
         return present, names, foreign
 
     def _confirm(self, text: str, present: set[int], names: set[int], foreign: list[tuple[int, int, int]],
-                 floor: float, tally: tuple[np.ndarray, ...]
+                 floor: float, tally: tuple[np.ndarray, ...], han: bool = True, words: bool = True
                  ) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
         """`matches` of one text past the first look (`_first_look`'s sets, `tally`: `_tally`'s
-        rows of the text): its numbers in words, then the best window of each candidate."""
+        rows of the text; `han`, `words`: whether it may hold a Chinese numeral, a number word):
+        its numbers in words, then the best window of each candidate."""
         key_id = self.key_id
         units, n_rare, held, got, n_strong, need_strong = tally
-        worded = [(key_id[k], a, b) for k, a, b in word_numbers(text) if k in key_id]
+        worded = [(key_id[k], a, b) for k, a, b in word_numbers(text, han, words) if k in key_id]
         new = {i for i, _, _ in worded} - present
         present |= new
         if sum(1 for i in present if self.names[i][0].isdigit()) < _MIN_NUMBERS:
@@ -617,7 +660,10 @@ class KeyIndex:
             hits += ((a, a + len(self.names[i]), i) for a in _word_at(text, self.names[i]))
         hits += (h for h in foreign if h[2] in wanted)
         hits.sort()
-        present = {i for _, _, i in hits}
+        by_key: dict[int, list[tuple[int, int, int]]] = {}  # each key's hits (a unit's are gathered from them)
+        for h in hits:
+            by_key.setdefault(h[2], []).append(h)
+        present = set(by_key)
         for u in cands:
             keys = self.unit_keys[u]
             mine = present.intersection(keys)
@@ -626,7 +672,7 @@ class KeyIndex:
             if len(mine) < self.unit_need[u] or sum(self.weight[i] for i in mine) < \
                     max(_MIN_WEIGHT, floor * self.unit_total[u]) or not self._strong_enough(mine):
                 continue
-            best = self._best_window(u, [h for h in hits if h[2] in keys])
+            best = self._best_window(u, sorted(chain.from_iterable(by_key[i] for i in mine)))
             if best is None or best[0] < max(_MIN_WEIGHT, floor * self.unit_total[u]):
                 continue
             got, window = best
