@@ -614,12 +614,14 @@ class RayConfig(Section):
     # count; a run with fewer keys than this does the pass in one task, without a shuffle.
     partition_rows: int = Field(default=2_000_000, ge=1)
     # Where the passes run (audit/job/executor.py): "ray" (Ray Core tasks), "local" (this process,
-    # no Ray start), "auto": Ray from local_max_bytes of input files up; --address always means Ray.
+    # no Ray start), "auto": Ray from local_max_bytes of input files up, scaled by what the stages
+    # on cost a byte and by the CPUs (audit/job/costs.py); --address always means Ray.
     executor: Literal["auto", "ray", "local"] = "auto"
     # Crossover measured on 2 cores (make_corpus mix, every default stage, eval sets, whole process)
     # once a command ends its Ray at once and imports Ray Data only to shuffle: 17 MB of text (12 MB
     # of these partly compressed files) 10.8-11.3 s here vs 11.5-11.7 s on Ray; 31 MB (22 MB of
-    # files) 14.9 s vs 12.9-14.0 s: Ray wins from ~20 MB of text, ~16 MB of files.
+    # files) 14.9 s vs 12.9-14.0 s: Ray wins from ~20 MB of text, ~16 MB of files. A config with
+    # fewer or cheaper stages, or no eval sets, crosses over later in proportion.
     local_max_bytes: int = Field(default=16_000_000, ge=0)
 
 

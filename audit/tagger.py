@@ -33,46 +33,38 @@ class StageError(ConfigError):
     one line naming its `stages[i].use` and the fix (exit 2)."""
 
 
+# The built-in stages in the order they run: (name, "module:Class", whether the config turns it on).
+_BUILT_IN: tuple[tuple[str, str, Any], ...] = (
+    ("length", "audit.stages.length:LengthStage", lambda c: True),
+    ("charset", "audit.stages.charset:CharsetStage", lambda c: True),
+    ("junk", "audit.stages.junk:JunkStage", lambda c: True),
+    ("language", "audit.stages.language:LanguageStage", lambda c: c.languages.identify),
+    ("passages", "audit.stages.passages:PassageIndexStage", lambda c: c.lookup.passages),
+    ("exact_dup", "audit.stages.exact_dup:ExactDupStage", lambda c: c.dedup.exact),
+    ("near_dup", "audit.stages.near_dup:NearDupStage", lambda c: c.dedup.near),
+    ("contamination", "audit.stages.contamination:ContaminationStage", lambda c: bool(c.eval_sets)),
+    ("pii", "audit.stages.pii:PiiStage", lambda c: c.pii.enabled),
+    ("tokens", "audit.stages.tokens:TokenStage", lambda c: bool(c.stats.tokenizer)),
+)
+
+
+def builtin_stage_names(config: AuditConfig) -> list[str]:
+    """The names of the built-in stages the config turns on, in the order they run (no import)."""
+    return [name for name, _, on in _BUILT_IN if on(config)]
+
+
 def stage_classes(config: AuditConfig) -> list[type[Stage]]:
     """The built-in stages the config turns on, in the order they run (the user's own run after them).
 
     A stage's module is imported only when the stage is on: each worker imports what it runs,
     and Presidio with spaCy alone takes seconds to import.
     """
-    from audit.stages.charset import CharsetStage
-    from audit.stages.junk import JunkStage
-    from audit.stages.length import LengthStage
-
-    stages: list[type[Stage]] = [LengthStage, CharsetStage, JunkStage]
-    if config.languages.identify:
-        from audit.stages.language import LanguageStage
-
-        stages.append(LanguageStage)
-    if config.lookup.passages:
-        from audit.stages.passages import PassageIndexStage
-
-        stages.append(PassageIndexStage)
-    if config.dedup.exact:
-        from audit.stages.exact_dup import ExactDupStage
-
-        stages.append(ExactDupStage)
-    if config.dedup.near:
-        from audit.stages.near_dup import NearDupStage
-
-        stages.append(NearDupStage)
-    if config.eval_sets:
-        from audit.stages.contamination import ContaminationStage
-
-        stages.append(ContaminationStage)
-    if config.pii.enabled:
-        from audit.stages.pii import PiiStage
-
-        stages.append(PiiStage)
-    if config.stats.tokenizer:
-        from audit.stages.tokens import TokenStage
-
-        stages.append(TokenStage)
-    return stages
+    out: list[type[Stage]] = []
+    for name, where, on in _BUILT_IN:
+        if on(config):
+            module, cls = where.split(":")
+            out.append(getattr(importlib.import_module(module), cls))
+    return out
 
 
 def add_python_path(config: AuditConfig) -> None:

@@ -26,6 +26,9 @@ Leak kinds, each planted into a real ABC news paragraph:
   worded apart from the ones above;
 - translated_{de,es,fr,ru}_mc_question: the same 16 questions translated by hand into German,
   Spanish, French and Russian without their choices (few numbers and names: cognates are left);
+- heldout_{it,pt}_mc_question and heldout_{it,pt}_gsm8k: the 16 questions and 8 GSM8K questions
+  translated by hand into Italian and Portuguese (bench/heldout_romance.py), languages no tier was
+  written for: never tuned on; planted with an RNG of their own, after the clean documents are drawn;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
 None of it comes from, or was tuned on, any published set of model-written rewrites.
@@ -58,6 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from audit.config import AuditConfig, parse_config  # noqa: E402
+from heldout_romance import GSM8K as HELD_GSM8K, MC_QUESTION as HELD_MC  # noqa: E402
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
 from eval_contamination_rewrites import _paraphrase, _words20  # noqa: E402
 
@@ -837,6 +841,15 @@ def main() -> None:
         at = rng.randint(0, len(paras))
         leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
     clean = _clean_docs(args.data, args.clean, rng, args.clean_zh)
+    # held-out languages, with an RNG of their own: every kind and clean document above stays as it was
+    held_rng = random.Random(args.seed + 1)
+    held = [(f"heldout_{lang}_mc_question", ("mc", f"mc{i}"), t) for lang, d in HELD_MC.items() for i, t in d.items()]
+    held += [(f"heldout_{lang}_gsm8k", ("gsm8k", f"gsm{i}"), t) for lang, d in HELD_GSM8K.items() for i, t in d.items()]
+    for kind, _, leak in held:
+        paras = held_rng.sample(sentences[kind.split("_")[1]], 8)
+        at = held_rng.randint(0, len(paras))
+        leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
+    leaks += held
     texts = leak_docs + [t for _, t in clean]
 
     matches, build_s, clean_s = run_stage(config, texts, len(leak_docs))

@@ -14,7 +14,8 @@ judge, an index bucket to write) with the same common arguments; it returns a sm
 
 `make_executor` picks one: `--address` always means Ray; `ray.executor: ray|local` forces one;
 `auto` uses a Ray session already running in this process, else Ray from
-`ray.local_max_bytes` bytes of input up, else this process.
+`ray.local_max_bytes` bytes of input up, scaled by what the config's stages cost a byte and by the
+CPUs (audit/job/costs.py), else this process.
 """
 from __future__ import annotations
 
@@ -204,7 +205,7 @@ JUDGE_ONLY_FACTOR = 25
 
 def wants_ray(config: AuditConfig, address: str | None, input_bytes: int, judge_only: bool = False) -> bool:
     """Whether this run goes to Ray (see the module's docstring for the rule); `judge_only`: a
-    run with nothing to measure."""
+    pass that measures nothing (`audit decide`, `audit export`), whatever the config's stages."""
     if address:
         return True
     mode = config.ray.executor
@@ -217,7 +218,11 @@ def wants_ray(config: AuditConfig, address: str | None, input_bytes: int, judge_
 
         if ray.is_initialized():
             return True
-    return input_bytes >= config.ray.local_max_bytes * (JUDGE_ONLY_FACTOR if judge_only else 1)
+    if judge_only:
+        return input_bytes >= config.ray.local_max_bytes * JUDGE_ONLY_FACTOR
+    from audit.job.costs import ray_from_bytes
+
+    return input_bytes >= ray_from_bytes(config)
 
 
 def make_executor(config: AuditConfig, address: str | None, input_bytes: int, judge_only: bool = False) -> Executor:

@@ -1,0 +1,135 @@
+"""Held-out translations into languages no tier was built for: Italian and Portuguese.
+
+The wild bench's multiple-choice questions (eval_contamination_wild.MC, the question alone) and
+GSM8K test questions, translated by hand (2026-11-25, before any change for these languages; read
+through twice, every number compared with the English). They measure whether the translation
+readers (the keys of numbers and names, the cognate reader) carry to a language close to the ones
+they were written for; nothing is tuned on them.
+"""
+from __future__ import annotations
+
+# MC index (eval_contamination_wild.MC) -> the question alone, translated.
+MC_QUESTION = {
+    "it": {
+        0: "Quale strato dell'atmosfera terrestre contiene la maggior parte dell'ozono che assorbe la radiazione "
+           "ultravioletta del Sole?",
+        1: "Nel ciclo di Krebs, quale molecola si combina con l'acetil-CoA per formare il citrato all'inizio di "
+           "ogni giro?",
+        4: "Quale algoritmo di ordinamento ha un tempo di esecuzione nel caso peggiore di O(n log n) e ordina sul "
+           "posto usando un heap binario?",
+        6: "Come si chiama il confine attorno a un buco nero oltre il quale né la luce né altre radiazioni "
+           "possono sfuggire?",
+        8: "Quale carenza vitaminica causa lo scorbuto, una malattia caratterizzata da gengive sanguinanti e da "
+           "una cattiva guarigione delle ferite?",
+        10: "Quando il prezzo di un bene aumenta e la quantità domandata diminuisce di una percentuale maggiore, "
+            "come si definisce la domanda di quel bene?",
+        11: "Quale struttura dati segue il principio last-in, first-out, per cui l'elemento aggiunto più di "
+            "recente è il primo a essere rimosso?",
+        15: "Quale organello è la sede della fotosintesi nelle cellule vegetali e contiene la clorofilla che "
+            "cattura l'energia luminosa?",
+        16: "Quale tipo di globulo bianco è il principale responsabile della produzione di anticorpi nella "
+            "risposta immunitaria adattativa?",
+        19: "Quale organismo fissa l'obiettivo per il tasso sui federal funds nell'ambito della politica "
+            "monetaria degli Stati Uniti?",
+        23: "Quale tipo di margine tra placche si forma dove due placche tettoniche si allontanano l'una "
+            "dall'altra, come lungo la dorsale medio-atlantica?",
+        24: "Quale neurotrasmettitore è più strettamente associato alla degenerazione dei neuroni nella malattia "
+            "di Parkinson?",
+        26: "Quale protocollo di Internet traduce i nomi di dominio leggibili dall'uomo negli indirizzi IP "
+            "numerici usati dai computer?",
+        27: "In economia, quale termine descrive il valore della migliore alternativa successiva a cui si "
+            "rinuncia quando si compie una scelta?",
+        29: "Quale organo produce l'insulina, l'ormone che abbassa i livelli di glucosio nel sangue dopo un "
+            "pasto?",
+        31: "Quale pianeta del nostro sistema solare ha il giorno più corto, compiendo una rotazione sul proprio "
+            "asse in circa dieci ore?",
+    },
+    "pt": {
+        0: "Qual camada da atmosfera terrestre contém a maior parte do ozônio que absorve a radiação "
+           "ultravioleta do Sol?",
+        1: "No ciclo de Krebs, qual molécula se combina com o acetil-CoA para formar citrato no início de cada "
+           "volta?",
+        4: "Qual algoritmo de ordenação tem tempo de execução no pior caso de O(n log n) e ordena no próprio "
+           "lugar usando um heap binário?",
+        6: "Como se chama a fronteira em torno de um buraco negro além da qual nem a luz nem qualquer outra "
+           "radiação consegue escapar?",
+        8: "Qual deficiência de vitamina causa o escorbuto, uma doença marcada por gengivas que sangram e má "
+           "cicatrização de feridas?",
+        10: "Quando o preço de um bem sobe e a quantidade demandada cai em uma porcentagem maior, como se "
+            "descreve a demanda por esse bem?",
+        11: "Qual estrutura de dados segue o princípio last-in, first-out, em que o elemento adicionado mais "
+            "recentemente é o primeiro a ser removido?",
+        15: "Qual organela é o local da fotossíntese nas células vegetais, contendo a clorofila que captura a "
+            "energia luminosa?",
+        16: "Que tipo de glóbulo branco é o principal responsável pela produção de anticorpos na resposta imune "
+            "adaptativa?",
+        19: "Qual órgão define a meta da taxa dos fundos federais como parte da política monetária dos Estados "
+            "Unidos?",
+        23: "Que tipo de limite de placas se forma onde duas placas tectônicas se afastam uma da outra, como ao "
+            "longo da Dorsal Mesoatlântica?",
+        24: "Qual neurotransmissor está mais estreitamente associado à degeneração de neurônios na doença de "
+            "Parkinson?",
+        26: "Qual protocolo da internet traduz nomes de domínio legíveis por humanos nos endereços IP numéricos "
+            "que os computadores usam?",
+        27: "Em economia, que termo descreve o valor da próxima melhor alternativa da qual se abre mão quando "
+            "se faz uma escolha?",
+        29: "Qual órgão produz a insulina, o hormônio que reduz os níveis de glicose no sangue após uma "
+            "refeição?",
+        31: "Qual planeta do nosso sistema solar tem o dia mais curto, girando uma vez em torno do próprio eixo "
+            "em cerca de dez horas?",
+    },
+}
+
+# GSM8K test index -> the question, translated (numbers kept as digits, as translators do).
+GSM8K = {
+    "it": {
+        3: "James decide di correre 3 sprint 3 volte alla settimana. Corre 60 metri per ogni sprint. Quanti "
+           "metri corre in totale ogni settimana?",
+        5: "Kylar è andato in negozio a comprare dei bicchieri per il suo nuovo appartamento. Un bicchiere costa "
+           "5 $, ma ogni secondo bicchiere costa solo il 60% del prezzo. Kylar vuole comprare 16 bicchieri. "
+           "Quanto deve pagare in tutto?",
+        9: "La paga oraria di Eliza per le prime 40 ore di lavoro settimanali è di 10 $. Riceve inoltre una paga "
+           "per gli straordinari pari a 1,2 volte la sua normale tariffa oraria. Se questa settimana Eliza ha "
+           "lavorato 45 ore, quanto ha guadagnato?",
+        11: "Toula è andata in pasticceria e ha comprato diversi tipi di dolci: 3 dozzine di ciambelle a 68 $ la "
+            "dozzina, 2 dozzine di mini cupcake a 80 $ la dozzina e 6 dozzine di mini cheesecake a 55 $ la "
+            "dozzina. Quanto ha speso in totale?",
+        15: "Un commerciante deve scegliere tra 2 piani di acquisto: gioielli del valore di 5.000 $ oppure "
+            "dispositivi elettronici del valore di 8.000 $. Il suo consulente finanziario prevede che nello "
+            "stesso mese il mercato dei gioielli salirà del 2,5% e quello dei dispositivi elettronici dell'1,2%. "
+            "Se il commerciante vuole massimizzare il profitto alla fine del mese, a quanto ammonterebbe questo "
+            "profitto?",
+        17: "Jill guadagna 20 $ all'ora come insegnante e 30 $ all'ora come allenatrice di cheerleading. Se "
+            "lavora 50 settimane all'anno, 35 ore a settimana come insegnante e 15 ore a settimana come "
+            "allenatrice, qual è il suo stipendio annuale?",
+        21: "Raymond e Samantha sono cugini. Raymond è nato 6 anni prima di Samantha. Raymond ha avuto un figlio "
+            "all'età di 23 anni. Se Samantha ora ha 31 anni, quanti anni fa è nato il figlio di Raymond?",
+        25: "Marie ha ordinato un pasto di pollo da 12 $, 5 confezioni di latte da 3 $ l'una, 4 mele da 1,50 $ "
+            "l'una e alcune scatole di pizza. Marie ha pagato in tutto 50 $. Quante scatole di pizza ha "
+            "ordinato, se ogni scatola costa 8,50 $?",
+    },
+    "pt": {
+        3: "James decide correr 3 sprints 3 vezes por semana. Ele corre 60 metros em cada sprint. Quantos metros "
+           "ele corre no total por semana?",
+        5: "Kylar foi à loja comprar copos para o seu novo apartamento. Um copo custa 5 $, mas cada segundo copo "
+           "custa apenas 60% do preço. Kylar quer comprar 16 copos. Quanto ele precisa pagar por eles?",
+        9: "O valor por hora de Eliza nas primeiras 40 horas que ela trabalha por semana é de 10 $. Ela também "
+           "recebe horas extras pagas a 1,2 vez o seu valor por hora normal. Se Eliza trabalhou 45 horas esta "
+           "semana, quanto ela ganhou nesta semana?",
+        11: "Toula foi à padaria e comprou vários tipos de doces. Ela comprou 3 dúzias de donuts a 68 $ a dúzia, "
+            "2 dúzias de minicupcakes a 80 $ a dúzia e 6 dúzias de minicheesecakes a 55 $ a dúzia. Qual foi o "
+            "custo total?",
+        15: "Um comerciante quer escolher entre 2 planos de compra: joias no valor de 5.000 $ ou aparelhos "
+            "eletrônicos no valor de 8.000 $. O seu consultor financeiro prevê que o mercado de joias vai subir "
+            "2,5% enquanto o de aparelhos eletrônicos vai subir 1,2% no mesmo mês. Se o comerciante quer "
+            "maximizar o lucro no fim deste mês, qual seria esse lucro?",
+        17: "Jill recebe 20 $ por hora para dar aulas e 30 $ por hora como treinadora de líderes de torcida. Se "
+            "ela trabalha 50 semanas por ano, 35 horas por semana como professora e 15 horas por semana como "
+            "treinadora, qual é o seu salário anual?",
+        21: "Raymond e Samantha são primos. Raymond nasceu 6 anos antes de Samantha. Raymond teve um filho aos "
+            "23 anos. Se Samantha tem agora 31 anos, há quantos anos nasceu o filho de Raymond?",
+        25: "Marie pediu uma refeição de frango que custa 12 $, 5 pacotes de leite a 3 $ cada, 4 maçãs a 1,50 $ "
+            "cada e algumas caixas de pizza. Marie pagou no total 50 $. Quantas caixas de pizza Marie pediu, se "
+            "cada caixa custa 8,50 $?",
+    },
+}
