@@ -26,9 +26,10 @@ Leak kinds, each planted into a real ABC news paragraph:
   worded apart from the ones above;
 - translated_{de,es,fr,ru}_mc_question: the same 16 questions translated by hand into German,
   Spanish, French and Russian without their choices (few numbers and names: cognates are left);
-- heldout_{it,pt}_mc_question and heldout_{it,pt}_gsm8k: the 16 questions and 8 GSM8K questions
-  translated by hand into Italian and Portuguese (bench/heldout_romance.py), languages no tier was
-  written for: never tuned on; planted with an RNG of their own, after the clean documents are drawn;
+- heldout_{it,pt,nl,pl,uk}_mc_question and heldout_{it,pt}_gsm8k: the 16 questions translated by
+  hand into Italian, Portuguese, Dutch, Polish and Ukrainian, and 8 GSM8K questions into Italian and
+  Portuguese (bench/heldout_languages.py), languages no tier was written for: never tuned on;
+  planted with an RNG of their own, after the clean documents are drawn;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
 None of it comes from, or was tuned on, any published set of model-written rewrites.
@@ -61,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from audit.config import AuditConfig, parse_config  # noqa: E402
-from heldout_romance import GSM8K as HELD_GSM8K, MC_QUESTION as HELD_MC  # noqa: E402
+from heldout_languages import GSM8K as HELD_GSM8K, MC_QUESTION as HELD_MC  # noqa: E402
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
 from eval_contamination_rewrites import _paraphrase, _words20  # noqa: E402
 

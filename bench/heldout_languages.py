@@ -1,8 +1,9 @@
-"""Held-out translations into languages no tier was built for: Italian and Portuguese.
+"""Held-out translations into languages no tier was built for: Italian, Portuguese, Dutch, Polish
+and Ukrainian.
 
-The wild bench's multiple-choice questions (eval_contamination_wild.MC, the question alone) and
-GSM8K test questions, translated by hand (2026-11-25, before any change for these languages; read
-through twice, every number compared with the English). They measure whether the translation
+The wild bench's multiple-choice questions (eval_contamination_wild.MC, the question alone; all five
+languages) and GSM8K test questions (Italian, Portuguese), translated by hand (2026-11-25, each
+language before any change for it; read through twice, every number compared with the English). They measure whether the translation
 readers (the keys of numbers and names, the cognate reader) carry to a language close to the ones
 they were written for; nothing is tuned on them.
 """
@@ -77,6 +78,98 @@ MC_QUESTION = {
             "refeição?",
         31: "Qual planeta do nosso sistema solar tem o dia mais curto, girando uma vez em torno do próprio eixo "
             "em cerca de dez horas?",
+    },
+    "nl": {
+        0: "Welke laag van de aardatmosfeer bevat het grootste deel van de ozon die de ultraviolette straling "
+           "van de zon absorbeert?",
+        1: "Welk molecuul verbindt zich in de citroenzuurcyclus (Krebscyclus) met acetyl-CoA tot citraat aan het "
+           "begin van elke ronde?",
+        4: "Welk sorteeralgoritme heeft in het slechtste geval een looptijd van O(n log n) en sorteert ter "
+           "plaatse met behulp van een binaire heap?",
+        6: "Hoe heet de grens rond een zwart gat waarachter licht noch andere straling kan ontsnappen?",
+        8: "Welk vitaminetekort veroorzaakt scheurbuik, een ziekte met bloedend tandvlees en slechte "
+           "wondgenezing?",
+        10: "Als de prijs van een goed stijgt en de gevraagde hoeveelheid met een groter percentage daalt, hoe "
+            "noemt men de vraag naar dat goed dan?",
+        11: "Welke datastructuur volgt het last-in-first-out-principe, waarbij het laatst toegevoegde element "
+            "als eerste wordt verwijderd?",
+        15: "Welk organel is in plantencellen de plaats van de fotosynthese en bevat het chlorofyl dat de "
+            "lichtenergie opvangt?",
+        16: "Welk type witte bloedcel is bij de adaptieve immuunrespons vooral verantwoordelijk voor de productie "
+            "van antistoffen?",
+        19: "Welk orgaan stelt in de Verenigde Staten in het kader van het monetaire beleid het streefcijfer voor "
+            "de federal funds rate vast?",
+        23: "Welk type plaatgrens ontstaat waar twee tektonische platen van elkaar af bewegen, zoals langs de "
+            "Mid-Atlantische Rug?",
+        24: "Welke neurotransmitter wordt het sterkst in verband gebracht met de degeneratie van neuronen bij de "
+            "ziekte van Parkinson?",
+        26: "Welk internetprotocol vertaalt voor mensen leesbare domeinnamen naar de numerieke IP-adressen die "
+            "computers gebruiken?",
+        27: "Welke term beschrijft in de economie de waarde van het beste alternatief dat je opgeeft wanneer je "
+            "een keuze maakt?",
+        29: "Welk orgaan maakt insuline aan, het hormoon dat na een maaltijd de bloedglucosespiegel verlaagt?",
+        31: "Welke planeet van ons zonnestelsel heeft de kortste dag en draait in ongeveer tien uur één keer om "
+            "haar as?",
+    },
+    "pl": {
+        0: "Która warstwa atmosfery ziemskiej zawiera większość ozonu pochłaniającego promieniowanie "
+           "ultrafioletowe Słońca?",
+        1: "Która cząsteczka łączy się w cyklu Krebsa z acetylo-CoA, tworząc cytrynian na początku każdego "
+           "obrotu?",
+        4: "Który algorytm sortowania ma pesymistyczny czas działania O(n log n) i sortuje w miejscu przy użyciu "
+           "kopca binarnego?",
+        6: "Jak nazywa się granica wokół czarnej dziury, zza której nie może uciec ani światło, ani żadne inne "
+           "promieniowanie?",
+        8: "Niedobór której witaminy powoduje szkorbut, chorobę objawiającą się krwawieniem dziąseł i słabym "
+           "gojeniem się ran?",
+        10: "Jak określa się popyt na dobro, gdy jego cena rośnie, a wielkość popytu spada o większy procent?",
+        11: "Która struktura danych działa według zasady last-in, first-out, czyli ostatnio dodany element jest "
+            "usuwany jako pierwszy?",
+        15: "Które organellum komórek roślinnych jest miejscem fotosyntezy i zawiera chlorofil wychwytujący "
+            "energię światła?",
+        16: "Który rodzaj białych krwinek odpowiada przede wszystkim za wytwarzanie przeciwciał w adaptacyjnej "
+            "odpowiedzi immunologicznej?",
+        19: "Który organ w Stanach Zjednoczonych ustala docelową stopę federal funds w ramach polityki "
+            "pieniężnej?",
+        23: "Jaki rodzaj granicy płyt powstaje tam, gdzie dwie płyty tektoniczne oddalają się od siebie, jak "
+            "wzdłuż Grzbietu Śródatlantyckiego?",
+        24: "Który neuroprzekaźnik jest najściślej związany z degeneracją neuronów w chorobie Parkinsona?",
+        26: "Który protokół internetowy tłumaczy czytelne dla ludzi nazwy domen na numeryczne adresy IP używane "
+            "przez komputery?",
+        27: "Jakim terminem w ekonomii określa się wartość następnej najlepszej alternatywy, z której rezygnuje "
+            "się, dokonując wyboru?",
+        29: "Który narząd wytwarza insulinę, hormon obniżający poziom glukozy we krwi po posiłku?",
+        31: "Która planeta Układu Słonecznego ma najkrótszą dobę i obraca się wokół własnej osi w około dziesięć "
+            "godzin?",
+    },
+    "uk": {
+        0: "Який шар атмосфери Землі містить більшу частину озону, що поглинає ультрафіолетове випромінювання "
+           "Сонця?",
+        1: "Яка молекула в циклі Кребса з'єднується з ацетил-КоА, утворюючи цитрат на початку кожного оберту?",
+        4: "Який алгоритм сортування має в найгіршому випадку час виконання O(n log n) і сортує на місці за "
+           "допомогою бінарної купи?",
+        6: "Як називається межа навколо чорної діри, за якою ні світло, ні інше випромінювання не можуть "
+           "вирватися назовні?",
+        8: "Нестача якого вітаміну спричиняє цингу — хворобу, що проявляється кровоточивістю ясен і поганим "
+           "загоєнням ран?",
+        10: "Як називають попит на товар, якщо ціна на нього зростає, а обсяг попиту падає на більший відсоток?",
+        11: "Яка структура даних працює за принципом last-in, first-out, тобто останній доданий елемент "
+            "видаляється першим?",
+        15: "Яка органела рослинних клітин є місцем фотосинтезу і містить хлорофіл, що вловлює енергію світла?",
+        16: "Який тип білих кров'яних тілець переважно відповідає за вироблення антитіл в адаптивній імунній "
+            "відповіді?",
+        19: "Який орган у Сполучених Штатах встановлює цільовий рівень ставки федеральних фондів у межах "
+            "монетарної політики?",
+        23: "Який тип межі плит утворюється там, де дві тектонічні плити віддаляються одна від одної, як уздовж "
+            "Серединно-Атлантичного хребта?",
+        24: "Який нейромедіатор найтісніше пов'язаний із дегенерацією нейронів при хворобі Паркінсона?",
+        26: "Який інтернет-протокол перетворює зрозумілі людині доменні імена на числові IP-адреси, якими "
+            "користуються комп'ютери?",
+        27: "Який термін в економіці описує цінність найкращої альтернативи, від якої відмовляються під час "
+            "ухвалення рішення?",
+        29: "Який орган виробляє інсулін — гормон, що знижує рівень глюкози в крові після їжі?",
+        31: "Яка планета Сонячної системи має найкоротшу добу, обертаючись навколо своєї осі приблизно за десять "
+            "годин?",
     },
 }
 
