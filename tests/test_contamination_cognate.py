@@ -1,7 +1,7 @@
-"""German, Spanish, French, Russian, Italian and Portuguese read through cognates (audit/stages/contamination_cognate.py):
-a multiple-choice question translated alone (no number, few names) is found by the cognates of its
-rare words, with the pairs as evidence; European text on the same subject sharing two of them is
-not; English text is not read by the tier."""
+"""German, Spanish, French, Russian, Italian, Portuguese, Dutch, Polish and Ukrainian read through
+cognates (audit/stages/contamination_cognate.py): a multiple-choice question translated alone (no
+number, few names) is found by the cognates of its rare words, with the pairs as evidence; European
+text on the same subject sharing two of them is not; English text is not read by the tier."""
 from __future__ import annotations
 
 from audit.normalize import tokenize_hashed
@@ -89,6 +89,9 @@ def test_italian_and_portuguese_spellings_meet_the_english_one():
     assert {cognate_form(w)[:6] for w in ("radiation", "radiazione", "radiação", "radiações")} == {"radias"}
     assert cognate_form("versões") == cognate_form("versione")[:5] == cognate_form("version") == "fersi"
     assert cognate_form("fotossíntese")[:6] == cognate_form("fotosintesi")[:6] == "fotosi"
+    # Polish -cja and its cases, Dutch -tie: the same -sion (and Polish ł an l, Ukrainian і an i)
+    assert {cognate_form(w) for w in ("degeneracja", "degeneracji", "degeneratie", "degeneration")} == {"degenerasi"}
+    assert cognate_form("molekuła")[:5] == cognate_form("molecule")[:5] and cognate_form("ультрафіолетове")[:6] == "ultraf"
     # -são/-ção only at a word's end, after two letters: casa, classe, são stay as they are
     assert [cognate_form(w) for w in ("casa", "classe", "são")] == ["kasa", "klase", "sao"]
 
