@@ -1,7 +1,7 @@
-"""German, Spanish, French and Russian read through cognates (audit/stages/contamination_cognate.py):
-a multiple-choice question translated alone (no number, few names) is found by the cognates of its
-rare words, with the pairs as evidence; European text on the same subject sharing two of them is
-not; English text is not read by the tier."""
+"""German, Spanish, French, Russian, Italian, Portuguese, Dutch, Polish and Ukrainian read through
+cognates (audit/stages/contamination_cognate.py): a multiple-choice question translated alone (no
+number, few names) is found by the cognates of its rare words, with the pairs as evidence; European
+text on the same subject sharing two of them is not; English text is not read by the tier."""
 from __future__ import annotations
 
 import numpy as np
@@ -74,6 +74,38 @@ def test_a_german_and_a_russian_translated_question_are_found_with_their_evidenc
     assert dict(p.split("=")[::-1] for p in r["evidence"][1].split())["Паркинсона"] == "parkinson"
     # with the tier off, neither is found
     assert mc_counted(tmp_path, [de, ru], {"rewrite_cognate": False}, ITEMS) == [[], []]
+
+
+# Italian and Portuguese, worded apart from bench/heldout_romance.py's (a school page; a news brief).
+PARKINSON_IT = ("Domanda 4: nella malattia di Parkinson, quale neurotrasmettitore si lega più di tutti alla "
+                "degenerazione dei neuroni?")
+PHOTO_PT = ("Pergunta do dia: em que organela das células das plantas acontece a fotossíntese, a que guarda a "
+            "clorofila e capta a energia da luz?")
+HOST_IT = ("Il consiglio comunale ha approvato ieri sera il nuovo piano per le piste ciclabili del centro. I lavori "
+           "cominceranno a marzo e dureranno circa sei mesi.")
+HOST_PT = ("A prefeitura anunciou nesta terça-feira que a ponte sobre o rio será reformada no próximo ano. As obras "
+           "devem começar na primavera e durar cerca de oito meses.")
+
+
+def test_italian_and_portuguese_spellings_meet_the_english_one():
+    assert {cognate_form(w)[:6] for w in ("radiation", "radiazione", "radiação", "radiações")} == {"radias"}
+    assert cognate_form("versões") == cognate_form("versione")[:5] == cognate_form("version") == "fersi"
+    assert cognate_form("fotossíntese")[:6] == cognate_form("fotosintesi")[:6] == "fotosi"
+    # Polish -cja and its cases, Dutch -tie: the same -sion (and Polish ł an l, Ukrainian і an i)
+    assert {cognate_form(w) for w in ("degeneracja", "degeneracji", "degeneratie", "degeneration")} == {"degenerasi"}
+    assert cognate_form("molekuła")[:5] == cognate_form("molecule")[:5] and cognate_form("ультрафіолетове")[:6] == "ultraf"
+    # -são/-ção only at a word's end, after two letters: casa, classe, são stay as they are
+    assert [cognate_form(w) for w in ("casa", "classe", "são")] == ["kasa", "klase", "sao"]
+
+
+def test_italian_and_portuguese_questions_are_found_with_their_evidence(tmp_path):
+    it = HOST_IT + "\n" + PARKINSON_IT + "\n" + HOST_IT
+    pt = HOST_PT + "\n" + PHOTO_PT + "\n" + HOST_PT
+    [[i], [p]] = mc_counted(tmp_path, [it, pt], items=ITEMS)
+    assert (i["eval_id"], i["unit"], i["method"]) == ("parkinson", "question", "rewrite")
+    assert (p["eval_id"], p["unit"], p["method"]) == ("photo", "question", "rewrite")
+    assert dict(x.split("=")[::-1] for x in p["evidence"][1].split())["fotossíntese"].startswith("photosynthes")
+    assert mc_counted(tmp_path, [HOST_IT + " " + HOST_IT, HOST_PT + " " + HOST_PT], items=ITEMS) == [[], []]
 
 
 def test_european_text_on_the_same_subject_is_not_found(tmp_path):

@@ -1,7 +1,7 @@
 """European text read through cognates, for the rewrite tier (method "rewrite", evidence "cognate ..."):
-an eval unit translated into German, Spanish, French or Russian (a quiz page's copy of a
-multiple-choice question) often keeps no number and few names for the translation keys
-(audit/stages/contamination_keys.py), and no wheel on the registry ships a multilingual embedding
+an eval unit translated into German, Spanish, French, Russian, Italian, Portuguese, Dutch, Polish
+or Ukrainian (a quiz page's copy of a multiple-choice question) often keeps no number and few
+names for the translation keys (audit/stages/contamination_keys.py), and no wheel on the registry ships a multilingual embedding
 or a bilingual dictionary for these languages. What survives such a translation is the unit's
 academic and technical words: photosynthesis, Photosynthese, fotosíntesis, photosynthèse,
 фотосинтез.
@@ -9,15 +9,16 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
 1. Cognate form (`cognate_form`): a word lowercased, Cyrillic transliterated, accents stripped, and
    spelling told apart by language made one (ph -> f, th -> t, ch/c/k/q -> k, c before e/i -> s,
    z -> s, v/w -> f, y/j -> i, h dropped, ei/eu -> e, a Spanish e- before s+consonant dropped,
-   -tion/-ción/-ция/-cia -> si, French -aire -> ar, doubled letters collapsed). Keys are the form's first 6 and 5 letters (4 for a word of four):
+   -tion/-ción/-ção/-zione/-cja/-tie/-ция/-cia -> si, French -aire -> ar, doubled letters
+   collapsed). Keys are the form's first 6 and 5 letters (4 for a word of four):
    the inflection endings of each language lie past them (Atmosphäre, atmósfera, атмосфера:
    atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key (a German
    compound: a full key further in when no prefix of 6 is one, Sortieralgorithmus); a Russian
    word with г and no key is read again with г as a Latin h (гормон, гипотеза: hormone, hypothesis).
 2. Keys of a unit: its evidence stems of the rewrite tier (RewriteIndex: units, rarity weights,
-   postings) of four letters or more whose key is attested in the word lists of two of German,
-   Spanish, French and Russian (the `wordfreq` wheel's lists, less their English words: a
-   cognate, not "earth"), and its numbers (read as themselves). A stem with no such key that the
+   postings) of four letters or more whose key is attested in the word lists of two of _LANGS
+   (German, Spanish, French, Russian, Italian, Portuguese, Dutch, Polish, Ukrainian: the
+   `wordfreq` wheel's lists, less their English words: a cognate, not "earth"), and its numbers (read as themselves). A stem with no such key that the
    unit tokenizer joined from two words (Mid-Atlantic: midatlantic; its first part a word of the
    embedding's vocabulary) is keyed by each part's keys (atlantic); a stem cut from a word of -ce
    (plac, produc) is keyed by that word's form too (plase: French place, its c soft). A key of everyday words of one of
@@ -72,7 +73,7 @@ _CYRILLIC = str.maketrans({
     "а": "a", "б": "b", "в": "f", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "s", "з": "s", "и": "i",
     "й": "i", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t",
     "у": "u", "ф": "f", "х": "k", "ц": "s", "ч": "k", "ш": "s", "щ": "s", "ъ": "", "ы": "i", "ь": "",
-    "э": "e", "ю": "u", "я": "a", "і": "i", "ї": "i", "є": "e", "ß": "ss"})
+    "э": "e", "ю": "u", "я": "a", "і": "i", "ї": "i", "є": "e", "ґ": "g", "ß": "ss", "ł": "l"})
 _DIGRAPHS = (("sch", "s"), ("ph", "f"), ("th", "t"), ("ch", "k"), ("sh", "s"), ("ck", "k"), ("qu", "k"))
 # (the rules read many words at once, one a line: ^ and $ are a word's ends, no rule crosses a line break)
 _SOFT_C = re.compile(r"c(?=[eiy])")
@@ -82,6 +83,10 @@ _PROSTHETIC_E = re.compile(r"^es(?=[^aeiou\n])", re.M)  # Spanish estructura, es
 # Suffixes spelled apart by language, made one: -tion/-ción/-sion/-ция/-cia -> si (nation, nación, нация:
 # nasi; radiation, радиация: radiasi); French -aire -> ar (binaire, solaire = binary, solar).
 _TION = re.compile(r"(?<=[a-z]{2})[ts]i[oa]n?")
+# ... and the same suffix at a word's end in Portuguese -ção/-ções/-são (accents stripped: radiacao,
+# versoes), Polish -cja/-sja/-zja and their cases (degeneracji, wersja, telewizja), Dutch -tie
+# (degeneratie, informatie) is first made -sion.
+_CAO = re.compile(r"(?<=[a-z]{2})(?:[cs](?:ao|oes)|[csz]j[aeiou]|tie)$", re.M)
 _AIRE = re.compile(r"aire?s?$", re.M)
 _DOUBLE = re.compile(r"(.)\1+")
 _LETTERS = re.compile(r"[^a-z\n]+")
@@ -100,7 +105,7 @@ _STRONG_LEN = 5
 # whose words sum to _COMMON_FREQ of running text in one of them (zipf 5: one word in 10,000) is
 # common, and a unit word is keyable only when its key is one of theirs (a cognate: atmosf, not the
 # English-only eart of "earth").
-_LANGS = ("de", "es", "fr", "ru")
+_LANGS = ("de", "es", "fr", "ru", "it", "pt", "nl", "pl", "uk")
 _LEX_WORDS = 100_000
 # ... in this many of the languages (each list holds English words and names too: "earth" in one)
 _ATTESTED_LANGS = 2
@@ -108,9 +113,9 @@ _COMMON_FREQ = 1e-4
 # English function words: a record where they are this share of the words is English.
 _EN_WORDS = ("the", "and", "of", "that", "with", "which", "is", "are", "this", "from", "have", "what", "you", "it")
 _EN_SHARE = 0.04
-# ... and a record is read only when this share of its words are function words of German, Spanish,
-# French or Russian (their _FUNCTION_WORDS most frequent words, less English ones): the languages the
-# word lists know, and close ones (Italian, Portuguese, Catalan); text of the other Latin- and
+# ... and a record is read only when this share of its words are function words of _LANGS (their
+# _FUNCTION_WORDS most frequent words, less English ones): the languages the word lists know, and
+# close ones (Catalan, Galician, Belarusian); text of the other Latin- and
 # Cyrillic-script languages, whose every word would be read for nothing, is left.
 _FUNCTION_WORDS = 40
 _LANG_SHARE = 0.12
@@ -147,6 +152,7 @@ def cognate_forms(words: Sequence[str]) -> list[str]:
     w = "\n".join(x.replace("\n", "") for x in words).lower().translate(_CYRILLIC)
     # accents stripped: the decomposed marks (and any letter of another script) are not ASCII
     w = _LETTERS.sub("", unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode())
+    w = _CAO.sub("sion", w)
     for a, b in _DIGRAPHS:
         w = w.replace(a, b)
     w = _SOFT_C.sub("s", w).translate(_SINGLE)
@@ -227,7 +233,7 @@ def _derive_lexicon() -> dict[str, np.ndarray]:
 
 @cache
 def lexicon() -> tuple[frozenset[str], frozenset[str]]:
-    """(common, attested) keys of German, Spanish, French and Russian words (see _derive_lexicon):
+    """(common, attested) keys of the words of _LANGS (see _derive_lexicon):
     derived once per machine into the cache folder (audit.cache; a few seconds), then loaded."""
     from importlib.metadata import version
     rules = hashlib.blake2b(Path(__file__).read_bytes(), digest_size=8).hexdigest()
@@ -237,8 +243,8 @@ def lexicon() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _derive_markers() -> dict[str, np.ndarray]:
-    """The word hashes of _EN_WORDS and of the _FUNCTION_WORDS most frequent words of German,
-    Spanish, French and Russian (no one-letter Latin word, none of the 200 most frequent English
+    """The word hashes of _EN_WORDS and of the _FUNCTION_WORDS most frequent words of each of
+    _LANGS (no one-letter Latin word, none of the 200 most frequent English
     words), sorted, and per hash whether it is an English one."""
     from wordfreq import top_n_list
     english = set(top_n_list("en", 200))
@@ -274,7 +280,7 @@ class CognateIndex:
     unit_need: np.ndarray      # int32 per unit: distinct stems a window must hold
     unit_words: np.ndarray     # int32 per unit: its words (window length)
     post: dict[int, np.ndarray]  # keyed stem -> the units holding it
-    markers: HashSet           # word hashes of the English function words and of German, Spanish, French, Russian ones
+    markers: HashSet           # word hashes of the English function words and of those of _LANGS
     marker_en: np.ndarray      # bool, parallel to markers.sorted: an English one
     sample_docs: int = 0       # non-English Latin/Cyrillic documents of the corpus sample read
     # the per-process cache of record words: sorted word hashes and, parallel, the id of their value
@@ -350,7 +356,7 @@ class CognateIndex:
 
     def _readable(self, texts: Sequence[str | None], tokens: Tokens) -> np.ndarray:
         """Per text whether the tier reads it: _MIN_WORDS words, under _EN_SHARE of them English
-        function words and _LANG_SHARE German, Spanish, French or Russian ones (array passes over
+        function words and _LANG_SHARE function words of _LANGS (array passes over
         the hashes; the script is checked per word later)."""
         counts = tokens.counts
         found, at = self.markers.find(tokens.hashes)
