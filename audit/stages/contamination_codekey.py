@@ -578,7 +578,8 @@ def _aligned_score(item: ItemSignature, record: Signature, text: str, keys: set[
                         seen[example] = max(seen.get(example, 0.0), got)
         found = sum(seen.values())
         score += min(_EXAMPLES_MAX, found)
-    shared = sorted(said & item.prose.keys(), key=lambda st: -item.prose[st])
+    # ties by name: the evidence is the same whatever the hash seed
+    shared = sorted(said & item.prose.keys(), key=lambda st: (-item.prose[st], st))
     weight = sum(item.prose[st] for st in shared)
     rare = sum(1 for st in shared if item.prose[st] >= _PROSE_RARE)
     # words back a definition already pointing at the item: a one-word name none of whose parameters
