@@ -150,6 +150,8 @@ _MIN_HAN = 3
 # the unit's glossable stems, asks fewer of a short unit: three common stems meet by chance in news).
 _MIN_STEMS = 4
 _MIN_RARE_HIT = 3
+# A unit holding one rare stem: a match holds it, and this share of the unit's glossable weight.
+_FEW_RARE_SHARE = 0.7
 # ... and this many of those rare stems from a Latin word or a Chinese word of several characters:
 # a single character has many readings and glosses (classical Chinese is mostly single characters).
 _MIN_STRONG = 2
@@ -371,11 +373,20 @@ def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.n
 
 
 def latin_words(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(start, end) of each match of [A-Za-z]+|[0-9]+(?:[.][0-9]+)? in the text of code points
-    `cps`, as re.finditer finds them (runs of ASCII letters; runs of digits, one joined to the next
-    by a single "." when that one is not itself a fraction: 1.2.3 -> 1.2, 3), by array passes."""
+    """(start, end) of each match of [A-Za-z]+|[0-9]+(?:,[0-9]{3}(?![0-9]))*(?:[.][0-9]+)? in the
+    text of code points `cps`, as re.finditer finds them (runs of ASCII letters; runs of digits,
+    thousands commas within them: 88,000; one run joined to the next by a single "." when that one
+    is not itself a fraction: 1.2.3 -> 1.2, 3), by array passes (one difference: a fraction's digits
+    go on over a thousands comma, 1.234,567 one number)."""
     letter = ((cps | 0x20) >= 0x61) & ((cps | 0x20) <= 0x7A)
     digit = (cps >= 0x30) & (cps <= 0x39)
+    # a comma between a digit and exactly three digits is part of the number (88,000)
+    d = np.concatenate([digit, np.zeros(4, bool)])
+    n = len(cps)
+    comma = np.flatnonzero((cps[1:] == 0x2C) & digit[:-1]) + 1 if n > 1 else np.zeros(0, np.int64)
+    comma = comma[d[comma + 1] & d[comma + 2] & d[comma + 3] & ~d[comma + 4]]
+    digit = digit.copy()
+    digit[comma] = True
     out = []
     for cls in (letter, digit):
         edge = np.diff(np.concatenate([[0], cls.astype(np.int8), [0]]))
@@ -463,6 +474,43 @@ def numeral_key(run: str) -> str | None:
     return None if v is None else str(v)
 
 
+def _chunked(longest: np.ndarray, word: np.ndarray, run_end: np.ndarray,
+             words: list[tuple[int, np.ndarray, np.ndarray]], one: np.ndarray) -> np.ndarray:
+    """The length of the word to take at each position (of a text's Han characters, `longest`: the
+    longest headword there, `run_end`: its run's end), by the chunk of two words it starts
+    (MMSEG's rules): the most characters with the longest word after it, then the fewest words,
+    then the two words' lengths closest, then the shorter first (细胞/中/线粒体 "cell / in /
+    mitochondrion", not 中线 "midline" / 粒 / 体; 在/地球, not 在地 "local" / 球), where the
+    longest match takes a word of two characters or more. `words`: (k, positions, headword) of
+    every headword of k characters; `word`: the headword taken at each position, set here too."""
+    m = len(longest)
+    at = np.flatnonzero(longest > 1)
+    if not len(at):
+        return longest
+    ends = run_end[at]
+    best = np.full(len(at), -1, np.int64)
+    pick = np.ones(len(at), np.int64)
+    ok = np.ones(len(at), bool)  # a word of one character is always there (a headword or a word of its own)
+    for k, pos, where in [(1, at[one[at] >= 0], one[at][one[at] >= 0])] + words:
+        if k > 1:
+            ok = np.zeros(len(at), bool)
+            ok[np.searchsorted(at, pos[np.isin(pos, at)])] = True
+        nxt = at + k
+        after = np.where(nxt < ends, longest[np.minimum(nxt, m - 1)], 0)
+        # most characters, fewest words, lengths closest, shorter first: one number, the largest wins
+        score = ((k + after) * 4 - (after > 0)) * 16 * (_MAX_WORD + 1) - np.abs(k - after) * (_MAX_WORD + 1) - k
+        better = ok & (score > best)
+        best[better], pick[better] = score[better], k
+    out = longest.copy()
+    out[at] = pick
+    for k, pos, where in words:  # the headword of the length taken
+        took = pos[out[pos] == k]
+        word[took] = where[out[pos] == k]
+    single = at[pick == 1]
+    word[single] = one[single]
+    return out
+
+
 def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(start, end, headword index or -1) of the words of `text`'s Han runs (`text`: or its
     code_points), by forward longest match over the dictionary's headwords (a character no
@@ -484,6 +532,7 @@ def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray
     best_word[one >= 0] = one[one >= 0]
     at = np.flatnonzero((np.arange(1, m + 1) < run_end) & d.one_prefix[c])
     h = hash_code_points(c[at], np.zeros(len(at), np.int64))
+    shorter: list[tuple[int, np.ndarray, np.ndarray]] = []  # (k, positions, headword) of every word of k >= 2
     for k in range(2, _MAX_WORD + 1):  # the substrings of k characters at the positions still in a run
         if not len(at):
             break
@@ -491,10 +540,11 @@ def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray
         found, where = d.words.find(h)
         best_len[at[found]] = k
         best_word[at[found]] = where
+        shorter.append((k, at[found], where))
         more = (at + k < run_end[at]) & d.prefixes.contains(h)  # a longer headword may start here
         at, h = at[more], h[more]
+    step = _chunked(np.maximum(best_len, 1), best_word, run_end, shorter, one)
     # the walk: from each run's start, word after word (all runs at once, one step a word)
-    step = np.maximum(best_len, 1)
     at = first
     walked = np.zeros(m, dtype=bool)
     while len(at):
@@ -542,6 +592,8 @@ class GlossIndex:
     zh_docs: int             # Chinese documents of the corpus sample read for stem commonness
     name_stems: dict[str, list[int]]  # sound key -> the units' names as evidence stems (see _name_like)
     everyday: np.ndarray     # bool per rewrite stem: common in the sample's Chinese (counts, not asked of a unit)
+    share_need: np.ndarray   # float64 per unit: share of its glossable weight a match covers at least (0: the floor)
+    everyday_strong: np.ndarray  # bool per rewrite stem: ... when read from a word of several characters
 
     @classmethod
     def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None, texts: Sequence[str] | None = None,
@@ -574,6 +626,7 @@ class GlossIndex:
         weight = np.where(evidence & glossable, rw.weight, 0).astype(np.float32)
         zh_docs = 0
         everyday = np.zeros(len(weight), dtype=bool)
+        everyday_strong = np.zeros(len(weight), dtype=bool)
         if sample:
             zh = [t for t, n in zip(sample, han_counts(sample).tolist()) if t and n >= _MIN_HAN_CHARS]
             if len(zh) >= _MIN_ZH_DOCS:
@@ -595,9 +648,11 @@ class GlossIndex:
                 # only the headwords glossing to an evidence stem (`words`) are counted below
                 mine = np.zeros(len(d.hashes) + 1, dtype=bool)
                 mine[words] = True
-                w_start, w_word = w_start[mine[w_word]], w_word[mine[w_word]]
+                w_start, w_end, w_word = w_start[mine[w_word]], w_end[mine[w_word]], w_word[mine[w_word]]
                 doc_word = distinct((np.searchsorted(offsets, w_start, side="right") - 1) * len(d.hashes) + w_word)
                 doc_of, word_of = doc_word // len(d.hashes), doc_word % len(d.hashes)
+                longer = np.zeros(len(d.hashes), dtype=bool)  # headwords of several characters (read here)
+                longer[w_word[w_end - w_start > 1]] = True
                 # headwords common in the corpus's Chinese documents (种: kind, type, sort) say nothing ...
                 head_docs = np.bincount(word_of, minlength=len(d.hashes))
                 common = head_docs[words] > most
@@ -612,15 +667,19 @@ class GlossIndex:
                 lo, hi = word_start[at[hit]], word_start[at[hit] + 1]
                 count = hi - lo
                 idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-                doc_stem = distinct(np.repeat(doc_of[hit], count) * (len(weight) + 1) + s_of[idx])
-                stem_docs = np.bincount(doc_stem % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)]
+                pair = np.repeat(doc_of[hit], count) * (len(weight) + 1) + s_of[idx]
+                stem_docs = np.bincount(distinct(pair) % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)]
                 everyday = stem_docs > most
-                zh_common[:-1] |= everyday
+                # ... and the stems that words of several characters often gloss to (a single
+                # character's many senses make most stems everyday: 土, 地 "earth"; 地球 "earth" is not)
+                by_longer = distinct(pair[np.repeat(longer[word_of[hit]], count)])
+                everyday_strong = np.bincount(by_longer % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)] > most
+                zh_common[:-1] |= everyday_strong
         units = np.diff(rw.post_start)
         # rare: among the units and in Chinese (the HSK list; the sample's Chinese documents when it has
         # enough, else the dictionary: a stem many single characters gloss to is everyday text's)
         rare_strong = (weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common[:-1]
-        rare = rare_strong.copy()
+        rare = rare_strong & ~everyday
         if not zh_docs:  # read from one character, such a stem is rare no more; from a longer word (脊 / 中脊) it is
             many = np.zeros(len(weight) + 1, dtype=bool)
             many[to_rw[d.char_glosses > _MANY_CHARS]] = True
@@ -640,6 +699,11 @@ class GlossIndex:
         n_strong = np.bincount(rw.post_unit, weights=(rare_strong & strong_stem[:-1])[post_stem],
                                minlength=len(unit_total)).astype(np.int32)
         rare_need = np.clip(np.minimum(np.minimum(_MIN_RARE_HIT, need - 2), n_rare), _MIN_RARE, None).astype(np.int32)
+        # a unit of one rare stem (按体积计算，哪种气体在地球大气中所占的比例最大: volume) is asked it, and
+        # most of its weight instead (_FEW_RARE_SHARE): its everyday stems together tell it
+        few = n_rare == 1
+        rare_need[few] = 1
+        share_need = np.where(few, _FEW_RARE_SHARE, 0.0)
         strong_need = np.clip(np.minimum(_MIN_STRONG, n_strong), 1, None).astype(np.int32)
         # only the stems that count are kept (a record's words are read through these), and the
         # headwords holding one
@@ -650,7 +714,7 @@ class GlossIndex:
         row_of_word = np.full(len(d.hashes) + 1, -1, dtype=np.int64)
         row_of_word[words] = np.arange(len(words))
         return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, rare_strong, unit_total,
-                   need, rare_need, strong_need, zh_docs, name_stems, everyday)
+                   need, rare_need, strong_need, zh_docs, name_stems, everyday, share_need, everyday_strong)
 
     def _record_stems(self, texts: Sequence[str]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -672,7 +736,9 @@ class GlossIndex:
         lw = np.where((lw >= 0x41) & (lw <= 0x5A), lw | 0x20, lw)
         l_hash = np.bitwise_xor.reduceat(hash_code_points(lw, ranks), first_cp) if len(first_cp) else first_cp
         _, one, inverse = np.unique(l_hash, return_index=True, return_inverse=True)
-        names = [joined[a:b].lower() for a, b in zip(l_start[one].tolist(), l_end[one].tolist())]
+        # a number as the normaliser writes the units' (0.3 -> 03, 88,000 -> 88000)
+        names = [joined[a:b].lower().replace(".", "").replace(",", "") for a, b in zip(l_start[one].tolist(),
+                                                                                      l_end[one].tolist())]
         l_stem = np.array([self.stem_of_name.get(st, -1) for st in stem_words(names)] or [-1], np.int64)[inverse]
         # each word's rank in its own text: its rank among both sorted lists less its text's first
         k = np.flatnonzero(hit)
@@ -855,14 +921,15 @@ class GlossIndex:
             got = np.add.reduceat(self.weight[stem[rows2]], first)
             n_han = np.add.reduceat(han[rows2].astype(np.int64), first)
             # of the stems common in Chinese text, one at most makes up the distinct stems asked
-            asked = count - np.maximum(np.add.reduceat(self.everyday[stem[rows2]].astype(np.int64), first) - _MAX_EVERYDAY, 0)
+            common = np.where(strong[rows2], self.everyday_strong[stem[rows2]], self.everyday[stem[rows2]])
+            asked = count - np.maximum(np.add.reduceat(common.astype(np.int64), first) - _MAX_EVERYDAY, 0)
             is_rare = self.rare[stem[rows2]] | (self.rare_strong[stem[rows2]] & strong[rows2])
             n_rare_hit = np.add.reduceat(is_rare.astype(np.int64), first)
             n_strong = np.add.reduceat((is_rare & strong[rows2]).astype(np.int64), first)
             total = self.unit_total[w_unit]
             ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= self.rare_need[w_unit])
                   & (n_strong >= self.strong_need[w_unit])
-                  & (total > 0) & (got >= floor * np.maximum(total, 1e-9)))
+                  & (total > 0) & (got >= np.maximum(floor, self.share_need[w_unit]) * np.maximum(total, 1e-9)))
             for u in np.unique(w_unit[ok]).tolist():
                 mine = np.flatnonzero(ok & (w_unit == u))
                 k = int(mine[np.argmax(got[mine])])  # the best window (the earliest on a tie)
