@@ -135,6 +135,11 @@ _GLOSS_WORD = re.compile(r"[a-z]+")
 _CLASSICAL = (("on", "a"), ("um", "a"), ("us", "i"), ("a", "ae"), ("is", "es"), ("ex", "ices"), ("ix", "ices"),
               ("a", "on"), ("a", "um"), ("i", "us"), ("ae", "a"), ("es", "is"), ("ices", "ex"), ("ices", "ix"))
 _CLASSICAL_MIN = 5
+# Derivational suffixes, one part of speech to another and back (see derived_forms).
+_DERIVED = (("ibility", "ible"), ("ability", "able"), ("ible", "ibility"), ("able", "ability"), ("icity", "ic"),
+            ("ity", ""), ("ness", ""), ("ation", "ate"), ("ation", "e"), ("ate", "ation"), ("ption", "be"),
+            ("ption", "pt"), ("ence", "ent"), ("ent", "ence"), ("ance", "ant"), ("ant", "ance"))
+_DERIVED_MIN = 7
 # Windows of _WINDOW times the unit's words (at least _MIN_WINDOW record words), every half window.
 _WINDOW = 1.5
 _MIN_WINDOW = 24
@@ -188,15 +193,19 @@ def cedict_path() -> Path:
     return Path(str(resources.files(_PACKAGE).joinpath(_CEDICT)))
 
 
-def gloss_senses(glosses: str, joined: bool = False) -> list[list[str]]:
+def gloss_senses(glosses: str, joined: bool = False, name: bool = False) -> list[list[str]]:
     """The content words of each of one CC-CEDICT entry's glosses, one list a sense ("/to absorb/
     white blood cell/" -> [absorb], [white, blood, cell]): glosses that are references, variants,
     surnames or classifiers left out, bracketed notes dropped, function words and words of one or
     two letters too. `joined`: each pair of adjacent words also as one ("worst case" -> worstcase,
-    "last in first out" -> lastin, firstout): how the normaliser reads "worst-case", "last-in"."""
+    "last in first out" -> lastin, firstout): how the normaliser reads "worst-case", "last-in".
+    `name`: the entry is a name, each gloss read up to its first comma (王维 "Wang Wei (701-761), Tang
+    Dynasty poet": Wang Wei; what follows tells who the name is, not what it means)."""
     out: list[list[str]] = []
     for g in glosses.strip().strip("/").split("/"):
         g = g.strip().lower()
+        if name:
+            g = g.split(",", 1)[0]
         if not g or _NOT_MEANING.match(g) or _RADICAL.search(g):
             continue
         raw = _GLOSS_WORD.findall(_NOTES.sub(" ", g))
@@ -214,6 +223,17 @@ def classical_numbers(word: str) -> list[str]:
     if len(word) < _CLASSICAL_MIN:
         return []
     return [word[:-len(a)] + b for a, b in _CLASSICAL if word.endswith(a)]
+
+
+def derived_forms(word: str) -> list[str]:
+    """Words of the same meaning in another part of speech, by _DERIVED's regular suffixes, both
+    ways (responsibility <-> responsible, complexity <-> complex, exploration <-> explore,
+    description <-> describe, weakness <-> weak), for words of _DERIVED_MIN letters or more: the
+    stemmer keeps them apart (responsibil, responsibl), and a gloss says one where the unit says
+    the other. A form no unit writes meets nothing."""
+    if len(word) < _DERIVED_MIN:
+        return []
+    return [word[:-len(a)] + b for a, b in _DERIVED if word.endswith(a) and len(word) - len(a) >= _DERIVED_MIN - 3]
 
 
 def gloss_words(glosses: str) -> list[str]:
@@ -242,6 +262,7 @@ class Cedict:
     proper: np.ndarray      # bool per headword: a name (its pinyin capitalised: 玛丽 [Ma3 li4] Mary, 米兰 Milan)
     char_glosses: np.ndarray  # int64 per gloss stem: the one-character headwords glossing to it (big: 38, ozone: 0)
     word_glosses: np.ndarray  # int64 per gloss stem: the headwords of several characters glossing to it
+    common_long: np.ndarray   # bool per gloss stem: a common Chinese word of several characters glosses to it
 
 
 def _parse() -> dict[str, np.ndarray]:
@@ -255,7 +276,8 @@ def _parse() -> dict[str, np.ndarray]:
                 continue
             head, _, rest = line.partition(" [")
             trad, _, simp = head.partition(" ")
-            senses = [] if simp in _PARTICLES else gloss_senses(rest.partition("] ")[2], joined=True)
+            senses = [] if simp in _PARTICLES else gloss_senses(rest.partition("] ")[2], joined=True,
+                                                                 name=rest[:1].isupper())
             for w in {trad, simp}:
                 if 0 < len(w) <= _MAX_WORD:
                     glosses.setdefault(w, []).extend(senses)
@@ -274,7 +296,7 @@ def _parse() -> dict[str, np.ndarray]:
     # a gloss word's stem, and its plural's: the stemmer takes "computers" to computer but
     # "computer" to comput, and a unit says "computers" as often as a gloss says "computer"; a
     # Latin or Greek noun's other number too (mitochondrion: the unit says "mitochondria")
-    other = [classical_numbers(w) for w in vocab]
+    other = [classical_numbers(w) + derived_forms(w) for w in vocab]
     other_stems = iter(stem_words([f for forms in other for f in forms]))
     stem_of_word = {w: {a, b, c, *(next(other_stems) for _ in forms)}
                     for w, a, b, c, forms in zip(vocab, stem_words(vocab), stem_words([w + "s" for w in vocab]),
@@ -299,9 +321,12 @@ def _parse() -> dict[str, np.ndarray]:
                 common_words.add(line.split("\t", 1)[0].strip())
     start_arr, ids_arr = np.array(start, dtype=np.int64), np.array(ids, dtype=np.int32)
     common = np.zeros(len(stems), dtype=bool)
+    common_long = np.zeros(len(stems), dtype=bool)
     for k, h in enumerate(heads):
         if h in common_words:
             common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
+            if len(h) > 1:
+                common_long[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
     prefixes = distinct(hash_words([h[:k] for h in heads for k in range(1, len(h))]))
     # per stem, the headwords of one character and of several glossing to it (each headword once)
     pair, first = np.unique(np.repeat(np.arange(len(heads)), np.diff(start_arr)) * len(stems) + ids_arr,
@@ -313,7 +338,8 @@ def _parse() -> dict[str, np.ndarray]:
             "proper": np.array([h in names for h in heads], dtype=bool),
             "sense_ids": np.array(sense_ids, dtype=np.int32),
             # the stems as one UTF-8 string (a fixed-width str array would take the longest's width each)
-            "stems": np.frombuffer("\n".join(stems).encode(), dtype=np.uint8), "common": common}
+            "stems": np.frombuffer("\n".join(stems).encode(), dtype=np.uint8), "common": common,
+            "common_long": common_long}
 
 
 def _consistent(a: dict[str, np.ndarray]) -> bool:
@@ -323,7 +349,7 @@ def _consistent(a: dict[str, np.ndarray]) -> bool:
                 and len(a["stem_start"]) == len(a["hashes"]) + 1
                 and int(a["stem_start"][-1]) == len(a["stem_ids"]) == len(a["sense_ids"])
                 and len(a["proper"]) == len(a["hashes"])
-                and len(a["char_glosses"]) == len(a["word_glosses"]) == len(a["common"])
+                and len(a["char_glosses"]) == len(a["word_glosses"]) == len(a["common"]) == len(a["common_long"])
                 and a["stems"].dtype == np.uint8
                 and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["common"])))
     except (KeyError, IndexError, TypeError):
@@ -350,7 +376,7 @@ def cedict() -> Cedict:
     one_char[found] = where
     return Cedict(a["hashes"], words, prefixes, a["stem_start"], a["stem_ids"], a["sense_ids"], stems, a["common"],
                   time.perf_counter() - t0, one_char, prefixes.contains(one), a["proper"].astype(bool),
-                  a["char_glosses"], a["word_glosses"])
+                  a["char_glosses"], a["word_glosses"], a["common_long"].astype(bool))
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
@@ -492,9 +518,9 @@ def _chunked(longest: np.ndarray, word: np.ndarray, run_end: np.ndarray,
     pick = np.ones(len(at), np.int64)
     ok = np.ones(len(at), bool)  # a word of one character is always there (a headword or a word of its own)
     for k, pos, where in [(1, at[one[at] >= 0], one[at][one[at] >= 0])] + words:
-        if k > 1:
+        if k > 1:  # every position of a word of k >= 2 characters is one of `at` (its longest is k or more)
             ok = np.zeros(len(at), bool)
-            ok[np.searchsorted(at, pos[np.isin(pos, at)])] = True
+            ok[np.searchsorted(at, pos)] = True
         nxt = at + k
         after = np.where(nxt < ends, longest[np.minimum(nxt, m - 1)], 0)
         # most characters, fewest words, lengths closest, shorter first: one number, the largest wins
@@ -608,6 +634,10 @@ class GlossIndex:
         mapped = to_rw[d.stem_ids]
         zh_common = np.zeros(len(rw.weight) + 1, dtype=bool)
         zh_common[to_rw[d.common]] = True
+        # ... read from a word of several characters, a stem is common when such a word is (包 "bag,
+        # packet, wrap, ..." makes its stems common in single characters, not in 数据包 "data packet")
+        zh_common_strong = np.zeros(len(rw.weight) + 1, dtype=bool)
+        zh_common_strong[to_rw[d.common_long]] = True
         per_word = np.repeat(np.arange(len(d.hashes)), np.diff(d.stem_start))
         ok = mapped >= 0
         w_of, s_of, e_of = per_word[ok], mapped[ok], d.sense_ids[ok].astype(np.int64)  # by headword (CSR order)
@@ -674,12 +704,13 @@ class GlossIndex:
                 # character's many senses make most stems everyday: 土, 地 "earth"; 地球 "earth" is not)
                 by_longer = distinct(pair[np.repeat(longer[word_of[hit]], count)])
                 everyday_strong = np.bincount(by_longer % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)] > most
-                zh_common[:-1] |= everyday_strong
+                zh_common[:-1] |= everyday
+                zh_common_strong[:-1] |= everyday_strong
         units = np.diff(rw.post_start)
         # rare: among the units and in Chinese (the HSK list; the sample's Chinese documents when it has
         # enough, else the dictionary: a stem many single characters gloss to is everyday text's)
-        rare_strong = (weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common[:-1]
-        rare = rare_strong & ~everyday
+        rare_strong = (weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common_strong[:-1]
+        rare = rare_strong & ~zh_common[:-1]
         if not zh_docs:  # read from one character, such a stem is rare no more; from a longer word (脊 / 中脊) it is
             many = np.zeros(len(weight) + 1, dtype=bool)
             many[to_rw[d.char_glosses > _MANY_CHARS]] = True
@@ -804,6 +835,50 @@ class GlossIndex:
         edge = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else np.zeros(0, np.int64)
         return pairs, key[edge], np.diff(np.append(edge, len(key)))
 
+    def _may_cover(self, cand: np.ndarray, doc: np.ndarray, rank: np.ndarray, stem: np.ndarray,
+                   floor: float) -> np.ndarray:
+        """The candidate pairs (text * units + unit) with a window holding, read in any sense, as many
+        of the unit's stems and as much of its weight as a match asks (`doc`, `rank`, `stem`: the
+        texts' (word, stem) rows, in text order): a bound on the reading record by record below, by
+        array passes over all pairs at once."""
+        rw = self.rewrite
+        n_units, n_stems = len(rw.unit_total), len(self.weight) + 1
+        # first the whole text for the window (few stems to probe: the units')
+        c_doc, c_unit = cand // n_units, cand % n_units
+        held = distinct(doc * n_stems + stem)
+        lo = np.searchsorted(rw.unit_stem_keys, c_unit * n_stems)
+        count = np.searchsorted(rw.unit_stem_keys, (c_unit + 1) * n_stems) - lo
+        idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        theirs = rw.unit_stem_keys[idx] % n_stems
+        probe = np.repeat(c_doc, count) * n_stems + theirs
+        found = held[np.minimum(np.searchsorted(held, probe), max(len(held) - 1, 0))] == probe if len(held) else probe < 0
+        found &= self.weight[theirs] > 0
+        of = np.repeat(np.arange(len(cand)), count)
+        got = np.bincount(of, weights=np.where(found, self.weight[theirs], 0), minlength=len(cand))
+        cand = cand[(np.bincount(of, weights=found, minlength=len(cand)) >= self.unit_need[c_unit])
+                    & (got >= np.maximum(floor, self.share_need[c_unit]) * self.unit_total[c_unit])]
+        # then its windows
+        c_doc, c_unit = cand // n_units, cand % n_units
+        bounds = np.searchsorted(doc, np.arange(int(doc.max()) + 2 if len(doc) else 1))
+        lo = bounds[c_doc]
+        count = bounds[c_doc + 1] - lo
+        row = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        of = np.repeat(np.arange(len(cand)), count)
+        probe = c_unit[of] * n_stems + stem[row]
+        at = np.minimum(np.searchsorted(rw.unit_stem_keys, probe), len(rw.unit_stem_keys) - 1)
+        mine = rw.unit_stem_keys[at] == probe
+        row, of = row[mine], of[mine]
+        half = np.maximum(_MIN_WINDOW // 2, (rw.unit_words[c_unit[of]] * _WINDOW / 2).astype(np.int64))
+        block = rank[row] // half
+        key = distinct((np.concatenate([of, of]) * (1 << 20) + np.concatenate([block, np.maximum(block - 1, 0)]))
+                       * n_stems + np.concatenate([stem[row], stem[row]]))
+        wins, first, n_found = np.unique(key // n_stems, return_index=True, return_counts=True)
+        got = np.add.reduceat(self.weight[key % n_stems], first) if len(key) else np.zeros(0)
+        w_of = wins >> 20
+        unit = c_unit[w_of]
+        ok = (n_found >= self.unit_need[unit]) & (got >= np.maximum(floor, self.share_need[unit]) * self.unit_total[unit])
+        return cand[np.unique(w_of[ok])]
+
     @staticmethod
     def _anchored(text: str, rows: np.ndarray, stem: np.ndarray, start: np.ndarray, end: np.ndarray,
                   han: np.ndarray, n_stems: int) -> np.ndarray:
@@ -862,7 +937,7 @@ class GlossIndex:
         strong_of[np.searchsorted(wins, s_wins)] = n_strong
         w_units = pairs[wins >> 20] % n_units
         ok = (n_rare >= self.rare_need[w_units]) & (strong_of >= self.strong_need[w_units])
-        cand = pairs[np.unique(wins[ok] >> 20)]
+        cand = self._may_cover(pairs[np.unique(wins[ok] >> 20)], doc, rank_all, stem_all, floor)
         doc_bounds = np.searchsorted(doc, np.arange(len(picked) + 1))  # rows are in text order
         for p in np.unique(cand // n_units).tolist():
             t = int(picked[p])
@@ -924,8 +999,13 @@ class GlossIndex:
             common = np.where(strong[rows2], self.everyday_strong[stem[rows2]], self.everyday[stem[rows2]])
             asked = count - np.maximum(np.add.reduceat(common.astype(np.int64), first) - _MAX_EVERYDAY, 0)
             is_rare = self.rare[stem[rows2]] | (self.rare_strong[stem[rows2]] & strong[rows2])
-            n_rare_hit = np.add.reduceat(is_rare.astype(np.int64), first)
-            n_strong = np.add.reduceat((is_rare & strong[rows2]).astype(np.int64), first)
+            # rare hits are words: one word's several stems (下笔 "to put pen to paper") are one hit
+            win_of = np.repeat(np.arange(len(wins)), count)
+            n_words = int(rank.max()) + 1 if len(rank) else 1
+            n_rare_hit = np.bincount(distinct(win_of[is_rare] * n_words + rank[rows2[is_rare]]) // n_words,
+                                     minlength=len(wins))
+            both = is_rare & strong[rows2]
+            n_strong = np.bincount(distinct(win_of[both] * n_words + rank[rows2[both]]) // n_words, minlength=len(wins))
             total = self.unit_total[w_unit]
             ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= self.rare_need[w_unit])
                   & (n_strong >= self.strong_need[w_unit])
