@@ -170,12 +170,15 @@ _MANY_CHARS = 10
 # ... such a stem is not asked of a unit's translation (its total, its distinct stems); found, it
 # adds to the coverage, and this many of them to the distinct stems a match holds.
 _MAX_EVERYDAY = 1
+# Characters Chinese writes foreign names with beyond contamination_keys' list (玛丽莲 Marilyn, 凯列班
+# Caliban, 黛安娜 Diana, 瑞贝卡 Rebecca, 琼斯 Jones, 肖恩 Sean, ...).
+_MORE_NAME_CHARS = "莲列儿黛娃茜琪薇露芙埃瑞伍柏琼珍赛翰狄崔裴荷舒肖逊嘉默奈纽努森坦廷锡夏"
 # Chinese numerals and the characters Chinese writes foreign names with (contamination_keys' lists),
 # by code point: the segmenter's words are told numbers or name syllables by these tables.
 _NUMERAL = np.zeros(0x10000, dtype=bool)
 _NUMERAL[[ord(c) for c in HAN_NUMERALS]] = True
 _NAME_CHAR = np.zeros(0x10000, dtype=bool)
-_NAME_CHAR[[ord(c) for c in HAN_NAME_CHARS]] = True
+_NAME_CHAR[[ord(c) for c in HAN_NAME_CHARS + _MORE_NAME_CHARS]] = True
 # A transliterated name: a run of at least _NAME_MIN_CHARS one-character words of those characters
 # (the dictionary read no word there: 普洛斯彼罗, 克雷布斯), whose first up to _NAME_MAX_CHARS
 # characters sound like a unit's name-like stem (contamination_keys.sound_key: three consonants, or
@@ -185,6 +188,8 @@ _NAME_MAX_CHARS = 6
 # ... a stem of 4 letters or more no headword glosses to; a sound read in more than this share of
 # the sample's Chinese documents is no name (a run of common syllables).
 _NAME_MIN_LETTERS = 4
+# An r no vowel follows: silent in the British English that Chinese transliterations follow.
+_SILENT_R = re.compile(r"r(?![aeiouy])")
 _NAME_SHARE = 0.01
 
 
@@ -490,6 +495,32 @@ def name_sounds(run: str) -> tuple[str, ...]:
     return tuple(sorted({k for n, k in keys if len(k) >= 3 or (len(k) == 2 and n > _NAME_MIN_CHARS)}))
 
 
+def name_keys(name: str) -> set[str]:
+    """The sound keys (contamination_keys.sound_key, of two consonants or more) a name of the units
+    may be heard by in Chinese: as written, without an r that no vowel follows (奥威尔 Orwell, 马库斯
+    Marcus: Chinese transliterates the British sound), and with th as s (辛西娅 Cynthia)."""
+    forms = {name, _SILENT_R.sub("", name), name.replace("th", "s")}
+    return {k for k in map(sound_key, forms) if len(k) >= 2}
+
+
+_ORDINALS = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()
+_TENS = "twent thirt fort fift sixt sevent eight ninet".split()
+
+
+@cache
+def ordinal_stems(n: int) -> tuple[str, ...]:
+    """The stems the units write the ordinal of `n` with: its word (12: twelfth; 21: twentyfirst, as
+    the normaliser joins twenty-first) and its figures (12th, 21st)."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    words = []
+    if n < 20:
+        words.append(_ORDINALS[n])
+    elif n < 100:
+        words.append(_TENS[n // 10 - 2] + ("ieth" if n % 10 == 0 else "y" + _ORDINALS[n % 10]))
+    return tuple(dict.fromkeys(stem_words(words + [f"{n}{suffix}"])))
+
+
 @cache
 def numeral_key(run: str) -> str | None:
     """A run of Chinese numerals as the rewrite tier's number stem (三十 -> "30"), None for no
@@ -649,7 +680,7 @@ class GlossIndex:
         name_stems: dict[str, list[int]] = {}
         if texts is not None and tokens is not None:
             for st in np.flatnonzero(_name_like(rw, texts, tokens, evidence)).tolist():
-                if len(k := sound_key(rw.names[st])) >= 2:
+                for k in name_keys(rw.names[st]):
                     name_stems.setdefault(k, []).append(st)
         # numbers and Latin-script words are read as themselves
         glossable |= np.array([n.isascii() and (n.isdigit() or n.isalpha()) for n in rw.names], dtype=bool)
@@ -807,8 +838,12 @@ class GlossIndex:
         first, end = numeral_runs(cps, h_start, h_end)
         for w, a, b in zip(first.tolist(), h_start[first].tolist(), h_end[end - 1].tolist()):
             key = numeral_key(joined[a:b])
-            if key is not None and (st := self.stem_of_name.get(key, -1)) >= 0:
-                out.append((w, a, b, st))
+            if key is None:
+                continue
+            # after 第, an ordinal (第十二: twelfth, 12th), as the units write it
+            ordinal = a > 0 and joined[a - 1] == "第"
+            out += [(w, a - ordinal, b, st) for k in (ordinal_stems(int(key)) if ordinal else (key,))
+                    if (st := self.stem_of_name.get(k, -1)) >= 0]
         if self.name_stems:
             first, end = name_runs(cps, h_start, h_end, h_word)
             for w, a, b in zip(first.tolist(), h_start[first].tolist(), h_end[end - 1].tolist()):
