@@ -155,8 +155,10 @@ _MIN_HAN = 3
 # the unit's glossable stems, asks fewer of a short unit: three common stems meet by chance in news).
 _MIN_STEMS = 4
 _MIN_RARE_HIT = 3
-# A unit holding one rare stem: a match holds it, and this share of the unit's glossable weight.
-_FEW_RARE_SHARE = 0.7
+# ... or, where the window covers this share of the unit's glossable weight, one rare stem of a strong
+# word that is a number, a name or a Latin word (a short word problem: its name, everyday words), or
+# of any strong word for a unit of one rare stem (按体积计算，哪种气体在地球大气中所占的比例最大: volume).
+_MOST_SHARE = 0.7
 # ... and this many of those rare stems from a Latin word or a Chinese word of several characters:
 # a single character has many readings and glosses (classical Chinese is mostly single characters).
 _MIN_STRONG = 2
@@ -649,8 +651,8 @@ class GlossIndex:
     zh_docs: int             # Chinese documents of the corpus sample read for stem commonness
     name_stems: dict[str, list[int]]  # sound key -> the units' names as evidence stems (see _name_like)
     everyday: np.ndarray     # bool per rewrite stem: common in the sample's Chinese (counts, not asked of a unit)
-    share_need: np.ndarray   # float64 per unit: share of its glossable weight a match covers at least (0: the floor)
     everyday_strong: np.ndarray  # bool per rewrite stem: ... when read from a word of several characters
+    few_rare: np.ndarray     # bool per unit: one rare stem at most (see _MOST_SHARE)
 
     @classmethod
     def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None, texts: Sequence[str] | None = None,
@@ -761,11 +763,6 @@ class GlossIndex:
         n_strong = np.bincount(rw.post_unit, weights=(rare_strong & strong_stem[:-1])[post_stem],
                                minlength=len(unit_total)).astype(np.int32)
         rare_need = np.clip(np.minimum(np.minimum(_MIN_RARE_HIT, need - 2), n_rare), _MIN_RARE, None).astype(np.int32)
-        # a unit of one rare stem (按体积计算，哪种气体在地球大气中所占的比例最大: volume) is asked it, and
-        # most of its weight instead (_FEW_RARE_SHARE): its everyday stems together tell it
-        few = n_rare == 1
-        rare_need[few] = 1
-        share_need = np.where(few, _FEW_RARE_SHARE, 0.0)
         strong_need = np.clip(np.minimum(_MIN_STRONG, n_strong), 1, None).astype(np.int32)
         # only the stems that count are kept (a record's words are read through these), and the
         # headwords holding one
@@ -776,7 +773,7 @@ class GlossIndex:
         row_of_word = np.full(len(d.hashes) + 1, -1, dtype=np.int64)
         row_of_word[words] = np.arange(len(words))
         return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, rare_strong, unit_total,
-                   need, rare_need, strong_need, zh_docs, name_stems, everyday, share_need, everyday_strong)
+                   need, rare_need, strong_need, zh_docs, name_stems, everyday, everyday_strong, n_rare <= 1)
 
     def _record_stems(self, texts: Sequence[str]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -870,12 +867,12 @@ class GlossIndex:
         edge = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else np.zeros(0, np.int64)
         return pairs, key[edge], np.diff(np.append(edge, len(key)))
 
-    def _may_cover(self, cand: np.ndarray, doc: np.ndarray, rank: np.ndarray, stem: np.ndarray,
-                   floor: float) -> np.ndarray:
-        """The candidate pairs (text * units + unit) with a window holding, read in any sense, as many
-        of the unit's stems and as much of its weight as a match asks (`doc`, `rank`, `stem`: the
-        texts' (word, stem) rows, in text order): a bound on the reading record by record below, by
-        array passes over all pairs at once."""
+    def _may_cover(self, cand: np.ndarray, share: np.ndarray, doc: np.ndarray, rank: np.ndarray,
+                   stem: np.ndarray) -> np.ndarray:
+        """The candidate pairs (text * units + unit, sorted) with a window holding, read in any sense,
+        as many of the unit's stems as a match asks and `share` (per pair) of its weight (`doc`,
+        `rank`, `stem`: the texts' (word, stem) rows, in text order): a bound on the reading record
+        by record below, by array passes over all pairs at once."""
         rw = self.rewrite
         n_units, n_stems = len(rw.unit_total), len(self.weight) + 1
         # first the whole text for the window (few stems to probe: the units')
@@ -890,8 +887,9 @@ class GlossIndex:
         found &= self.weight[theirs] > 0
         of = np.repeat(np.arange(len(cand)), count)
         got = np.bincount(of, weights=np.where(found, self.weight[theirs], 0), minlength=len(cand))
-        cand = cand[(np.bincount(of, weights=found, minlength=len(cand)) >= self.unit_need[c_unit])
-                    & (got >= np.maximum(floor, self.share_need[c_unit]) * self.unit_total[c_unit])]
+        keep = ((np.bincount(of, weights=found, minlength=len(cand)) >= self.unit_need[c_unit])
+                & (got >= share * self.unit_total[c_unit]))
+        cand, share = cand[keep], share[keep]
         # then its windows
         c_doc, c_unit = cand // n_units, cand % n_units
         bounds = np.searchsorted(doc, np.arange(int(doc.max()) + 2 if len(doc) else 1))
@@ -911,7 +909,7 @@ class GlossIndex:
         got = np.add.reduceat(self.weight[key % n_stems], first) if len(key) else np.zeros(0)
         w_of = wins >> 20
         unit = c_unit[w_of]
-        ok = (n_found >= self.unit_need[unit]) & (got >= np.maximum(floor, self.share_need[unit]) * self.unit_total[unit])
+        ok = (n_found >= self.unit_need[unit]) & (got >= share[w_of] * self.unit_total[unit])
         return cand[np.unique(w_of[ok])]
 
     @staticmethod
@@ -953,7 +951,11 @@ class GlossIndex:
         strong = rare[strong_all[rare]]
         s_row, s_stem, s_unit = rw.postings(strong, stem[strong])
         s_pair, s_win, n_strong = self._window_stems(doc[s_row] * n_units + s_unit, rank[s_row], s_stem, s_unit)
-        viable = s_pair[distinct(s_win[n_strong >= self.strong_need[s_pair[s_win >> 20] % n_units]] >> 20)]
+        # (the share's path: one, a named thing's or of a unit of one rare stem)
+        s_units = s_pair[s_win >> 20] % n_units
+        named = distinct(doc[s_row[sense_all[s_row] < 0]] * n_units + s_unit[sense_all[s_row] < 0])
+        viable = s_pair[distinct(s_win[(n_strong >= self.strong_need[s_units]) | self.few_rare[s_units]] >> 20)]
+        viable = np.union1d(viable, named)
         if len(viable) == 0:
             return
         # ... then, of those, the windows holding as many rare stems as a match's rare hits, strong_need
@@ -972,7 +974,14 @@ class GlossIndex:
         strong_of[np.searchsorted(wins, s_wins)] = n_strong
         w_units = pairs[wins >> 20] % n_units
         ok = (n_rare >= self.rare_need[w_units]) & (strong_of >= self.strong_need[w_units])
-        cand = self._may_cover(pairs[np.unique(wins[ok] >> 20)], doc, rank_all, stem_all, floor)
+        most = distinct(wins[(strong_of >= 1) & ~ok & (self.few_rare[w_units] | np.isin(pairs[wins >> 20], named))]
+                        >> 20)  # the share's path alone
+        some = distinct(wins[ok] >> 20)
+        most = most[~np.isin(most, some)]
+        cand = np.concatenate([pairs[some], pairs[most]])
+        share = np.concatenate([np.full(len(some), floor), np.full(len(most), max(floor, _MOST_SHARE))])
+        order = np.argsort(cand)
+        cand = self._may_cover(cand[order], share[order], doc, rank_all, stem_all)
         doc_bounds = np.searchsorted(doc, np.arange(len(picked) + 1))  # rows are in text order
         for p in np.unique(cand // n_units).tolist():
             t = int(picked[p])
@@ -1041,10 +1050,12 @@ class GlossIndex:
                                      minlength=len(wins))
             both = is_rare & strong[rows2]
             n_strong = np.bincount(distinct(win_of[both] * n_words + rank[rows2[both]]) // n_words, minlength=len(wins))
+            n_named = np.add.reduceat((both & (sense[rows2] < 0)).astype(np.int64), first)
             total = self.unit_total[w_unit]
-            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= self.rare_need[w_unit])
-                  & (n_strong >= self.strong_need[w_unit])
-                  & (total > 0) & (got >= np.maximum(floor, self.share_need[w_unit]) * np.maximum(total, 1e-9)))
+            # the unit's rare words, or one and most of its weight
+            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (total > 0) & (got >= floor * total)
+                  & (((n_rare_hit >= self.rare_need[w_unit]) & (n_strong >= self.strong_need[w_unit]))
+                     | ((n_strong >= 1) & (got >= _MOST_SHARE * total) & (self.few_rare[w_unit] | (n_named > 0)))))
             for u in np.unique(w_unit[ok]).tolist():
                 mine = np.flatnonzero(ok & (w_unit == u))
                 k = int(mine[np.argmax(got[mine])])  # the best window (the earliest on a tie)
