@@ -138,7 +138,8 @@ _CLASSICAL_MIN = 5
 # Derivational suffixes, one part of speech to another and back (see derived_forms).
 _DERIVED = (("ibility", "ible"), ("ability", "able"), ("ible", "ibility"), ("able", "ability"), ("icity", "ic"),
             ("ity", ""), ("ness", ""), ("ation", "ate"), ("ation", "e"), ("ate", "ation"), ("ption", "be"),
-            ("ption", "pt"), ("ence", "ent"), ("ent", "ence"), ("ance", "ant"), ("ant", "ance"))
+            ("ption", "pt"), ("ence", "ent"), ("ent", "ence"), ("ance", "ant"), ("ant", "ance"), ("ition", "itive"),
+            ("itive", "ition"), ("ction", "ctive"), ("ctive", "ction"))
 _DERIVED_MIN = 7
 # Windows of _WINDOW times the unit's words (at least _MIN_WINDOW record words), every half window.
 _WINDOW = 1.5
@@ -235,7 +236,7 @@ def classical_numbers(word: str) -> list[str]:
 def derived_forms(word: str) -> list[str]:
     """Words of the same meaning in another part of speech, by _DERIVED's regular suffixes, both
     ways (responsibility <-> responsible, complexity <-> complex, exploration <-> explore,
-    description <-> describe, weakness <-> weak), for words of _DERIVED_MIN letters or more: the
+    description <-> describe, weakness <-> weak, competition <-> competitive), for words of _DERIVED_MIN letters or more: the
     stemmer keeps them apart (responsibil, responsibl), and a gloss says one where the unit says
     the other. A form no unit writes meets nothing."""
     if len(word) < _DERIVED_MIN:
