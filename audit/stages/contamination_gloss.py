@@ -156,9 +156,10 @@ _MIN_HAN = 3
 # the unit's glossable stems, asks fewer of a short unit: three common stems meet by chance in news).
 _MIN_STEMS = 4
 _MIN_RARE_HIT = 3
-# ... or, where the window covers this share of the unit's glossable weight, one rare stem of a strong
-# word that is a number, a name or a Latin word (a short word problem: its name, everyday words), or
-# of any strong word for a unit of one rare stem (按体积计算，哪种气体在地球大气中所占的比例最大: volume).
+# ... or, where the window covers this share of the unit's glossable weight and holds more than
+# _MIN_STEMS of its stems, one rare stem of a strong word that is a number, a name or a Latin word (a
+# short word problem: its name, everyday words), or of any strong word for a unit of one rare stem
+# (按体积计算，哪种气体在地球大气中所占的比例最大: volume).
 _MOST_SHARE = 0.7
 # ... and this many of those rare stems from a Latin word or a Chinese word of several characters:
 # a single character has many readings and glosses (classical Chinese is mostly single characters).
@@ -173,6 +174,9 @@ _MANY_CHARS = 10
 # ... such a stem is not asked of a unit's translation (its total, its distinct stems); found, it
 # adds to the coverage, and this many of them to the distinct stems a match holds.
 _MAX_EVERYDAY = 1
+# A stem more than this many headwords of several characters gloss to is everyday English (big, south,
+# win, hit, paint): a common one-character word glossing to it makes it common from any word.
+_MANY_WORDS = 120
 # Characters Chinese writes foreign names with beyond contamination_keys' list (玛丽莲 Marilyn, 凯列班
 # Caliban, 黛安娜 Diana, 瑞贝卡 Rebecca, 琼斯 Jones, 肖恩 Sean, ...).
 _MORE_NAME_CHARS = "莲列儿黛娃茜琪薇露芙埃瑞伍柏琼珍赛翰狄崔裴荷舒肖逊嘉默奈纽努森坦廷锡夏"
@@ -669,9 +673,10 @@ class GlossIndex:
         zh_common = np.zeros(len(rw.weight) + 1, dtype=bool)
         zh_common[to_rw[d.common]] = True
         # ... read from a word of several characters, a stem is common when such a word is (包 "bag,
-        # packet, wrap, ..." makes its stems common in single characters, not in 数据包 "data packet")
+        # packet, wrap, ..." makes its stems common in single characters, not in 数据包 "data packet"),
+        # or when many such words gloss to it (big: 北斗 "Big Dipper", 大陆, ...; south: 南北, ...)
         zh_common_strong = np.zeros(len(rw.weight) + 1, dtype=bool)
-        zh_common_strong[to_rw[d.common_long]] = True
+        zh_common_strong[to_rw[d.common_long | (d.common & (d.word_glosses > _MANY_WORDS))]] = True
         per_word = np.repeat(np.arange(len(d.hashes)), np.diff(d.stem_start))
         ok = mapped >= 0
         w_of, s_of, e_of = per_word[ok], mapped[ok], d.sense_ids[ok].astype(np.int64)  # by headword (CSR order)
@@ -1056,7 +1061,8 @@ class GlossIndex:
             # the unit's rare words, or one and most of its weight
             ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (total > 0) & (got >= floor * total)
                   & (((n_rare_hit >= self.rare_need[w_unit]) & (n_strong >= self.strong_need[w_unit]))
-                     | ((n_strong >= 1) & (got >= _MOST_SHARE * total) & (self.few_rare[w_unit] | (n_named > 0)))))
+                     | ((n_strong >= 1) & (got >= _MOST_SHARE * total) & (asked > _MIN_STEMS)
+                        & (self.few_rare[w_unit] | (n_named > 0)))))
             for u in np.unique(w_unit[ok]).tolist():
                 mine = np.flatnonzero(ok & (w_unit == u))
                 k = int(mine[np.argmax(got[mine])])  # the best window (the earliest on a tie)
