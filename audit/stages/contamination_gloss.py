@@ -8,23 +8,30 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    traditional headwords, English glosses; no download) is parsed once per machine into arrays
    kept in the user's cache folder (audit.cache: about 3 s to parse, then milliseconds a process;
    never pickled) and loaded lazily, once per process (`cedict`). A record's runs of Han
-   characters are segmented by forward longest match over the headwords (vectorised: the hash of
-   every substring of up to _MAX_WORD characters at each position, looked up at once, a position
-   going on only while its substring is a headword's prefix; then one walk over the longest
-   words), and each word read as the content words of its glosses, one set a sense (no "to", "a",
-   classifier, cross-reference, variant or surname glosses, no bracketed notes; particles such
-   as 的 gloss to nothing), stemmed with the rewrite tier's stemmer (`stem_words`, and the plural's
-   stem: the stemmer takes "computers" to computer, "computer" to comput; and a Latin or Greek
-   noun's other number, `classical_numbers`: 线粒体 "mitochondrion" meets the unit's
-   "mitochondria", 细菌 "bacterium" its "bacteria"). Latin words and
-   numbers in the record (DNS, pH, 1648) are read as themselves; a run of words written in
-   Chinese numerals alone (三十, 四十 | 九, 两; not 一些, 十分, 第十) as its number's stem
-   (contamination_keys.han_value: 三十 -> "30"); a run of two or more words of the characters
-   Chinese writes foreign names with, each one character (克 雷 布 斯: the dictionary read no word
-   there) or a name of the dictionary (its pinyin capitalised: 玛丽 莎, 米兰 达), as the units'
-   names it sounds like (contamination_keys.sound_key, on its first 2-6
-   characters: three consonants, or two from three characters or more: 克雷布斯 ~ Krebs,
-   普洛斯彼罗 ~ Prospero, 伊丽莎 ~ Eliza, 玛丽莎 ~ Marissa). A name is a stem of four letters or more that the
+   characters are segmented over the headwords (vectorised: the hash of every substring of up to
+   _MAX_WORD characters at each position, looked up at once, a position going on only while its
+   substring is a headword's prefix), taking at each position the word that starts the longest
+   chunk of two words (MMSEG's rules, `_chunked`: 细胞/中/线粒体, not forward longest match's
+   中线 "midline"/粒/体; then one walk over the words taken), and each word read as the content
+   words of its glosses, one set a sense (no "to", "a", classifier, cross-reference, variant or
+   surname glosses, no bracketed notes, a name's glosses up to their first comma: 王维 "Wang
+   Wei (701-761), Tang Dynasty poet" is Wang Wei; particles such as 的 gloss to nothing), stemmed
+   with the rewrite tier's stemmer (`stem_words`, and the plural's stem: the stemmer takes
+   "computers" to computer, "computer" to comput; a Latin or Greek noun's other number,
+   `classical_numbers`: 线粒体 "mitochondrion" meets the unit's "mitochondria"; and the word's
+   other part of speech by a regular suffix, `derived_forms`: 负责 "responsibility" meets the
+   unit's "responsible", 竞争 "competition" its "competitive"). Latin words and numbers in the
+   record (DNS, pH, 1648) are read as themselves, a number as the normaliser writes the units'
+   (0.35 -> 035, 1,200 -> 1200); a run of words written in Chinese numerals alone (三十, 四十 |
+   九, 两; not 一些, 十分, 第十) as its number's stem (contamination_keys.han_value: 三十 -> "30"),
+   after 第 as its ordinal (第十二: twelfth, 12th; `ordinal_stems`); a run of two or more words of
+   the characters Chinese writes foreign names with (contamination_keys' list and
+   _MORE_NAME_CHARS), each one character (克 雷 布 斯: the dictionary read no word there) or a
+   name of the dictionary (its pinyin capitalised: 玛丽 莎, 米兰 达), as the units' names it
+   sounds like (contamination_keys.sound_key, on its first 2-6 characters: three consonants, or
+   two from three characters or more: 克雷布斯 ~ Krebs, 普洛斯彼罗 ~ Prospero, 伊丽莎 ~ Eliza; a
+   unit's name heard also without an r no vowel follows and with th as s, `name_keys`: 奥威尔 ~
+   Orwell, 马库斯 ~ Marcus, 辛西娅 ~ Cynthia). A name is a stem of four letters or more that the
    units write capitalised and never lower-case; a sound that such runs make in more than
    _NAME_SHARE of the sample's Chinese documents is no name. Each number or name counts as a
    word of its own, strong (several characters) and Chinese.
@@ -37,21 +44,33 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    words, in record words; every half window) holds the rare stems asked of the unit; it
    matches when that window holds `unit_need` distinct stems of the unit (the rewrite tier's
    rule on its glossable stems, at least _MIN_STEMS), _MIN_HAN of them from Chinese words,
-   _MIN_RARE_HIT rare, _MIN_STRONG of those from a word of several characters or a Latin word
-   (a stem held by such a word and by a single character in the window is strong); a short unit
+   _MIN_RARE_HIT rare words (one word's several stems, 下笔 "to put pen to paper", are one rare
+   hit), _MIN_STRONG of those words of several characters or Latin words (a stem held by such a
+   word and by a single character in the window is strong); a short unit
    holding fewer rare stems, or fewer that a strong word can carry (some word of several
    characters glosses to it, or it is a number or a Latin word no headword glosses), is asked
    those it holds (`rare_need`, at least _MIN_RARE; `strong_need`, at least one); and covers
    the measure floor of the unit's glossable weight (its stems some headword glosses to, plus
    its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
-   translation). Judged like every rewrite match (`rewrite_threshold`).
+   translation). A window short of the rare words matches too when it covers _MOST_SHARE of
+   that weight with more than _MIN_STEMS of the unit's stems and one rare strong word that is a
+   number, a name or a Latin word (a word problem of everyday words: 露辛达 Lucinda, garden,
+   roses, morning, evening), or any for a unit of one rare stem. Candidates are first bounded by
+   array passes over all pairs of a batch (`_may_cover`: the unit's stems and weight in the whole
+   text, then in one window, read in any sense), then read record by record. Judged like every
+   rewrite match (`rewrite_threshold`).
 3. Chance. Gloss sets make chance overlap likely, so a stem is rare (a candidate key, a rare hit)
    only when few units hold it and no common Chinese word glosses to it (HSK levels 1 to
-   _HSK_COMMON, the list in the same wheel: 医院 hospital, 必须 must); with _MIN_ZH_DOCS Chinese
-   documents in the corpus sample, headwords in more than _ZH_COMMON_SHARE of them are no
-   evidence (种 "kind, type, sort"), and stems that the other headwords of that share gloss to
-   (win, big, horse in classical verse; boundary: 界) are no rare stems, and of a match's
-   distinct stems _MAX_EVERYDAY at most is one of them (they still weigh in its coverage);
+   _HSK_COMMON, the list in the same wheel: 医院 hospital, 必须 must), or, read from a word of
+   several characters (`rare_strong`), no common word of several characters and no common
+   character whose stem more than _MANY_WORDS longer headwords gloss to (包 "bag, packet, wrap"
+   leaves 数据包 "data packet" rare; 大 leaves no 北斗 "Big Dipper" rare: big); with
+   _MIN_ZH_DOCS Chinese documents in the corpus sample, headwords in more than _ZH_COMMON_SHARE
+   of them are no evidence (种 "kind, type, sort"), and stems that the other headwords of that
+   share gloss to (win, big, horse in classical verse; boundary: 界) are no rare stems, and of a
+   match's distinct stems _MAX_EVERYDAY at most is one of them (they still weigh in its
+   coverage) - from a word of several characters, only those that such words of that share
+   gloss to (`everyday_strong`: 土, 地 make "earth" everyday, 地球 does not);
    with fewer (the usual case: an English web corpus with a leaked Chinese quiz page), the
    dictionary tells the everyday stems instead: one that more than _MANY_CHARS one-character
    headwords gloss to (ridge: 脊, 岭, 埂, ...) is rare only when read from a word of several
