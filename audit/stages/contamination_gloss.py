@@ -53,9 +53,9 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    the measure floor of the unit's glossable weight (its stems some headword glosses to, plus
    its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
    translation). A window short of the rare words matches too when it covers _MOST_SHARE of
-   that weight with more than _MIN_STEMS of the unit's stems and one rare strong word that is a
-   number, a name or a Latin word (a word problem of everyday words: 露辛达 Lucinda, garden,
-   roses, morning, evening), or any for a unit of one rare stem. Candidates are first bounded by
+   that weight (its distinct stems as asked) and holds one rare strong word that is a number, a
+   name or a Latin word (a word problem of everyday words: 露辛达 Lucinda, garden, roses,
+   morning, evening), or any for a unit of one rare stem. Candidates are first bounded by
    array passes over all pairs of a batch (`_may_cover`: the unit's stems and weight in the whole
    text, then in one window, read in any sense), then read record by record. Judged like every
    rewrite match (`rewrite_threshold`).
@@ -175,10 +175,9 @@ _MIN_HAN = 3
 # the unit's glossable stems, asks fewer of a short unit: three common stems meet by chance in news).
 _MIN_STEMS = 4
 _MIN_RARE_HIT = 3
-# ... or, where the window covers this share of the unit's glossable weight and holds more than
-# _MIN_STEMS of its stems, one rare stem of a strong word that is a number, a name or a Latin word (a
-# short word problem: its name, everyday words), or of any strong word for a unit of one rare stem
-# (按体积计算，哪种气体在地球大气中所占的比例最大: volume).
+# ... or, where the window covers this share of the unit's glossable weight, one rare stem of a strong
+# word that is a number, a name or a Latin word (a short word problem: its name, everyday words), or
+# of any strong word for a unit of one rare stem (按体积计算，哪种气体在地球大气中所占的比例最大: volume).
 _MOST_SHARE = 0.7
 # ... and this many of those rare stems from a Latin word or a Chinese word of several characters:
 # a single character has many readings and glosses (classical Chinese is mostly single characters).
@@ -1080,8 +1079,7 @@ class GlossIndex:
             # the unit's rare words, or one and most of its weight
             ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (total > 0) & (got >= floor * total)
                   & (((n_rare_hit >= self.rare_need[w_unit]) & (n_strong >= self.strong_need[w_unit]))
-                     | ((n_strong >= 1) & (got >= _MOST_SHARE * total) & (asked > _MIN_STEMS)
-                        & (self.few_rare[w_unit] | (n_named > 0)))))
+                     | ((n_strong >= 1) & (got >= _MOST_SHARE * total) & (self.few_rare[w_unit] | (n_named > 0)))))
             for u in np.unique(w_unit[ok]).tolist():
                 mine = np.flatnonzero(ok & (w_unit == u))
                 k = int(mine[np.argmax(got[mine])])  # the best window (the earliest on a tie)
