@@ -899,32 +899,30 @@ class GlossIndex:
         by record below, by array passes over all pairs at once."""
         rw = self.rewrite
         n_units, n_stems = len(rw.unit_total), len(self.weight) + 1
-        # first the whole text for the window (few stems to probe: the units')
+        # first the whole text for the window: each pair's unit stems looked up among the text's rows
         c_doc, c_unit = cand // n_units, cand % n_units
-        held = distinct(doc * n_stems + stem)
+        by_key = np.argsort(doc * n_stems + stem, kind="stable")
+        keys = (doc * n_stems + stem)[by_key]
         lo = np.searchsorted(rw.unit_stem_keys, c_unit * n_stems)
         count = np.searchsorted(rw.unit_stem_keys, (c_unit + 1) * n_stems) - lo
         idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
         theirs = rw.unit_stem_keys[idx] % n_stems
         probe = np.repeat(c_doc, count) * n_stems + theirs
-        found = held[np.minimum(np.searchsorted(held, probe), max(len(held) - 1, 0))] == probe if len(held) else probe < 0
-        found &= self.weight[theirs] > 0
+        r_lo, r_hi = np.searchsorted(keys, probe), np.searchsorted(keys, probe, side="right")
+        found = (r_hi > r_lo) & (self.weight[theirs] > 0)
         of = np.repeat(np.arange(len(cand)), count)
         got = np.bincount(of, weights=np.where(found, self.weight[theirs], 0), minlength=len(cand))
         keep = ((np.bincount(of, weights=found, minlength=len(cand)) >= self.unit_need[c_unit])
                 & (got >= share * self.unit_total[c_unit]))
+        # then its windows: the rows holding the kept pairs' stems (each pair's own, by the same lookup)
+        new = np.cumsum(keep) - 1  # a kept pair's new index
+        mine = found & keep[of]
+        r_lo, r_hi, of = r_lo[mine], r_hi[mine], new[of[mine]]
         cand, share = cand[keep], share[keep]
-        # then its windows
-        c_doc, c_unit = cand // n_units, cand % n_units
-        bounds = np.searchsorted(doc, np.arange(int(doc.max()) + 2 if len(doc) else 1))
-        lo = bounds[c_doc]
-        count = bounds[c_doc + 1] - lo
-        row = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-        of = np.repeat(np.arange(len(cand)), count)
-        probe = c_unit[of] * n_stems + stem[row]
-        at = np.minimum(np.searchsorted(rw.unit_stem_keys, probe), len(rw.unit_stem_keys) - 1)
-        mine = rw.unit_stem_keys[at] == probe
-        row, of = row[mine], of[mine]
+        c_unit = cand % n_units
+        count = r_hi - r_lo
+        row = by_key[np.repeat(r_lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)]
+        of = np.repeat(of, count)
         half = np.maximum(_MIN_WINDOW // 2, (rw.unit_words[c_unit[of]] * _WINDOW / 2).astype(np.int64))
         block = rank[row] // half
         key = distinct((np.concatenate([of, of]) * (1 << 20) + np.concatenate([block, np.maximum(block - 1, 0)]))
