@@ -78,33 +78,42 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
 
 Cost: only records holding _MIN_HAN_CHARS Han characters and little kana (Japanese) are read (counted
 off the batch's UTF-8 bytes), all of a batch's in one segmentation (one-character words by a
-table over the code points, longer ones by hash), Latin words by array passes too; a record goes
-on to the per-record confirmation only with a window holding as many rare stems, and strong ones,
-as a match needs; numbers and names by array passes over the segmentation, then a cached
-lookup per numeral or name run (few: about one name run in two documents). About 15 MB/s of
+table over the code points, longer ones by hash, the chunk rule by array passes), Latin words by
+array passes too; a record goes on to the per-record confirmation only with a window holding as
+many rare stems, and strong ones, as a match needs (or the share's one) and within the array
+bound (`_may_cover`); numbers and names by array passes over the segmentation, then a cached
+lookup per numeral or name run (few: about one name run in two documents). About 7 MB/s of
 Chinese text, one process (bench/bench_gloss.py, 20 MB of Leipzig zh and Chinese fortunes,
-2026-11-25: 15.7 MB/s of CPU time with numbers and names, 19.3 before them; the contamination
-stage 10.5 MB/s without the tier, 6.5 with it); without a Chinese sample (more rare stems: more
-candidates) about 11 MB/s of CPU time on the same text; see also bench/eval_contamination_wild.py.
+2026-11-25, paired runs: 7.1-7.7 MB/s, 13.2-13.9 before the chunk segmenter, the rare stems of
+longer words and the share's path; the contamination stage ~11.5 MB/s without the tier, 4.4
+with it, 6.4 before); see also bench/eval_contamination_wild.py.
 
 Evidence: `gloss N stems` and the `stem=中文` pairs in record order, numbers and names among them
 (`49=四十九`, `prospero=普洛斯彼罗`).
 
-Not reached: a name whose transliteration drops or changes its consonants past the skeleton
-(奥威尔: Orwell, 马库斯: Marcus, 辛西娅: Cynthia, 尤利乌斯: Julius), a name written partly with
-dictionary words that are no names (卢比 "rupee" + 孔: Rubicon) or with characters outside the
-transliteration list (爱丽儿: Ariel); ordinals in numerals (第四: fourth); words the dictionary lacks or glosses in
-another form (柠檬酸 "citric acid" for citrate, 二叉堆 for binary heap); a term of everyday words
-in one Chinese word (黑洞 "black hole") where the unit has no other rare stem for the candidate
-step; a short question (a GSM8K question of few rare words beside its name and its numbers:
-the translation keys' case); and a translation that renders the unit's rare words by paraphrase
-rather than by their equivalents.
+Not reached: a name whose transliteration changes its consonants past the skeleton (尤利乌斯:
+Julius, 波比: Poppy), of two characters (苏西: Suzy, 卡尔: Carl, a dictionary name glossed Karl)
+or one consonant (爱丽儿: Ariel), a name written partly with dictionary words that are no names
+(卢比 "rupee" + 孔: Rubicon; 哈拉 "to chat" + 尔德: Harald); words the dictionary lacks or glosses
+in another form (柠檬酸 "citric acid" for citrate, 二叉堆 for binary heap, 无条件 "unconditional"
+for "without qualification", 乏力 "weak" for fatigue); a formula's Latin letters (f(x) = x^2 sin(x):
+the unit's "sinx"); a short question of everyday words whose share falls short, more often with
+a Chinese sample (its commonest characters, 画, 张, 十, are no evidence there); and a
+translation that renders the unit's rare words by paraphrase rather than by their equivalents.
+On a second held-out set of 25 questions translated alone (bench/heldout_zh.py, MC_ZH2, never
+tuned on) the tier finds 0.52 (0.48 with 700 Chinese documents in the sample; 0.48 and 0.32
+before); on the sets it was tuned by, 0.8 of questions alone, 1.0 with their choices, 0.6-0.8 of
+GSM8K questions (bench/eval_heldout_rewrites.py), 0.875 and 0.94 and 1.0 on the wild bench's.
 
 Chance: without a Chinese sample, classical verse naming flowers (梅, 梅花, 桃花) met a short
 GSM8K question about apricots, plums and peaches: 梅 read as "Japanese apricot" beside 梅花
 "plum blossom" made two of the unit's stems of one thing (one character read twice, through two
 senses). With one thing one stem (section 2), bench_gloss's text meets no unit (its 756 distinct
-documents, with no sample and with an English one, 2026-11-25: 0 counted, 1 before).
+documents, with no sample and with an English one, 2026-11-25: 0 counted, 1 before). Stems of
+common single characters made rare from longer words at first counted 5 of those documents
+(北斗 "Big Dipper": big; 中的 "to hit the target": hit, target; 下笔 "to put pen to paper": pen,
+paper): a stem many longer headwords gloss to stays common (_MANY_WORDS), and one word's stems
+are one rare hit (2026-11-25: 0 counted again; with the bench's Chinese sample, 0 of 97 measured).
 """
 from __future__ import annotations
 
