@@ -1,7 +1,8 @@
 """Held-out Chinese translations, written by hand for bench/eval_heldout_rewrites.py as a chat model
 translates a quiz or a word problem into Chinese (written before any change to the gloss tier
-they measure; the gloss tier is tuned on bench/eval_contamination_wild.py's Chinese kinds, never
-on these).
+they measure). MC_ZH_QUESTION, MC_ZH_FULL and GSM8K_ZH were held out at first and have since been
+looked at while tuning the gloss tier (2026-11-25, with bench/eval_contamination_wild.py's Chinese
+kinds); MC_ZH2, written then before any change, is the held-out set now: never tuned on.
 
 Kinds:
 - MC_ZH_QUESTION: the 15 multiple-choice items of bench/heldout_rewrites.py's MC_HELDOUT (by
