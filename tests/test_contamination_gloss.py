@@ -262,6 +262,21 @@ def test_without_chinese_in_the_sample_the_dictionary_tells_the_rare_stems(tmp_p
         [("dna", "gloss")], [("dna", "gloss")], [], []]
 
 
+def test_a_common_characters_stem_is_rare_from_a_longer_word_few_longer_words_gloss(tmp_path):
+    """包 (a common character: bag, packet, wrap) makes "packet" common in single characters; read
+    from a longer word (数据包 "data packet") it is rare. "big" (大) stays common from longer words
+    too: hundreds of them gloss to it (北斗 "Big Dipper")."""
+    d = cedict()
+    stem_of = {n: s for s, n in enumerate(d.stems)}
+    assert d.common[stem_of["packet"]] and not d.common_long[stem_of["packet"]]
+    router = ("router", "Which big device forwards data packets between computer networks?",
+              ["Router", "Hub", "Modem", "Switch"])
+    gloss = ContaminationIndex.build(mc_config(tmp_path, None, MC_ITEMS + [router]), None).gloss
+    stem = {n: s for s, n in enumerate(gloss.rewrite.names)}
+    assert gloss.rare_strong[stem["packet"]] and not gloss.rare[stem["packet"]]
+    assert not gloss.rare_strong[stem["big"]] and not gloss.rare[stem["big"]]
+
+
 def _question_unit(gloss, word: str) -> int:
     """The shortest unit holding the stem `word` (a question without its choices)."""
     rw = gloss.rewrite
