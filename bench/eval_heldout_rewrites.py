@@ -7,13 +7,14 @@ real clean text.
 
 Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
 (question, answer), HumanEval (prompt, canonical_solution) and multiple-choice items (question,
-choices): the wild bench's 32 and this set's 15 + 20.
+choices): the wild bench's 32 and this set's 15 + 20 + 25.
 
 Leak kinds, each planted into a real ABC news paragraph (a blog post quoting it): js_port, c_port,
 py_rewrite, gsm8k_question, gsm8k_question_answer, mc_reworded; the second held-out set, never
 tuned on (NEW_KINDS): new_gsm8k_question_answer, new_mc_reworded; and Chinese translations
 (bench/heldout_zh.py), each planted among 8 Chinese Leipzig sentences: zh_mc_question,
-zh_mc_full (with its choices), zh_gsm8k. Clean documents: the wild bench's
+zh_mc_full (with its choices), zh_gsm8k, and the second Chinese set's zh_mc_question2 (new items,
+never tuned on). Clean documents: the wild bench's
 six kinds of real text (news, forum lines, books, Python docs, 75 languages, fortunes).
 """
 from __future__ import annotations
@@ -28,13 +29,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_contamination_wild import (_clean_docs, _sentences_by_lang, bench_arguments, eval_config,  # noqa: E402
                                      false_documents, run_stage)
-from heldout_zh import GSM8K_ZH, MC_ZH_FULL, MC_ZH_QUESTION  # noqa: E402
+from heldout_zh import GSM8K_ZH, MC_ZH2, MC_ZH_FULL, MC_ZH_QUESTION  # noqa: E402
 from heldout_rewrites import (C_PORTS, GSM8K_REWORDED, GSM8K_REWORDED_QA, JS_PORTS, MC_HELDOUT,  # noqa: E402
                               PY_REWRITES)
 from heldout_rewrites import GSM8K_REWORDED_QA2, MC_HELDOUT2  # noqa: E402
 
 # Kinds of the second held-out set: never tuned on, reported whole (no halves).
-NEW_KINDS = ("new_gsm8k_question_answer", "new_mc_reworded")
+NEW_KINDS = ("new_gsm8k_question_answer", "new_mc_reworded", "zh_mc_question2")
 
 
 def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
@@ -52,13 +53,15 @@ def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
     out += [("zh_mc_question", k, ("mc", f"mch{k}"), t) for k, t in enumerate(MC_ZH_QUESTION)]
     out += [("zh_mc_full", k, ("mc", f"mch{k}"), t) for k, t in enumerate(MC_ZH_FULL)]
     out += [("zh_gsm8k", k, ("gsm8k", f"gsm{i}"), t) for k, (i, t) in enumerate(sorted(GSM8K_ZH.items()))]
+    first = len(MC_HELDOUT) + len(MC_HELDOUT2)
+    out += [("zh_mc_question2", k, ("mc", f"mch{first + k}"), zh) for k, (_, _, zh) in enumerate(MC_ZH2)]
     return out
 
 
 def main() -> None:
     args = bench_arguments(__doc__.splitlines()[0], clean=1800, clean_zh=0, seed=21).parse_args()
     rng = random.Random(args.seed)
-    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT + MC_HELDOUT2])
+    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT + MC_HELDOUT2 + MC_ZH2])
     planted = leaks([r["task_id"] for r in he])
     with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
         hosts = [json.loads(x)["text"] for x in f if x.strip()]

@@ -1,7 +1,8 @@
 """Held-out Chinese translations, written by hand for bench/eval_heldout_rewrites.py as a chat model
 translates a quiz or a word problem into Chinese (written before any change to the gloss tier
-they measure; the gloss tier is tuned on bench/eval_contamination_wild.py's Chinese kinds, never
-on these).
+they measure). MC_ZH_QUESTION, MC_ZH_FULL and GSM8K_ZH were held out at first and have since been
+looked at while tuning the gloss tier (2026-11-25, with bench/eval_contamination_wild.py's Chinese
+kinds); MC_ZH2, written then before any change, is the held-out set now: never tuned on.
 
 Kinds:
 - MC_ZH_QUESTION: the 15 multiple-choice items of bench/heldout_rewrites.py's MC_HELDOUT (by
@@ -11,7 +12,11 @@ Kinds:
   (one "A. ..." line a choice);
 - GSM8K_ZH: 10 GSM8K test questions (by index; none of those the wild bench translates, none of
   heldout_rewrites.py's), names transliterated, numbers sometimes in Chinese numerals (十倍,
-  三分之一, 三十张).
+  三分之一, 三十张);
+- MC_ZH2: a second held-out set, never tuned on (kind zh_mc_question2): 25 new multiple-choice items
+  (chemistry, physics, biology, history, law, economics, medicine, computing, literature, earth
+  science, statistics; 8-24 English words; names, dates and numbers in some) and their questions
+  alone in Chinese.
 """
 from __future__ import annotations
 
@@ -69,3 +74,96 @@ GSM8K_ZH: dict[int, str] = {
     152: "卡尔买了十包饼干，每包里有六块饼干，每块饼干0.10美元。如果他用一张10美元的钞票付款，能找回多少零钱？",
     200: "巴尔杜尔从井里打水。他每天早上打5桶水，每天下午打6桶水。如果每桶水有5升，他每天一共能打多少升水？",
 }
+
+# The second held-out set (kind zh_mc_question2 of bench/eval_heldout_rewrites.py), written by hand
+# before any change to the gloss tier it measures and never looked at while tuning it: new
+# multiple-choice items (question, [choices A-D]; eval ids mch<35 + k>), and the question alone
+# translated into Chinese as a Chinese quiz site words it (names transliterated, numbers kept).
+MC_ZH2: list[tuple[str, list[str], str]] = [
+    ("Which element has the highest electronegativity on the Pauling scale?",
+     ["Oxygen", "Fluorine", "Chlorine", "Nitrogen"],
+     "按照鲍林标度，电负性最高的元素是哪一种？"),
+    ("A ball is dropped from a height of 20 meters. Ignoring air resistance, about how long does it take to "
+     "reach the ground?",
+     ["0.5 seconds", "1 second", "2 seconds", "4 seconds"],
+     "一个小球从20米高处由静止释放，不计空气阻力，大约需要多长时间落地？"),
+    ("During which phase of mitosis do sister chromatids separate and move toward opposite poles of the cell?",
+     ["Prophase", "Metaphase", "Anaphase", "Telophase"],
+     "在有丝分裂的哪个时期，姐妹染色单体彼此分离并移向细胞的两极？"),
+    ("Which dynasty built most of the sections of the Great Wall of China that still stand today?",
+     ["The Qin dynasty", "The Han dynasty", "The Tang dynasty", "The Ming dynasty"],
+     "今天仍然屹立的长城，大部分是哪个朝代修建的？"),
+    ("In 1815, at which battle was Napoleon Bonaparte finally defeated by the armies of Wellington and Blücher?",
+     ["Austerlitz", "Leipzig", "Waterloo", "Borodino"],
+     "1815年，拿破仑·波拿巴在哪一场战役中最终被威灵顿和布吕歇尔率领的军队击败？"),
+    ("Under the principle of habeas corpus, what right does a detained person have?",
+     ["To challenge the lawfulness of the detention before a court", "To remain silent during questioning",
+      "To be tried by a jury of peers", "To receive free legal counsel"],
+     "根据人身保护令原则，被拘押的人享有哪项权利？"),
+    ("In tort law, besides duty, breach and causation, what must a plaintiff usually prove to establish "
+     "negligence?",
+     ["Damages", "Intent", "Malice", "Consideration"],
+     "在侵权法中，要证明对方存在过失，原告除了注意义务、违反义务和因果关系之外，通常还必须证明什么？"),
+    ("What does the Gini coefficient measure in a country's economy?",
+     ["The inequality of income distribution", "The rate of inflation", "The rate of unemployment",
+      "The balance of trade"],
+     "基尼系数衡量的是一个国家经济的哪个方面？"),
+    ("If the central bank raises the reserve requirement for commercial banks, what is the most likely effect "
+     "on the money supply?",
+     ["It increases", "It decreases", "It stays the same", "It doubles"],
+     "如果中央银行提高商业银行的法定存款准备金率，货币供应量最可能发生什么变化？"),
+    ("According to Adam Smith, what leads individuals pursuing their own self-interest to promote the good of "
+     "society?",
+     ["The invisible hand of the market", "The regulation of the state", "The moral duty of the citizen",
+      "The guilds of the merchants"],
+     "根据亚当·斯密的观点，是什么引导追求自身利益的个人促进了整个社会的利益？"),
+    ("Deficiency of which vitamin causes scurvy, a disease once common among sailors on long voyages?",
+     ["Vitamin A", "Vitamin C", "Vitamin D", "Vitamin K"],
+     "缺乏哪种维生素会导致坏血病？这种病过去在远洋航行的水手中十分常见。"),
+    ("Which organ in the human body produces insulin?",
+     ["The liver", "The pancreas", "The kidney", "The spleen"],
+     "人体中哪个器官分泌胰岛素？"),
+    ("A patient with type 1 diabetes develops rapid breathing, a fruity breath odor and very high blood "
+     "glucose. What is the most likely complication?",
+     ["Diabetic ketoacidosis", "Hypoglycemia", "Lactic acidosis", "Diabetic neuropathy"],
+     "一名1型糖尿病患者出现呼吸急促、呼气有烂苹果味，且血糖非常高。最可能的并发症是什么？"),
+    ("Which data structure processes its elements on a last-in, first-out basis?",
+     ["Queue", "Stack", "Heap", "Linked list"],
+     "哪种数据结构按照“后进先出”的原则处理元素？"),
+    ("In public-key cryptography such as RSA, which key is used to encrypt a message sent to a recipient?",
+     ["The recipient's public key", "The recipient's private key", "The sender's private key",
+      "A shared session key"],
+     "在RSA等公钥密码体制中，向接收者发送消息时应使用哪个密钥进行加密？"),
+    ("What is the worst-case time complexity of quicksort on an array of n elements?",
+     ["O(n log n)", "O(n^2)", "O(n)", "O(log n)"],
+     "对一个含有n个元素的数组进行快速排序，最坏情况下的时间复杂度是多少？"),
+    ("Who wrote the novel One Hundred Years of Solitude, which is set in the fictional town of Macondo?",
+     ["Gabriel García Márquez", "Jorge Luis Borges", "Mario Vargas Llosa", "Pablo Neruda"],
+     "小说《百年孤独》以虚构的小镇马孔多为背景，它的作者是谁？"),
+    ("In Shakespeare's Hamlet, who kills Polonius while he is hiding behind a curtain?",
+     ["Hamlet", "Laertes", "Claudius", "Horatio"],
+     "在莎士比亚的《哈姆雷特》中，波洛涅斯躲在帷幕后面时被谁杀死了？"),
+    ("Which poetic form consists of fourteen lines, usually written in iambic pentameter?",
+     ["Sonnet", "Haiku", "Limerick", "Villanelle"],
+     "哪种诗体由十四行诗句组成，通常采用抑扬格五音步写成？"),
+    ("Which layer of the Earth lies directly beneath the crust and makes up most of the planet's volume?",
+     ["The outer core", "The mantle", "The inner core", "The lithosphere"],
+     "地球的哪一层位于地壳正下方，并占据了地球体积的大部分？"),
+    ("What is the pH of a neutral aqueous solution at 25 degrees Celsius?",
+     ["0", "7", "14", "1"],
+     "在25摄氏度时，中性水溶液的pH值是多少？"),
+    ("In hypothesis testing, what does a researcher usually do when the p-value is below 0.05?",
+     ["Reject the null hypothesis", "Accept the null hypothesis", "Increase the significance level",
+      "Discard the sample"],
+     "在假设检验中，当p值低于0.05时，研究者通常会怎样做？"),
+    ("Which ancient civilization built the city of Machu Picchu in the Andes mountains of Peru?",
+     ["The Aztecs", "The Maya", "The Inca", "The Olmecs"],
+     "哪个古代文明在秘鲁的安第斯山脉建造了马丘比丘城？"),
+    ("Why does the Moon always show the same side to the Earth?",
+     ["Because it does not rotate", "Because of tidal locking", "Because of the Earth's shadow",
+      "Because of the Sun's gravity"],
+     "为什么月球总是以同一面朝向地球？"),
+    ("Who was the first President of the United States to be impeached by the House of Representatives?",
+     ["Andrew Johnson", "Richard Nixon", "Bill Clinton", "Andrew Jackson"],
+     "谁是第一位遭到众议院弹劾的美国总统？"),
+]

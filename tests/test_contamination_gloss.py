@@ -16,7 +16,8 @@ from audit.config import parse_config
 from audit.normalize import hash_words
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted
 from audit.stages.contamination_gloss import (_MANY_CHARS, _MIN_RARE_HIT, _MIN_STRONG, cedict, cedict_path, classical_numbers, code_points,
-                                              gloss_words, han_counts, latin_words, name_runs, segment)
+                                              derived_forms, gloss_senses, gloss_words, han_counts, latin_words, name_keys,
+                                              name_runs, name_sounds, ordinal_stems, segment)
 from tests.fixtures_rewrite import MC_ITEMS, mc_config, mc_counted
 
 # The DNA question of MC_ITEMS translated by hand with its choices, as a Chinese quiz page prints it ...
@@ -39,16 +40,24 @@ MITO = ("mito", "Which organelles, the mitochondria of a cell, make most of its 
         ["Ribosomes", "Mitochondria", "Lysosomes", "Vacuoles"])
 MITO_ZH = "细胞中的哪种细胞器，即线粒体，通过氧化磷酸化产生大部分ATP？"
 # ... a question of two rare stems (stratosphere, ultraviolet) among everyday ones, translated ...
-SKY = ("sky", "Why is the sky blue on a clear summer day, and which layer of the stratosphere absorbs ultraviolet "
-              "light?", ["Ozone", "Oxygen", "Nitrogen", "Argon"])
-SKY_ZH = "为什么在晴朗的夏天天空是蓝色的？平流层中哪一层吸收紫外线？"
+SKY = ("sky", "Why is the sky blue on a clear summer day, and what in the stratosphere stops ultraviolet light?",
+       ["Ozone", "Oxygen", "Nitrogen", "Argon"])
+SKY_ZH = "为什么在晴朗的夏天天空是蓝色的？平流层中是什么挡住了紫外线？"
 # ... one whose rare stems but one are read from single characters alone (钨 tungsten, 硒 selenium) ...
-LAMPS = ("lamps", "Why is the sky blue on a clear summer day, and which layer of the stratosphere absorbs the light "
-                  "of tungsten and selenium lamps?", ["Ozone", "Oxygen", "Nitrogen", "Argon"])
-LAMPS_ZH = "为什么在晴朗的夏天天空是蓝色的？平流层中哪一层吸收钨灯和硒灯的光？"
+LAMPS = ("lamps", "Why is the sky blue on a clear summer day, and what in the stratosphere stops the light of "
+                  "tungsten and selenium?", ["Ozone", "Oxygen", "Nitrogen", "Argon"])
+LAMPS_ZH = "为什么在晴朗的夏天天空是蓝色的？平流层中是什么挡住了钨和硒的光？"
 # ... a question on stone fruit, and classical verse naming plum and peach blossom (梅, 梅花, 桃花).
 STONE = ("stone", "Which stone fruit do plums, apricots and peaches come from?", ["Plum", "Apricot", "Peach", "Apple"])
 BLOSSOM_ZH = "院净何须坐菊花。白梅懒赋赋红梅，咏梅花。会桃花之芳园。"
+# ... a short word problem of a name and everyday words (one rare stem: the name), translated ...
+GARDEN = ("garden", "Every morning and every evening Lucinda waters the roses in her garden with a watering can. "
+                    "How many times does she water them in a week?", ["7", "10", "14", "21"])
+GARDEN_ZH = "露辛达每天早上和晚上都用喷壶给花园里的玫瑰浇水。她一周要浇多少次水？"
+# ... a question with a decimal and a number in thousands ...
+COIN = ("coin", "A biased coin shows heads with probability 0.35. In 1,200 independent tosses, how many heads are "
+                "expected?", ["35", "120", "420", "780"])
+COIN_ZH = "一枚不均匀的硬币正面朝上的概率为0.35。在1,200次独立的投掷中，预计会出现多少次正面？"
 # ... and Chinese text with the same name, numbers and theatre words that asks nothing of the kind.
 THEATRE_ZH = ("剧团宣布下个月上演莎士比亚的新剧，主角普洛斯彼罗由一位四十九岁的演员扮演。门票在周六开售，"
               "剧场位于河边，观众可以在岛屿公园散步后入场。")
@@ -94,6 +103,23 @@ def test_the_dictionary_is_the_file_inside_the_installed_wheel():
 def test_glosses_keep_their_meanings_only():
     assert gloss_words("/to absorb/to assimilate/CL:個|个[ge4]/") == ["absorb", "assimilate"]
     assert gloss_words("/surname Wang/see 王國|王国[wang2 guo2]/variant of 王[wang2]/king (old)/") == ["king"]
+    # a name's gloss up to its first comma: what follows tells who it is (a Tang poet), not what it means
+    assert gloss_senses("/Wang Wei (701-761), Tang Dynasty poet/", name=True) == [["wang", "wei"]]
+    d = cedict()
+    [w] = segment("王维")[2].tolist()
+    assert {d.stems[s] for s in d.stem_ids[d.stem_start[w]:d.stem_start[w + 1]].tolist()} & {"tang", "dynasty"} == set()
+
+
+def test_other_forms_of_a_gloss_an_ordinal_and_a_name_as_the_units_write_them():
+    assert "responsible" in derived_forms("responsibility") and "responsibility" in derived_forms("responsible")
+    assert "competitive" in derived_forms("competition") and "describe" in derived_forms("description")
+    assert derived_forms("rose") == []  # short words keep their one form
+    assert ordinal_stems(12) == ("twelfth", "12th") and ordinal_stems(21) == ("twentyfirst", "21st")
+    assert ordinal_stems(3) == ("third", "3rd") and ordinal_stems(111) == ("111th",)
+    # Chinese hears a British name: no r before a consonant (奥威尔 Orwell, 马库斯 Marcus), th as s (辛西娅 Cynthia)
+    for zh, name in (("奥威尔", "orwell"), ("马库斯", "marcus"), ("辛西娅", "cynthia"), ("普洛斯彼罗", "prospero")):
+        assert set(name_sounds(zh)) & name_keys(name), (zh, name)
+    assert not set(name_sounds("马库斯")) & name_keys("miranda")
 
 
 def test_only_texts_holding_chinese_are_read():
@@ -107,7 +133,7 @@ def test_only_texts_holding_chinese_are_read():
     assert han_counts(arr).tolist() == [12, 0, 16]
 
 
-def test_the_segmenter_takes_the_longest_headword_at_each_step():
+def test_the_segmenter_takes_the_longest_headword_where_no_longer_chunk_follows():
     d = cedict()
     text = "DNA双螺旋结构在1953年被提出。臭氧层、平流层和䷀大气层ok的"
 
@@ -129,9 +155,24 @@ def test_the_segmenter_takes_the_longest_headword_at_each_step():
     assert (word >= 0).all()  # every character here is a headword of its own at least
 
 
+def test_the_segmenter_takes_the_longest_chunk_of_two_words():
+    """Forward longest match reads 中线 "midline" in 细胞中线粒体 and 在地 "local" in 在地球; the
+    chunk of two words holding the most characters (then the fewest words, then the closest
+    lengths, then the shorter first) reads 线粒体 "mitochondrion" and 地球 "earth"."""
+    def words(text: str) -> list[str]:
+        starts, ends, _ = segment(text)
+        return [text[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
+
+    assert words("真核细胞中线粒体的功能") == ["真核", "细胞", "中", "线粒体", "的", "功能"]
+    assert words("哪种气体在地球大气中") == ["哪", "种", "气体", "在", "地球", "大气", "中"]
+    assert words("研究生命的起源") == ["研究", "生命", "的", "起源"]
+    assert words("中华人民共和国成立了") == ["中华人民共和国", "成立", "了"] and words("细胞") == ["细胞"]
+
+
 def test_latin_words_and_numbers_are_read_as_the_regex_reads_them():
-    pattern = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?")
-    for text in ["pH值7.4，DNA1648个", "1.2.3.4.5 v2.0.1 x.5 3. ..7 a1b2", "", "臭氧", "3.14159和e2.71828 Keynes"]:
+    pattern = re.compile(r"[A-Za-z]+|[0-9]+(?:,[0-9]{3}(?![0-9]))*(?:\.[0-9]+)?")
+    for text in ["pH值7.4，DNA1648个", "1.2.3.4.5 v2.0.1 x.5 3. ..7 a1b2", "", "臭氧", "3.14159和e2.71828 Keynes",
+                 "88,000张 1,234,567 12,34 1,0000 ,123 1,000.5元 a,123 4,56,789"]:
         starts, ends = latin_words(code_points(text))
         assert list(zip(starts.tolist(), ends.tolist())) == [m.span() for m in pattern.finditer(text)], text
 
@@ -157,6 +198,24 @@ def test_a_name_transliterated_into_characters_counts_as_the_units_name(tmp_path
     # ... but written as the dictionary's words of other meanings, it is no name
     starts, ends, words = segment("普通洛阳斯文")
     assert name_runs(code_points("普通洛阳斯文"), starts, ends, words)[0].tolist() == []
+
+
+def test_a_short_word_problem_is_found_by_most_of_its_weight_and_its_name(tmp_path):
+    """A word problem of everyday words whose one rare stem is its name: a translation holding the
+    name and most of the unit's weight is found; the name among other everyday words is not."""
+    items = MC_ITEMS + [GARDEN]
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + GARDEN_ZH + HOST_ZH], items=items)
+    assert (m["eval_id"], m["unit"]) == ("garden", "question") and m["coverage"] >= 0.7
+    found = dict(p.split("=") for p in m["evidence"][1].split())
+    assert found["lucinda"] == "露辛达" and found["ros"] == "玫瑰"
+    assert mc_counted(tmp_path, ["露辛达在花园里散步，看着玫瑰。" + HOST_ZH], items=items) == [[]]
+
+
+def test_decimals_and_thousands_are_the_units_numbers(tmp_path):
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + COIN_ZH + HOST_ZH], items=MC_ITEMS + [COIN])
+    assert (m["eval_id"], m["unit"]) == ("coin", "question")
+    found = dict(p.split("=") for p in m["evidence"][1].split())
+    assert found["035"] == "0.35" and found["1200"] == "1,200"  # as the normaliser writes the unit's
 
 
 def test_chinese_text_with_the_units_name_and_number_asking_nothing_is_not_found(tmp_path):
@@ -201,6 +260,21 @@ def test_without_chinese_in_the_sample_the_dictionary_tells_the_rare_stems(tmp_p
     got = counted(out.column("contamination"), config).to_pylist()
     assert [[(m["eval_id"], m["evidence"][0].split()[0]) for m in r] for r in got] == [
         [("dna", "gloss")], [("dna", "gloss")], [], []]
+
+
+def test_a_common_characters_stem_is_rare_from_a_longer_word_few_longer_words_gloss(tmp_path):
+    """包 (a common character: bag, packet, wrap) makes "packet" common in single characters; read
+    from a longer word (数据包 "data packet") it is rare. "big" (大) stays common from longer words
+    too: hundreds of them gloss to it (北斗 "Big Dipper")."""
+    d = cedict()
+    stem_of = {n: s for s, n in enumerate(d.stems)}
+    assert d.common[stem_of["packet"]] and not d.common_long[stem_of["packet"]]
+    router = ("router", "Which big device forwards data packets between computer networks?",
+              ["Router", "Hub", "Modem", "Switch"])
+    gloss = ContaminationIndex.build(mc_config(tmp_path, None, MC_ITEMS + [router]), None).gloss
+    stem = {n: s for s, n in enumerate(gloss.rewrite.names)}
+    assert gloss.rare_strong[stem["packet"]] and not gloss.rare[stem["packet"]]
+    assert not gloss.rare_strong[stem["big"]] and not gloss.rare[stem["big"]]
 
 
 def _question_unit(gloss, word: str) -> int:

@@ -8,23 +8,30 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    traditional headwords, English glosses; no download) is parsed once per machine into arrays
    kept in the user's cache folder (audit.cache: about 3 s to parse, then milliseconds a process;
    never pickled) and loaded lazily, once per process (`cedict`). A record's runs of Han
-   characters are segmented by forward longest match over the headwords (vectorised: the hash of
-   every substring of up to _MAX_WORD characters at each position, looked up at once, a position
-   going on only while its substring is a headword's prefix; then one walk over the longest
-   words), and each word read as the content words of its glosses, one set a sense (no "to", "a",
-   classifier, cross-reference, variant or surname glosses, no bracketed notes; particles such
-   as 的 gloss to nothing), stemmed with the rewrite tier's stemmer (`stem_words`, and the plural's
-   stem: the stemmer takes "computers" to computer, "computer" to comput; and a Latin or Greek
-   noun's other number, `classical_numbers`: 线粒体 "mitochondrion" meets the unit's
-   "mitochondria", 细菌 "bacterium" its "bacteria"). Latin words and
-   numbers in the record (DNS, pH, 1648) are read as themselves; a run of words written in
-   Chinese numerals alone (三十, 四十 | 九, 两; not 一些, 十分, 第十) as its number's stem
-   (contamination_keys.han_value: 三十 -> "30"); a run of two or more words of the characters
-   Chinese writes foreign names with, each one character (克 雷 布 斯: the dictionary read no word
-   there) or a name of the dictionary (its pinyin capitalised: 玛丽 莎, 米兰 达), as the units'
-   names it sounds like (contamination_keys.sound_key, on its first 2-6
-   characters: three consonants, or two from three characters or more: 克雷布斯 ~ Krebs,
-   普洛斯彼罗 ~ Prospero, 伊丽莎 ~ Eliza, 玛丽莎 ~ Marissa). A name is a stem of four letters or more that the
+   characters are segmented over the headwords (vectorised: the hash of every substring of up to
+   _MAX_WORD characters at each position, looked up at once, a position going on only while its
+   substring is a headword's prefix), taking at each position the word that starts the longest
+   chunk of two words (MMSEG's rules, `_chunked`: 细胞/中/线粒体, not forward longest match's
+   中线 "midline"/粒/体; then one walk over the words taken), and each word read as the content
+   words of its glosses, one set a sense (no "to", "a", classifier, cross-reference, variant or
+   surname glosses, no bracketed notes, a name's glosses up to their first comma: 王维 "Wang
+   Wei (701-761), Tang Dynasty poet" is Wang Wei; particles such as 的 gloss to nothing), stemmed
+   with the rewrite tier's stemmer (`stem_words`, and the plural's stem: the stemmer takes
+   "computers" to computer, "computer" to comput; a Latin or Greek noun's other number,
+   `classical_numbers`: 线粒体 "mitochondrion" meets the unit's "mitochondria"; and the word's
+   other part of speech by a regular suffix, `derived_forms`: 负责 "responsibility" meets the
+   unit's "responsible", 竞争 "competition" its "competitive"). Latin words and numbers in the
+   record (DNS, pH, 1648) are read as themselves, a number as the normaliser writes the units'
+   (0.35 -> 035, 1,200 -> 1200); a run of words written in Chinese numerals alone (三十, 四十 |
+   九, 两; not 一些, 十分, 第十) as its number's stem (contamination_keys.han_value: 三十 -> "30"),
+   after 第 as its ordinal (第十二: twelfth, 12th; `ordinal_stems`); a run of two or more words of
+   the characters Chinese writes foreign names with (contamination_keys' list and
+   _MORE_NAME_CHARS), each one character (克 雷 布 斯: the dictionary read no word there) or a
+   name of the dictionary (its pinyin capitalised: 玛丽 莎, 米兰 达), as the units' names it
+   sounds like (contamination_keys.sound_key, on its first 2-6 characters: three consonants, or
+   two from three characters or more: 克雷布斯 ~ Krebs, 普洛斯彼罗 ~ Prospero, 伊丽莎 ~ Eliza; a
+   unit's name heard also without an r no vowel follows and with th as s, `name_keys`: 奥威尔 ~
+   Orwell, 马库斯 ~ Marcus, 辛西娅 ~ Cynthia). A name is a stem of four letters or more that the
    units write capitalised and never lower-case; a sound that such runs make in more than
    _NAME_SHARE of the sample's Chinese documents is no name. Each number or name counts as a
    word of its own, strong (several characters) and Chinese.
@@ -37,21 +44,33 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
    words, in record words; every half window) holds the rare stems asked of the unit; it
    matches when that window holds `unit_need` distinct stems of the unit (the rewrite tier's
    rule on its glossable stems, at least _MIN_STEMS), _MIN_HAN of them from Chinese words,
-   _MIN_RARE_HIT rare, _MIN_STRONG of those from a word of several characters or a Latin word
-   (a stem held by such a word and by a single character in the window is strong); a short unit
+   _MIN_RARE_HIT rare words (one word's several stems, 下笔 "to put pen to paper", are one rare
+   hit), _MIN_STRONG of those words of several characters or Latin words (a stem held by such a
+   word and by a single character in the window is strong); a short unit
    holding fewer rare stems, or fewer that a strong word can carry (some word of several
    characters glosses to it, or it is a number or a Latin word no headword glosses), is asked
    those it holds (`rare_need`, at least _MIN_RARE; `strong_need`, at least one); and covers
    the measure floor of the unit's glossable weight (its stems some headword glosses to, plus
    its numbers and Latin words: a stem no Chinese word glosses to cannot be kept by a
-   translation). Judged like every rewrite match (`rewrite_threshold`).
+   translation). A window short of the rare words matches too when it covers _MOST_SHARE of
+   that weight (its distinct stems as asked) and holds one rare strong word that is a number, a
+   name or a Latin word (a word problem of everyday words: 露辛达 Lucinda, garden, roses,
+   morning, evening), or any for a unit of one rare stem. Candidates are first bounded by
+   array passes over all pairs of a batch (`_may_cover`: the unit's stems and weight in the whole
+   text, then in one window, read in any sense), then read record by record. Judged like every
+   rewrite match (`rewrite_threshold`).
 3. Chance. Gloss sets make chance overlap likely, so a stem is rare (a candidate key, a rare hit)
    only when few units hold it and no common Chinese word glosses to it (HSK levels 1 to
-   _HSK_COMMON, the list in the same wheel: 医院 hospital, 必须 must); with _MIN_ZH_DOCS Chinese
-   documents in the corpus sample, headwords in more than _ZH_COMMON_SHARE of them are no
-   evidence (种 "kind, type, sort"), and stems that the other headwords of that share gloss to
-   (win, big, horse in classical verse; boundary: 界) are no rare stems, and of a match's
-   distinct stems _MAX_EVERYDAY at most is one of them (they still weigh in its coverage);
+   _HSK_COMMON, the list in the same wheel: 医院 hospital, 必须 must), or, read from a word of
+   several characters (`rare_strong`), no common word of several characters and no common
+   character whose stem more than _MANY_WORDS longer headwords gloss to (包 "bag, packet, wrap"
+   leaves 数据包 "data packet" rare; 大 leaves no 北斗 "Big Dipper" rare: big); with
+   _MIN_ZH_DOCS Chinese documents in the corpus sample, headwords in more than _ZH_COMMON_SHARE
+   of them are no evidence (种 "kind, type, sort"), and stems that the other headwords of that
+   share gloss to (win, big, horse in classical verse; boundary: 界) are no rare stems, and of a
+   match's distinct stems _MAX_EVERYDAY at most is one of them (they still weigh in its
+   coverage) - from a word of several characters, only those that such words of that share
+   gloss to (`everyday_strong`: 土, 地 make "earth" everyday, 地球 does not);
    with fewer (the usual case: an English web corpus with a leaked Chinese quiz page), the
    dictionary tells the everyday stems instead: one that more than _MANY_CHARS one-character
    headwords gloss to (ridge: 脊, 岭, 埂, ...) is rare only when read from a word of several
@@ -59,33 +78,42 @@ translation keys (audit/stages/contamination_keys.py). It keeps the meaning of i
 
 Cost: only records holding _MIN_HAN_CHARS Han characters and little kana (Japanese) are read (counted
 off the batch's UTF-8 bytes), all of a batch's in one segmentation (one-character words by a
-table over the code points, longer ones by hash), Latin words by array passes too; a record goes
-on to the per-record confirmation only with a window holding as many rare stems, and strong ones,
-as a match needs; numbers and names by array passes over the segmentation, then a cached
-lookup per numeral or name run (few: about one name run in two documents). About 15 MB/s of
+table over the code points, longer ones by hash, the chunk rule by array passes), Latin words by
+array passes too; a record goes on to the per-record confirmation only with a window holding as
+many rare stems, and strong ones, as a match needs (or the share's one) and within the array
+bound (`_may_cover`); numbers and names by array passes over the segmentation, then a cached
+lookup per numeral or name run (few: about one name run in two documents). About 7 MB/s of
 Chinese text, one process (bench/bench_gloss.py, 20 MB of Leipzig zh and Chinese fortunes,
-2026-11-25: 15.7 MB/s of CPU time with numbers and names, 19.3 before them; the contamination
-stage 10.5 MB/s without the tier, 6.5 with it); without a Chinese sample (more rare stems: more
-candidates) about 11 MB/s of CPU time on the same text; see also bench/eval_contamination_wild.py.
+2026-11-25, paired runs: 7.1-7.7 MB/s, 13.2-13.9 before the chunk segmenter, the rare stems of
+longer words and the share's path; the contamination stage ~11.5 MB/s without the tier, 4.4
+with it, 6.4 before); see also bench/eval_contamination_wild.py.
 
 Evidence: `gloss N stems` and the `stem=中文` pairs in record order, numbers and names among them
 (`49=四十九`, `prospero=普洛斯彼罗`).
 
-Not reached: a name whose transliteration drops or changes its consonants past the skeleton
-(奥威尔: Orwell, 马库斯: Marcus, 辛西娅: Cynthia, 尤利乌斯: Julius), a name written partly with
-dictionary words that are no names (卢比 "rupee" + 孔: Rubicon) or with characters outside the
-transliteration list (爱丽儿: Ariel); ordinals in numerals (第四: fourth); words the dictionary lacks or glosses in
-another form (柠檬酸 "citric acid" for citrate, 二叉堆 for binary heap); a term of everyday words
-in one Chinese word (黑洞 "black hole") where the unit has no other rare stem for the candidate
-step; a short question (a GSM8K question of few rare words beside its name and its numbers:
-the translation keys' case); and a translation that renders the unit's rare words by paraphrase
-rather than by their equivalents.
+Not reached: a name whose transliteration changes its consonants past the skeleton (尤利乌斯:
+Julius, 波比: Poppy), of two characters (苏西: Suzy, 卡尔: Carl, a dictionary name glossed Karl)
+or one consonant (爱丽儿: Ariel), a name written partly with dictionary words that are no names
+(卢比 "rupee" + 孔: Rubicon; 哈拉 "to chat" + 尔德: Harald); words the dictionary lacks or glosses
+in another form (柠檬酸 "citric acid" for citrate, 二叉堆 for binary heap, 无条件 "unconditional"
+for "without qualification", 乏力 "weak" for fatigue); a formula's Latin letters (f(x) = x^2 sin(x):
+the unit's "sinx"); a short question of everyday words whose share falls short, more often with
+a Chinese sample (its commonest characters, 画, 张, 十, are no evidence there); and a
+translation that renders the unit's rare words by paraphrase rather than by their equivalents.
+On a second held-out set of 25 questions translated alone (bench/heldout_zh.py, MC_ZH2, never
+tuned on) the tier finds 0.52 (0.48 with 700 Chinese documents in the sample; 0.48 and 0.32
+before); on the sets it was tuned by, 0.8 of questions alone, 1.0 with their choices, 0.6-0.8 of
+GSM8K questions (bench/eval_heldout_rewrites.py), 0.875 and 0.94 and 1.0 on the wild bench's.
 
 Chance: without a Chinese sample, classical verse naming flowers (梅, 梅花, 桃花) met a short
 GSM8K question about apricots, plums and peaches: 梅 read as "Japanese apricot" beside 梅花
 "plum blossom" made two of the unit's stems of one thing (one character read twice, through two
 senses). With one thing one stem (section 2), bench_gloss's text meets no unit (its 756 distinct
-documents, with no sample and with an English one, 2026-11-25: 0 counted, 1 before).
+documents, with no sample and with an English one, 2026-11-25: 0 counted, 1 before). Stems of
+common single characters made rare from longer words at first counted 5 of those documents
+(北斗 "Big Dipper": big; 中的 "to hit the target": hit, target; 下笔 "to put pen to paper": pen,
+paper): a stem many longer headwords gloss to stays common (_MANY_WORDS), and one word's stems
+are one rare hit (2026-11-25: 0 counted again; with the bench's Chinese sample, 0 of 97 measured).
 """
 from __future__ import annotations
 
@@ -135,6 +163,12 @@ _GLOSS_WORD = re.compile(r"[a-z]+")
 _CLASSICAL = (("on", "a"), ("um", "a"), ("us", "i"), ("a", "ae"), ("is", "es"), ("ex", "ices"), ("ix", "ices"),
               ("a", "on"), ("a", "um"), ("i", "us"), ("ae", "a"), ("es", "is"), ("ices", "ex"), ("ices", "ix"))
 _CLASSICAL_MIN = 5
+# Derivational suffixes, one part of speech to another and back (see derived_forms).
+_DERIVED = (("ibility", "ible"), ("ability", "able"), ("ible", "ibility"), ("able", "ability"), ("icity", "ic"),
+            ("ity", ""), ("ness", ""), ("ation", "ate"), ("ation", "e"), ("ate", "ation"), ("ption", "be"),
+            ("ption", "pt"), ("ence", "ent"), ("ent", "ence"), ("ance", "ant"), ("ant", "ance"), ("ition", "itive"),
+            ("itive", "ition"), ("ction", "ctive"), ("ctive", "ction"))
+_DERIVED_MIN = 7
 # Windows of _WINDOW times the unit's words (at least _MIN_WINDOW record words), every half window.
 _WINDOW = 1.5
 _MIN_WINDOW = 24
@@ -150,6 +184,10 @@ _MIN_HAN = 3
 # the unit's glossable stems, asks fewer of a short unit: three common stems meet by chance in news).
 _MIN_STEMS = 4
 _MIN_RARE_HIT = 3
+# ... or, where the window covers this share of the unit's glossable weight, one rare stem of a strong
+# word that is a number, a name or a Latin word (a short word problem: its name, everyday words), or
+# of any strong word for a unit of one rare stem (按体积计算，哪种气体在地球大气中所占的比例最大: volume).
+_MOST_SHARE = 0.7
 # ... and this many of those rare stems from a Latin word or a Chinese word of several characters:
 # a single character has many readings and glosses (classical Chinese is mostly single characters).
 _MIN_STRONG = 2
@@ -163,12 +201,18 @@ _MANY_CHARS = 10
 # ... such a stem is not asked of a unit's translation (its total, its distinct stems); found, it
 # adds to the coverage, and this many of them to the distinct stems a match holds.
 _MAX_EVERYDAY = 1
+# A stem more than this many headwords of several characters gloss to is everyday English (big, south,
+# win, hit, paint): a common one-character word glossing to it makes it common from any word.
+_MANY_WORDS = 120
+# Characters Chinese writes foreign names with beyond contamination_keys' list (玛丽莲 Marilyn, 凯列班
+# Caliban, 黛安娜 Diana, 瑞贝卡 Rebecca, 琼斯 Jones, 肖恩 Sean, ...).
+_MORE_NAME_CHARS = "莲列儿黛娃茜琪薇露芙埃瑞伍柏琼珍赛翰狄崔裴荷舒肖逊嘉默奈纽努森坦廷锡夏"
 # Chinese numerals and the characters Chinese writes foreign names with (contamination_keys' lists),
 # by code point: the segmenter's words are told numbers or name syllables by these tables.
 _NUMERAL = np.zeros(0x10000, dtype=bool)
 _NUMERAL[[ord(c) for c in HAN_NUMERALS]] = True
 _NAME_CHAR = np.zeros(0x10000, dtype=bool)
-_NAME_CHAR[[ord(c) for c in HAN_NAME_CHARS]] = True
+_NAME_CHAR[[ord(c) for c in HAN_NAME_CHARS + _MORE_NAME_CHARS]] = True
 # A transliterated name: a run of at least _NAME_MIN_CHARS one-character words of those characters
 # (the dictionary read no word there: 普洛斯彼罗, 克雷布斯), whose first up to _NAME_MAX_CHARS
 # characters sound like a unit's name-like stem (contamination_keys.sound_key: three consonants, or
@@ -178,6 +222,8 @@ _NAME_MAX_CHARS = 6
 # ... a stem of 4 letters or more no headword glosses to; a sound read in more than this share of
 # the sample's Chinese documents is no name (a run of common syllables).
 _NAME_MIN_LETTERS = 4
+# An r no vowel follows: silent in the British English that Chinese transliterations follow.
+_SILENT_R = re.compile(r"r(?![aeiouy])")
 _NAME_SHARE = 0.01
 
 
@@ -186,15 +232,19 @@ def cedict_path() -> Path:
     return Path(str(resources.files(_PACKAGE).joinpath(_CEDICT)))
 
 
-def gloss_senses(glosses: str, joined: bool = False) -> list[list[str]]:
+def gloss_senses(glosses: str, joined: bool = False, name: bool = False) -> list[list[str]]:
     """The content words of each of one CC-CEDICT entry's glosses, one list a sense ("/to absorb/
     white blood cell/" -> [absorb], [white, blood, cell]): glosses that are references, variants,
     surnames or classifiers left out, bracketed notes dropped, function words and words of one or
     two letters too. `joined`: each pair of adjacent words also as one ("worst case" -> worstcase,
-    "last in first out" -> lastin, firstout): how the normaliser reads "worst-case", "last-in"."""
+    "last in first out" -> lastin, firstout): how the normaliser reads "worst-case", "last-in".
+    `name`: the entry is a name, each gloss read up to its first comma (王维 "Wang Wei (701-761), Tang
+    Dynasty poet": Wang Wei; what follows tells who the name is, not what it means)."""
     out: list[list[str]] = []
     for g in glosses.strip().strip("/").split("/"):
         g = g.strip().lower()
+        if name:
+            g = g.split(",", 1)[0]
         if not g or _NOT_MEANING.match(g) or _RADICAL.search(g):
             continue
         raw = _GLOSS_WORD.findall(_NOTES.sub(" ", g))
@@ -212,6 +262,17 @@ def classical_numbers(word: str) -> list[str]:
     if len(word) < _CLASSICAL_MIN:
         return []
     return [word[:-len(a)] + b for a, b in _CLASSICAL if word.endswith(a)]
+
+
+def derived_forms(word: str) -> list[str]:
+    """Words of the same meaning in another part of speech, by _DERIVED's regular suffixes, both
+    ways (responsibility <-> responsible, complexity <-> complex, exploration <-> explore,
+    description <-> describe, weakness <-> weak, competition <-> competitive), for words of _DERIVED_MIN letters or more: the
+    stemmer keeps them apart (responsibil, responsibl), and a gloss says one where the unit says
+    the other. A form no unit writes meets nothing."""
+    if len(word) < _DERIVED_MIN:
+        return []
+    return [word[:-len(a)] + b for a, b in _DERIVED if word.endswith(a) and len(word) - len(a) >= _DERIVED_MIN - 3]
 
 
 def gloss_words(glosses: str) -> list[str]:
@@ -240,6 +301,7 @@ class Cedict:
     proper: np.ndarray      # bool per headword: a name (its pinyin capitalised: 玛丽 [Ma3 li4] Mary, 米兰 Milan)
     char_glosses: np.ndarray  # int64 per gloss stem: the one-character headwords glossing to it (big: 38, ozone: 0)
     word_glosses: np.ndarray  # int64 per gloss stem: the headwords of several characters glossing to it
+    common_long: np.ndarray   # bool per gloss stem: a common Chinese word of several characters glosses to it
 
 
 def _parse() -> dict[str, np.ndarray]:
@@ -253,7 +315,8 @@ def _parse() -> dict[str, np.ndarray]:
                 continue
             head, _, rest = line.partition(" [")
             trad, _, simp = head.partition(" ")
-            senses = [] if simp in _PARTICLES else gloss_senses(rest.partition("] ")[2], joined=True)
+            senses = [] if simp in _PARTICLES else gloss_senses(rest.partition("] ")[2], joined=True,
+                                                                 name=rest[:1].isupper())
             for w in {trad, simp}:
                 if 0 < len(w) <= _MAX_WORD:
                     glosses.setdefault(w, []).extend(senses)
@@ -272,7 +335,7 @@ def _parse() -> dict[str, np.ndarray]:
     # a gloss word's stem, and its plural's: the stemmer takes "computers" to computer but
     # "computer" to comput, and a unit says "computers" as often as a gloss says "computer"; a
     # Latin or Greek noun's other number too (mitochondrion: the unit says "mitochondria")
-    other = [classical_numbers(w) for w in vocab]
+    other = [classical_numbers(w) + derived_forms(w) for w in vocab]
     other_stems = iter(stem_words([f for forms in other for f in forms]))
     stem_of_word = {w: {a, b, c, *(next(other_stems) for _ in forms)}
                     for w, a, b, c, forms in zip(vocab, stem_words(vocab), stem_words([w + "s" for w in vocab]),
@@ -297,9 +360,12 @@ def _parse() -> dict[str, np.ndarray]:
                 common_words.add(line.split("\t", 1)[0].strip())
     start_arr, ids_arr = np.array(start, dtype=np.int64), np.array(ids, dtype=np.int32)
     common = np.zeros(len(stems), dtype=bool)
+    common_long = np.zeros(len(stems), dtype=bool)
     for k, h in enumerate(heads):
         if h in common_words:
             common[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
+            if len(h) > 1:
+                common_long[ids_arr[start_arr[k]:start_arr[k + 1]]] = True
     prefixes = distinct(hash_words([h[:k] for h in heads for k in range(1, len(h))]))
     # per stem, the headwords of one character and of several glossing to it (each headword once)
     pair, first = np.unique(np.repeat(np.arange(len(heads)), np.diff(start_arr)) * len(stems) + ids_arr,
@@ -311,7 +377,8 @@ def _parse() -> dict[str, np.ndarray]:
             "proper": np.array([h in names for h in heads], dtype=bool),
             "sense_ids": np.array(sense_ids, dtype=np.int32),
             # the stems as one UTF-8 string (a fixed-width str array would take the longest's width each)
-            "stems": np.frombuffer("\n".join(stems).encode(), dtype=np.uint8), "common": common}
+            "stems": np.frombuffer("\n".join(stems).encode(), dtype=np.uint8), "common": common,
+            "common_long": common_long}
 
 
 def _consistent(a: dict[str, np.ndarray]) -> bool:
@@ -321,7 +388,7 @@ def _consistent(a: dict[str, np.ndarray]) -> bool:
                 and len(a["stem_start"]) == len(a["hashes"]) + 1
                 and int(a["stem_start"][-1]) == len(a["stem_ids"]) == len(a["sense_ids"])
                 and len(a["proper"]) == len(a["hashes"])
-                and len(a["char_glosses"]) == len(a["word_glosses"]) == len(a["common"])
+                and len(a["char_glosses"]) == len(a["word_glosses"]) == len(a["common"]) == len(a["common_long"])
                 and a["stems"].dtype == np.uint8
                 and (len(a["stem_ids"]) == 0 or 0 <= int(a["stem_ids"].min()) <= int(a["stem_ids"].max()) < len(a["common"])))
     except (KeyError, IndexError, TypeError):
@@ -348,7 +415,7 @@ def cedict() -> Cedict:
     one_char[found] = where
     return Cedict(a["hashes"], words, prefixes, a["stem_start"], a["stem_ids"], a["sense_ids"], stems, a["common"],
                   time.perf_counter() - t0, one_char, prefixes.contains(one), a["proper"].astype(bool),
-                  a["char_glosses"], a["word_glosses"])
+                  a["char_glosses"], a["word_glosses"], a["common_long"].astype(bool))
 
 
 def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.ndarray:
@@ -371,11 +438,20 @@ def han_counts(texts: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> np.n
 
 
 def latin_words(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(start, end) of each match of [A-Za-z]+|[0-9]+(?:[.][0-9]+)? in the text of code points
-    `cps`, as re.finditer finds them (runs of ASCII letters; runs of digits, one joined to the next
-    by a single "." when that one is not itself a fraction: 1.2.3 -> 1.2, 3), by array passes."""
+    """(start, end) of each match of [A-Za-z]+|[0-9]+(?:,[0-9]{3}(?![0-9]))*(?:[.][0-9]+)? in the
+    text of code points `cps`, as re.finditer finds them (runs of ASCII letters; runs of digits,
+    thousands commas within them: 88,000; one run joined to the next by a single "." when that one
+    is not itself a fraction: 1.2.3 -> 1.2, 3), by array passes (one difference: a fraction's digits
+    go on over a thousands comma, 1.234,567 one number)."""
     letter = ((cps | 0x20) >= 0x61) & ((cps | 0x20) <= 0x7A)
     digit = (cps >= 0x30) & (cps <= 0x39)
+    # a comma between a digit and exactly three digits is part of the number (88,000)
+    d = np.concatenate([digit, np.zeros(4, bool)])
+    n = len(cps)
+    comma = np.flatnonzero((cps[1:] == 0x2C) & digit[:-1]) + 1 if n > 1 else np.zeros(0, np.int64)
+    comma = comma[d[comma + 1] & d[comma + 2] & d[comma + 3] & ~d[comma + 4]]
+    digit = digit.copy()
+    digit[comma] = True
     out = []
     for cls in (letter, digit):
         edge = np.diff(np.concatenate([[0], cls.astype(np.int8), [0]]))
@@ -453,6 +529,32 @@ def name_sounds(run: str) -> tuple[str, ...]:
     return tuple(sorted({k for n, k in keys if len(k) >= 3 or (len(k) == 2 and n > _NAME_MIN_CHARS)}))
 
 
+def name_keys(name: str) -> set[str]:
+    """The sound keys (contamination_keys.sound_key, of two consonants or more) a name of the units
+    may be heard by in Chinese: as written, without an r that no vowel follows (奥威尔 Orwell, 马库斯
+    Marcus: Chinese transliterates the British sound), and with th as s (辛西娅 Cynthia)."""
+    forms = {name, _SILENT_R.sub("", name), name.replace("th", "s")}
+    return {k for k in map(sound_key, forms) if len(k) >= 2}
+
+
+_ORDINALS = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()
+_TENS = "twent thirt fort fift sixt sevent eight ninet".split()
+
+
+@cache
+def ordinal_stems(n: int) -> tuple[str, ...]:
+    """The stems the units write the ordinal of `n` with: its word (12: twelfth; 21: twentyfirst, as
+    the normaliser joins twenty-first) and its figures (12th, 21st)."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    words = []
+    if n < 20:
+        words.append(_ORDINALS[n])
+    elif n < 100:
+        words.append(_TENS[n // 10 - 2] + ("ieth" if n % 10 == 0 else "y" + _ORDINALS[n % 10]))
+    return tuple(dict.fromkeys(stem_words(words + [f"{n}{suffix}"])))
+
+
 @cache
 def numeral_key(run: str) -> str | None:
     """A run of Chinese numerals as the rewrite tier's number stem (三十 -> "30"), None for no
@@ -461,6 +563,43 @@ def numeral_key(run: str) -> str | None:
         return None
     v = han_value(run)
     return None if v is None else str(v)
+
+
+def _chunked(longest: np.ndarray, word: np.ndarray, run_end: np.ndarray,
+             words: list[tuple[int, np.ndarray, np.ndarray]], one: np.ndarray) -> np.ndarray:
+    """The length of the word to take at each position (of a text's Han characters, `longest`: the
+    longest headword there, `run_end`: its run's end), by the chunk of two words it starts
+    (MMSEG's rules): the most characters with the longest word after it, then the fewest words,
+    then the two words' lengths closest, then the shorter first (细胞/中/线粒体 "cell / in /
+    mitochondrion", not 中线 "midline" / 粒 / 体; 在/地球, not 在地 "local" / 球), where the
+    longest match takes a word of two characters or more. `words`: (k, positions, headword) of
+    every headword of k characters; `word`: the headword taken at each position, set here too."""
+    m = len(longest)
+    at = np.flatnonzero(longest > 1)
+    if not len(at):
+        return longest
+    ends = run_end[at]
+    best = np.full(len(at), -1, np.int64)
+    pick = np.ones(len(at), np.int64)
+    ok = np.ones(len(at), bool)  # a word of one character is always there (a headword or a word of its own)
+    for k, pos, where in [(1, at[one[at] >= 0], one[at][one[at] >= 0])] + words:
+        if k > 1:  # every position of a word of k >= 2 characters is one of `at` (its longest is k or more)
+            ok = np.zeros(len(at), bool)
+            ok[np.searchsorted(at, pos)] = True
+        nxt = at + k
+        after = np.where(nxt < ends, longest[np.minimum(nxt, m - 1)], 0)
+        # most characters, fewest words, lengths closest, shorter first: one number, the largest wins
+        score = ((k + after) * 4 - (after > 0)) * 16 * (_MAX_WORD + 1) - np.abs(k - after) * (_MAX_WORD + 1) - k
+        better = ok & (score > best)
+        best[better], pick[better] = score[better], k
+    out = longest.copy()
+    out[at] = pick
+    for k, pos, where in words:  # the headword of the length taken
+        took = pos[out[pos] == k]
+        word[took] = where[out[pos] == k]
+    single = at[pick == 1]
+    word[single] = one[single]
+    return out
 
 
 def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -484,6 +623,7 @@ def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray
     best_word[one >= 0] = one[one >= 0]
     at = np.flatnonzero((np.arange(1, m + 1) < run_end) & d.one_prefix[c])
     h = hash_code_points(c[at], np.zeros(len(at), np.int64))
+    shorter: list[tuple[int, np.ndarray, np.ndarray]] = []  # (k, positions, headword) of every word of k >= 2
     for k in range(2, _MAX_WORD + 1):  # the substrings of k characters at the positions still in a run
         if not len(at):
             break
@@ -491,10 +631,11 @@ def segment(text: str | np.ndarray, d: Cedict | None = None) -> tuple[np.ndarray
         found, where = d.words.find(h)
         best_len[at[found]] = k
         best_word[at[found]] = where
+        shorter.append((k, at[found], where))
         more = (at + k < run_end[at]) & d.prefixes.contains(h)  # a longer headword may start here
         at, h = at[more], h[more]
+    step = _chunked(np.maximum(best_len, 1), best_word, run_end, shorter, one)
     # the walk: from each run's start, word after word (all runs at once, one step a word)
-    step = np.maximum(best_len, 1)
     at = first
     walked = np.zeros(m, dtype=bool)
     while len(at):
@@ -542,6 +683,8 @@ class GlossIndex:
     zh_docs: int             # Chinese documents of the corpus sample read for stem commonness
     name_stems: dict[str, list[int]]  # sound key -> the units' names as evidence stems (see _name_like)
     everyday: np.ndarray     # bool per rewrite stem: common in the sample's Chinese (counts, not asked of a unit)
+    everyday_strong: np.ndarray  # bool per rewrite stem: ... when read from a word of several characters
+    few_rare: np.ndarray     # bool per unit: one rare stem at most (see _MOST_SHARE)
 
     @classmethod
     def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None, texts: Sequence[str] | None = None,
@@ -556,6 +699,11 @@ class GlossIndex:
         mapped = to_rw[d.stem_ids]
         zh_common = np.zeros(len(rw.weight) + 1, dtype=bool)
         zh_common[to_rw[d.common]] = True
+        # ... read from a word of several characters, a stem is common when such a word is (包 "bag,
+        # packet, wrap, ..." makes its stems common in single characters, not in 数据包 "data packet"),
+        # or when many such words gloss to it (big: 北斗 "Big Dipper", 大陆, ...; south: 南北, ...)
+        zh_common_strong = np.zeros(len(rw.weight) + 1, dtype=bool)
+        zh_common_strong[to_rw[d.common_long | (d.common & (d.word_glosses > _MANY_WORDS))]] = True
         per_word = np.repeat(np.arange(len(d.hashes)), np.diff(d.stem_start))
         ok = mapped >= 0
         w_of, s_of, e_of = per_word[ok], mapped[ok], d.sense_ids[ok].astype(np.int64)  # by headword (CSR order)
@@ -567,13 +715,14 @@ class GlossIndex:
         name_stems: dict[str, list[int]] = {}
         if texts is not None and tokens is not None:
             for st in np.flatnonzero(_name_like(rw, texts, tokens, evidence)).tolist():
-                if len(k := sound_key(rw.names[st])) >= 2:
+                for k in name_keys(rw.names[st]):
                     name_stems.setdefault(k, []).append(st)
         # numbers and Latin-script words are read as themselves
         glossable |= np.array([n.isascii() and (n.isdigit() or n.isalpha()) for n in rw.names], dtype=bool)
         weight = np.where(evidence & glossable, rw.weight, 0).astype(np.float32)
         zh_docs = 0
         everyday = np.zeros(len(weight), dtype=bool)
+        everyday_strong = np.zeros(len(weight), dtype=bool)
         if sample:
             zh = [t for t, n in zip(sample, han_counts(sample).tolist()) if t and n >= _MIN_HAN_CHARS]
             if len(zh) >= _MIN_ZH_DOCS:
@@ -595,9 +744,11 @@ class GlossIndex:
                 # only the headwords glossing to an evidence stem (`words`) are counted below
                 mine = np.zeros(len(d.hashes) + 1, dtype=bool)
                 mine[words] = True
-                w_start, w_word = w_start[mine[w_word]], w_word[mine[w_word]]
+                w_start, w_end, w_word = w_start[mine[w_word]], w_end[mine[w_word]], w_word[mine[w_word]]
                 doc_word = distinct((np.searchsorted(offsets, w_start, side="right") - 1) * len(d.hashes) + w_word)
                 doc_of, word_of = doc_word // len(d.hashes), doc_word % len(d.hashes)
+                longer = np.zeros(len(d.hashes), dtype=bool)  # headwords of several characters (read here)
+                longer[w_word[w_end - w_start > 1]] = True
                 # headwords common in the corpus's Chinese documents (种: kind, type, sort) say nothing ...
                 head_docs = np.bincount(word_of, minlength=len(d.hashes))
                 common = head_docs[words] > most
@@ -612,15 +763,20 @@ class GlossIndex:
                 lo, hi = word_start[at[hit]], word_start[at[hit] + 1]
                 count = hi - lo
                 idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-                doc_stem = distinct(np.repeat(doc_of[hit], count) * (len(weight) + 1) + s_of[idx])
-                stem_docs = np.bincount(doc_stem % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)]
+                pair = np.repeat(doc_of[hit], count) * (len(weight) + 1) + s_of[idx]
+                stem_docs = np.bincount(distinct(pair) % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)]
                 everyday = stem_docs > most
+                # ... and the stems that words of several characters often gloss to (a single
+                # character's many senses make most stems everyday: 土, 地 "earth"; 地球 "earth" is not)
+                by_longer = distinct(pair[np.repeat(longer[word_of[hit]], count)])
+                everyday_strong = np.bincount(by_longer % (len(weight) + 1), minlength=len(weight) + 1)[:len(weight)] > most
                 zh_common[:-1] |= everyday
+                zh_common_strong[:-1] |= everyday_strong
         units = np.diff(rw.post_start)
         # rare: among the units and in Chinese (the HSK list; the sample's Chinese documents when it has
         # enough, else the dictionary: a stem many single characters gloss to is everyday text's)
-        rare_strong = (weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common[:-1]
-        rare = rare_strong.copy()
+        rare_strong = (weight > 0) & (units <= max(_MIN_DF, _RARE_SHARE * len(rw.unit_total))) & ~zh_common_strong[:-1]
+        rare = rare_strong & ~zh_common[:-1]
         if not zh_docs:  # read from one character, such a stem is rare no more; from a longer word (脊 / 中脊) it is
             many = np.zeros(len(weight) + 1, dtype=bool)
             many[to_rw[d.char_glosses > _MANY_CHARS]] = True
@@ -650,7 +806,7 @@ class GlossIndex:
         row_of_word = np.full(len(d.hashes) + 1, -1, dtype=np.int64)
         row_of_word[words] = np.arange(len(words))
         return cls(rw, row_of_word, word_start, s_of.astype(np.int32), e_of, stem_of_name, weight, rare, rare_strong, unit_total,
-                   need, rare_need, strong_need, zh_docs, name_stems, everyday)
+                   need, rare_need, strong_need, zh_docs, name_stems, everyday, everyday_strong, n_rare <= 1)
 
     def _record_stems(self, texts: Sequence[str]
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -672,7 +828,9 @@ class GlossIndex:
         lw = np.where((lw >= 0x41) & (lw <= 0x5A), lw | 0x20, lw)
         l_hash = np.bitwise_xor.reduceat(hash_code_points(lw, ranks), first_cp) if len(first_cp) else first_cp
         _, one, inverse = np.unique(l_hash, return_index=True, return_inverse=True)
-        names = [joined[a:b].lower() for a, b in zip(l_start[one].tolist(), l_end[one].tolist())]
+        # a number as the normaliser writes the units' (0.3 -> 03, 88,000 -> 88000)
+        names = [joined[a:b].lower().replace(".", "").replace(",", "") for a, b in zip(l_start[one].tolist(),
+                                                                                      l_end[one].tolist())]
         l_stem = np.array([self.stem_of_name.get(st, -1) for st in stem_words(names)] or [-1], np.int64)[inverse]
         # each word's rank in its own text: its rank among both sorted lists less its text's first
         k = np.flatnonzero(hit)
@@ -710,8 +868,12 @@ class GlossIndex:
         first, end = numeral_runs(cps, h_start, h_end)
         for w, a, b in zip(first.tolist(), h_start[first].tolist(), h_end[end - 1].tolist()):
             key = numeral_key(joined[a:b])
-            if key is not None and (st := self.stem_of_name.get(key, -1)) >= 0:
-                out.append((w, a, b, st))
+            if key is None:
+                continue
+            # after 第, an ordinal (第十二: twelfth, 12th), as the units write it
+            ordinal = a > 0 and joined[a - 1] == "第"
+            out += [(w, a - ordinal, b, st) for k in (ordinal_stems(int(key)) if ordinal else (key,))
+                    if (st := self.stem_of_name.get(k, -1)) >= 0]
         if self.name_stems:
             first, end = name_runs(cps, h_start, h_end, h_word)
             for w, a, b in zip(first.tolist(), h_start[first].tolist(), h_end[end - 1].tolist()):
@@ -737,6 +899,49 @@ class GlossIndex:
         key //= n_stems
         edge = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else np.zeros(0, np.int64)
         return pairs, key[edge], np.diff(np.append(edge, len(key)))
+
+    def _may_cover(self, cand: np.ndarray, share: np.ndarray, doc: np.ndarray, rank: np.ndarray,
+                   stem: np.ndarray) -> np.ndarray:
+        """The candidate pairs (text * units + unit, sorted) with a window holding, read in any sense,
+        as many of the unit's stems as a match asks and `share` (per pair) of its weight (`doc`,
+        `rank`, `stem`: the texts' (word, stem) rows, in text order): a bound on the reading record
+        by record below, by array passes over all pairs at once."""
+        rw = self.rewrite
+        n_units, n_stems = len(rw.unit_total), len(self.weight) + 1
+        # first the whole text for the window: each pair's unit stems looked up among the text's rows
+        c_doc, c_unit = cand // n_units, cand % n_units
+        by_key = np.argsort(doc * n_stems + stem, kind="stable")
+        keys = (doc * n_stems + stem)[by_key]
+        lo = np.searchsorted(rw.unit_stem_keys, c_unit * n_stems)
+        count = np.searchsorted(rw.unit_stem_keys, (c_unit + 1) * n_stems) - lo
+        idx = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        theirs = rw.unit_stem_keys[idx] % n_stems
+        probe = np.repeat(c_doc, count) * n_stems + theirs
+        r_lo, r_hi = np.searchsorted(keys, probe), np.searchsorted(keys, probe, side="right")
+        found = (r_hi > r_lo) & (self.weight[theirs] > 0)
+        of = np.repeat(np.arange(len(cand)), count)
+        got = np.bincount(of, weights=np.where(found, self.weight[theirs], 0), minlength=len(cand))
+        keep = ((np.bincount(of, weights=found, minlength=len(cand)) >= self.unit_need[c_unit])
+                & (got >= share * self.unit_total[c_unit]))
+        # then its windows: the rows holding the kept pairs' stems (each pair's own, by the same lookup)
+        new = np.cumsum(keep) - 1  # a kept pair's new index
+        mine = found & keep[of]
+        r_lo, r_hi, of = r_lo[mine], r_hi[mine], new[of[mine]]
+        cand, share = cand[keep], share[keep]
+        c_unit = cand % n_units
+        count = r_hi - r_lo
+        row = by_key[np.repeat(r_lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)]
+        of = np.repeat(of, count)
+        half = np.maximum(_MIN_WINDOW // 2, (rw.unit_words[c_unit[of]] * _WINDOW / 2).astype(np.int64))
+        block = rank[row] // half
+        key = distinct((np.concatenate([of, of]) * (1 << 20) + np.concatenate([block, np.maximum(block - 1, 0)]))
+                       * n_stems + np.concatenate([stem[row], stem[row]]))
+        wins, first, n_found = np.unique(key // n_stems, return_index=True, return_counts=True)
+        got = np.add.reduceat(self.weight[key % n_stems], first) if len(key) else np.zeros(0)
+        w_of = wins >> 20
+        unit = c_unit[w_of]
+        ok = (n_found >= self.unit_need[unit]) & (got >= share[w_of] * self.unit_total[unit])
+        return cand[np.unique(w_of[ok])]
 
     @staticmethod
     def _anchored(text: str, rows: np.ndarray, stem: np.ndarray, start: np.ndarray, end: np.ndarray,
@@ -777,7 +982,11 @@ class GlossIndex:
         strong = rare[strong_all[rare]]
         s_row, s_stem, s_unit = rw.postings(strong, stem[strong])
         s_pair, s_win, n_strong = self._window_stems(doc[s_row] * n_units + s_unit, rank[s_row], s_stem, s_unit)
-        viable = s_pair[distinct(s_win[n_strong >= self.strong_need[s_pair[s_win >> 20] % n_units]] >> 20)]
+        # (the share's path: one, a named thing's or of a unit of one rare stem)
+        s_units = s_pair[s_win >> 20] % n_units
+        named = distinct(doc[s_row[sense_all[s_row] < 0]] * n_units + s_unit[sense_all[s_row] < 0])
+        viable = s_pair[distinct(s_win[(n_strong >= self.strong_need[s_units]) | self.few_rare[s_units]] >> 20)]
+        viable = np.union1d(viable, named)
         if len(viable) == 0:
             return
         # ... then, of those, the windows holding as many rare stems as a match's rare hits, strong_need
@@ -796,7 +1005,14 @@ class GlossIndex:
         strong_of[np.searchsorted(wins, s_wins)] = n_strong
         w_units = pairs[wins >> 20] % n_units
         ok = (n_rare >= self.rare_need[w_units]) & (strong_of >= self.strong_need[w_units])
-        cand = pairs[np.unique(wins[ok] >> 20)]
+        most = distinct(wins[(strong_of >= 1) & ~ok & (self.few_rare[w_units] | np.isin(pairs[wins >> 20], named))]
+                        >> 20)  # the share's path alone
+        some = distinct(wins[ok] >> 20)
+        most = most[~np.isin(most, some)]
+        cand = np.concatenate([pairs[some], pairs[most]])
+        share = np.concatenate([np.full(len(some), floor), np.full(len(most), max(floor, _MOST_SHARE))])
+        order = np.argsort(cand)
+        cand = self._may_cover(cand[order], share[order], doc, rank_all, stem_all)
         doc_bounds = np.searchsorted(doc, np.arange(len(picked) + 1))  # rows are in text order
         for p in np.unique(cand // n_units).tolist():
             t = int(picked[p])
@@ -855,14 +1071,22 @@ class GlossIndex:
             got = np.add.reduceat(self.weight[stem[rows2]], first)
             n_han = np.add.reduceat(han[rows2].astype(np.int64), first)
             # of the stems common in Chinese text, one at most makes up the distinct stems asked
-            asked = count - np.maximum(np.add.reduceat(self.everyday[stem[rows2]].astype(np.int64), first) - _MAX_EVERYDAY, 0)
+            common = np.where(strong[rows2], self.everyday_strong[stem[rows2]], self.everyday[stem[rows2]])
+            asked = count - np.maximum(np.add.reduceat(common.astype(np.int64), first) - _MAX_EVERYDAY, 0)
             is_rare = self.rare[stem[rows2]] | (self.rare_strong[stem[rows2]] & strong[rows2])
-            n_rare_hit = np.add.reduceat(is_rare.astype(np.int64), first)
-            n_strong = np.add.reduceat((is_rare & strong[rows2]).astype(np.int64), first)
+            # rare hits are words: one word's several stems (下笔 "to put pen to paper") are one hit
+            win_of = np.repeat(np.arange(len(wins)), count)
+            n_words = int(rank.max()) + 1 if len(rank) else 1
+            n_rare_hit = np.bincount(distinct(win_of[is_rare] * n_words + rank[rows2[is_rare]]) // n_words,
+                                     minlength=len(wins))
+            both = is_rare & strong[rows2]
+            n_strong = np.bincount(distinct(win_of[both] * n_words + rank[rows2[both]]) // n_words, minlength=len(wins))
+            n_named = np.add.reduceat((both & (sense[rows2] < 0)).astype(np.int64), first)
             total = self.unit_total[w_unit]
-            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (n_rare_hit >= self.rare_need[w_unit])
-                  & (n_strong >= self.strong_need[w_unit])
-                  & (total > 0) & (got >= floor * np.maximum(total, 1e-9)))
+            # the unit's rare words, or one and most of its weight
+            ok = ((asked >= self.unit_need[w_unit]) & (n_han >= _MIN_HAN) & (total > 0) & (got >= floor * total)
+                  & (((n_rare_hit >= self.rare_need[w_unit]) & (n_strong >= self.strong_need[w_unit]))
+                     | ((n_strong >= 1) & (got >= _MOST_SHARE * total) & (self.few_rare[w_unit] | (n_named > 0)))))
             for u in np.unique(w_unit[ok]).tolist():
                 mine = np.flatnonzero(ok & (w_unit == u))
                 k = int(mine[np.argmax(got[mine])])  # the best window (the earliest on a tie)
