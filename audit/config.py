@@ -388,12 +388,14 @@ class ContaminationConfig(Section):
     # ... and Chinese read through the CC-CEDICT dictionary (audit/stages/contamination_gloss.py):
     # a record's Chinese words glossed into English stems, each word counted once, covering the
     # unit's rare stems in one window (a multiple-choice question translated with its choices,
-    # which has no number or name for the keys). It finds 0.66 of multiple-choice questions
-    # translated with their choices (0.09 without it), 0.56 of those translated alone and 0.69 of
-    # translated GSM8K questions (0.62), at no false document in 700 Chinese and 3,000 other clean
-    # documents (bench/eval_contamination_wild.py). Only records with a dozen Han characters pay:
-    # about 16 MB/s of Chinese text (the stage there ~11 -> ~6.5 MB/s of one core; on an all-Chinese
-    # corpus ~15% of the job, bench/bench_gloss.py); nothing measurable on the bench corpus.
+    # which has no number or name for the keys). It finds 0.94 of multiple-choice questions
+    # translated with their choices, 0.875 of those translated alone and all 13 translated GSM8K
+    # questions, at no false document in 700 Chinese and 3,000 other clean documents
+    # (bench/eval_contamination_wild.py, where it was tuned); on held-out questions translated
+    # alone 0.52 (0.48 with 700 Chinese documents in the corpus sample: bench/eval_heldout_rewrites.py).
+    # Only records with a dozen Han characters pay: about 7.7 MB/s of Chinese text (the stage there
+    # ~12.6 -> ~4.9 MB/s of one core; on an all-Chinese corpus 15% of the job, bench/bench_gloss.py
+    # --job); nothing measurable on the bench corpus.
     rewrite_gloss: bool = measure(True)
     # ... and German, Spanish, French and Russian read through cognates (audit/stages/contamination_cognate.py):
     # a record's words and the unit's rare stems reduced to one spelling (photosynthesis,
