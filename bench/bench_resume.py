@@ -11,8 +11,10 @@ On bench_scale.py's corpus (small records, default stages, 16 shards), each a fr
 Each run starts once every process of the one before has ended (a killed worker freeing its
 memory takes a second or more here, CPU the next run would otherwise share).
 
-Prints both wall times, the ratio (resumed / full; the issue's goal is <= 0.6) and whether the
-resumed run's lineage equals the full run's row for row.
+Prints both wall times, the ratio (resumed / full; the issue's goal is <= 0.6), where each run's
+time went (Ray's start, scan, the later passes, the driver between them, the process outside the
+summary's clock) and whether the resumed run's lineage and quarantine equal the full run's row for
+row and its summary counts the full run's.
 
     python bench/bench_resume.py --records 1000000 --cpus 2
 """
@@ -104,11 +106,37 @@ def _kill_at_half(cfg: Path, out: Path, shards: int) -> float:
     return killed
 
 
-def _lineage(out: Path) -> pa.Table:
-    """The run's lineage rows, sorted by shard and record (Arrow: a million rows in about a second)."""
-    table = ds.dataset(out / "lineage", format="parquet").to_table()
+def _rows(out: Path, name: str = "lineage") -> pa.Table:
+    """A dataset's rows (lineage/, quarantine/), sorted by shard and record (Arrow: a million rows in
+    about a second)."""
+    table = ds.dataset(out / name, format="parquet").to_table()
     table = table.drop_columns([c for c in ("run_id",) if c in table.column_names]).replace_schema_metadata(None)
     return table.sort_by([("shard", "ascending"), ("record", "ascending")]).combine_chunks()
+
+
+# What a resumed run must report as the full run did: its verdicts, reasons, duplicates and findings.
+_COUNTED = ("documents", "kept", "quarantined", "unreadable", "bytes", "shards", "reasons", "reason_kinds",
+            "duplicates", "languages", "contamination", "pii")
+
+
+def _counts(out: Path) -> dict:
+    """The run's summary.json figures that do not depend on timing or on what was reused."""
+    s = json.loads((out / "summary.json").read_text())
+    return {k: s.get(k) for k in _COUNTED}
+
+
+def _phases(out: Path, wall: float) -> dict[str, float]:
+    """Where a run's wall time went, from its summary.json: Ray's start, the scan (the workers'
+    model warm-up included), the later passes, the driver's steps between them (`between`), and
+    what the process did outside the summary's clock (`outside`: interpreter start and imports,
+    then the report, summary.json, the swap and ending Ray)."""
+    s = json.loads((out / "summary.json").read_text())
+    got = {"ray": s["ray_start_seconds"], "scan": s["scan_seconds"],
+           **{name: s["stages"].get(k, 0.0) for name, k in (("global", "dedup_global"), ("decide", "decide_write"),
+                                                            ("index", "lookup_index"))}}
+    got["between"] = s["seconds"] - sum(got.values())
+    got["outside"] = wall - s["seconds"]
+    return {k: round(v, 1) for k, v in got.items()}
 
 
 def main() -> None:
@@ -123,14 +151,15 @@ def main() -> None:
     full, full_cpu = _run(cfg, root / "run-full", fresh=True)
     killed = _kill_at_half(cfg, root / "run-resume", a.shards)
     resumed, resumed_cpu = _run(cfg, root / "run-resume", fresh=False)
-    same = _lineage(root / "run-full").equals(_lineage(root / "run-resume"))
-    passes = {name: [round(json.loads((root / run / "summary.json").read_text())["stages"].get(k, 0.0), 1)
-                     for run in ("run-full", "run-resume")]
-              for name, k in (("global", "dedup_global"), ("decide", "decide_write"), ("index", "lookup_index"))}
+    same = {name: _rows(root / "run-full", name).equals(_rows(root / "run-resume", name))
+            for name in ("lineage", "quarantine")}
+    same["summary counts"] = _counts(root / "run-full") == _counts(root / "run-resume")
+    full_phases, resumed_phases = _phases(root / "run-full", full), _phases(root / "run-resume", resumed)
+    phases = {k: [full_phases[k], resumed_phases[k]] for k in full_phases}
     print(f"{a.records:,} records, {a.shards} shards, {a.cpus} CPUs: full run {full:.1f} s ({full_cpu:.0f} CPU-s); "
           f"killed after {killed:.1f} s at {a.shards // 2} shards done; resumed {resumed:.1f} s ({resumed_cpu:.0f} "
-          f"CPU-s); ratio {resumed / full:.2f} (CPU {resumed_cpu / max(full_cpu, 1e-9):.2f}); passes (full, resumed) "
-          f"{passes}; lineage identical: {same}; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
+          f"CPU-s); ratio {resumed / full:.2f} (CPU {resumed_cpu / max(full_cpu, 1e-9):.2f}); phases s (full, resumed) "
+          f"{phases}; identical: {same}; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

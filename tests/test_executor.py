@@ -126,6 +126,15 @@ def test_the_choice_follows_size_config_and_address(corpus):
     assert wants_ray(cfg, None, 0)
 
 
+def test_the_driver_reaches_ray_start_without_the_report_readers_imports():
+    """What `audit run` imports before it starts Ray: not the report's readers (pyarrow.dataset and,
+    with it, pandas: a quarter second of every run's start), which its report task imports."""
+    code = ("import sys, audit.cli, audit.config, audit.job.plan, audit.takedown.ledger; "
+            "print([m for m in ('pandas', 'pyarrow.dataset') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 @pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
 def test_a_small_run_never_starts_ray(corpus, tmp_path):
     """`auto` on a small input: the whole job in this process, Ray not even imported."""
