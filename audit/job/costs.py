@@ -18,17 +18,18 @@ from audit.config import AuditConfig
 from audit.tagger import builtin_stage_names
 
 # CPU seconds per MB of text, one process (make_corpus mix, 30.9 MB, the corpus's GSM8K and
-# HumanEval eval sets; bench/bench_job.py --executor local, summary.json "stages", 2026-11-25).
+# HumanEval eval sets; bench/bench_job.py --executor local, summary.json "stages", quiet machine,
+# 2026-11-25 08:25 UTC).
 SECONDS_PER_MB: dict[str, float] = {
-    "length": 0.0044, "charset": 0.0041, "junk": 0.016, "language": 0.050, "passages": 0.0063,
-    "exact_dup": 0.0019, "near_dup": 0.0066, "contamination": 0.140, "pii": 0.020,
-    # tokenizers' BPE over every record (the WordLlama tokenizer)
-    "tokens": 0.24,
+    "length": 0.0051, "charset": 0.0044, "junk": 0.018, "language": 0.056, "passages": 0.0067,
+    "exact_dup": 0.0018, "near_dup": 0.0068, "contamination": 0.126, "pii": 0.021,
+    # tokenizers' BPE over every record (the WordLlama tokenizer; measured beside `language`)
+    "tokens": 0.27,
 }
 # Reading and decoding the shards; the words the stages reading "words" share (one tokenisation).
-READ, WORDS = 0.0073, 0.021
+READ, WORDS = 0.0082, 0.024
 # contamination.semantic: WordLlama windows over every record, on top of the stage's other tiers.
-SEMANTIC = 0.29
+SEMANTIC = 0.32
 # The built-in stages that read "words" (their `reads`; tests/test_executor.py checks it).
 WORD_READERS = frozenset({"passages", "exact_dup", "near_dup", "contamination"})
 # What local_max_bytes was measured with: every stage on by default, and eval sets.
