@@ -11,6 +11,7 @@ import inspect
 import re
 import sys
 import time
+from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
@@ -34,7 +35,7 @@ class StageError(ConfigError):
 
 
 # The built-in stages in the order they run: (name, "module:Class", whether the config turns it on).
-_BUILT_IN: tuple[tuple[str, str, Any], ...] = (
+_BUILT_IN: tuple[tuple[str, str, Callable[[AuditConfig], bool]], ...] = (
     ("length", "audit.stages.length:LengthStage", lambda c: True),
     ("charset", "audit.stages.charset:CharsetStage", lambda c: True),
     ("junk", "audit.stages.junk:JunkStage", lambda c: True),

@@ -207,7 +207,8 @@ Executor = LocalExecutor | RayExecutor
 JUDGE_ONLY_FACTOR = 25
 
 
-def choose(config: AuditConfig, address: str | None, input_bytes: int, judge_only: bool = False) -> tuple[bool, str]:
+def choose(config: AuditConfig, address: str | None, input_bytes: int,
+           judge_only: bool = False) -> tuple[bool, str]:
     """(whether this run goes to Ray, why in a few words: summary.json "executor"); see the
     module's docstring for the rule; `judge_only`: a pass that measures nothing (`audit decide`,
     `audit export`), whatever the config's stages."""
