@@ -1,10 +1,10 @@
 """European text read through cognates, for the rewrite tier (method "rewrite", evidence "cognate ..."):
-an eval unit translated into German, Spanish, French, Russian, Italian, Portuguese, Dutch, Polish
-or Ukrainian (a quiz page's copy of a multiple-choice question) often keeps no number and few
-names for the translation keys (audit/stages/contamination_keys.py), and no wheel on the registry ships a multilingual embedding
-or a bilingual dictionary for these languages. What survives such a translation is the unit's
-academic and technical words: photosynthesis, Photosynthese, fotosíntesis, photosynthèse,
-фотосинтез.
+an eval unit translated into German, Spanish, French, Russian, Italian, Portuguese, Dutch, Polish or
+Ukrainian (a quiz page's copy of a multiple-choice question) often keeps no number and few names for
+the translation keys (audit/stages/contamination_keys.py), and no wheel on the registry ships a
+multilingual embedding or a bilingual dictionary for these languages. What survives such a
+translation is the unit's academic and technical words: photosynthesis, Photosynthese, fotosíntesis,
+photosynthèse, фотосинтез.
 
 1. Cognate form (`cognate_form`): a word lowercased, Cyrillic transliterated, accents stripped, and
    spelling told apart by language made one (ph -> f, th -> t, ch/c/k/q -> k, c before e/i -> s,
@@ -17,14 +17,15 @@ academic and technical words: photosynthesis, Photosynthese, fotosíntesis, phot
    word with г and no key is read again with г as a Latin h (гормон, гипотеза: hormone, hypothesis).
 2. Keys of a unit: its evidence stems of the rewrite tier (RewriteIndex: units, rarity weights,
    postings) of four letters or more whose key is attested in the word lists of two of _LANGS
-   (German, Spanish, French, Russian, Italian, Portuguese, Dutch, Polish, Ukrainian: the
-   `wordfreq` wheel's lists, less their English words: a cognate, not "earth"), and its numbers (read as themselves). A stem with no such key that the
-   unit tokenizer joined from two words (Mid-Atlantic: midatlantic; its first part a word of the
-   embedding's vocabulary) is keyed by each part's keys (atlantic); a stem cut from a word of -ce
-   (plac, produc) is keyed by that word's form too (plase: French place, its c soft). A key of everyday words of one of
-   them (words summing to _COMMON_FREQ of running text: system, energi) counts but is never a
-   strong hit; with _MIN_DOCS such documents in the corpus sample, a stem in more than _DOC_SHARE
-   of its non-English Latin- or Cyrillic-script documents is no evidence.
+   (German, Spanish, French, Russian, Italian, Portuguese, Dutch, Polish, Ukrainian: the `wordfreq`
+   wheel's lists, less their English words: a cognate, not "earth"), and its numbers (read as
+   themselves). A stem with no such key that the unit tokenizer joined from two words (Mid-Atlantic:
+   midatlantic; its first part a word of the embedding's vocabulary) is keyed by each part's keys
+   (atlantic); a stem cut from a word of -ce (plac, produc) is keyed by that word's form too (plase:
+   French place, its c soft). A key of everyday words of one of them (words summing to _COMMON_FREQ
+   of running text: system, energi) counts but is never a strong hit; with _MIN_DOCS such documents
+   in the corpus sample, a stem in more than _DOC_SHARE of its non-English Latin- or Cyrillic-script
+   documents is no evidence.
 3. Records read: those of _MIN_WORDS words, mostly in Latin or Cyrillic script, that are not English
    (under _EN_SHARE of their words English function words: an English record is the rewrite
    tier's). A match: one window of the record (_WINDOW times the unit's words, at least
