@@ -26,9 +26,9 @@ Leak kinds, each planted into a real ABC news paragraph:
   worded apart from the ones above;
 - translated_{de,es,fr,ru}_mc_question: the same 16 questions translated by hand into German,
   Spanish, French and Russian without their choices (few numbers and names: cognates are left);
-- heldout_{it,pt,nl,pl,uk}_mc_question and heldout_{it,pt}_gsm8k: the 16 questions translated by
-  hand into Italian, Portuguese, Dutch, Polish and Ukrainian, and 8 GSM8K questions into Italian and
-  Portuguese (bench/heldout_languages.py), languages no tier was written for: never tuned on;
+- heldout_{it,pt,nl,pl,uk}_mc_question and heldout_{it,pt,ja,el}_gsm8k: the 16 questions translated by
+  hand into Italian, Portuguese, Dutch, Polish and Ukrainian, and 6-8 GSM8K questions into Italian,
+  Portuguese, Japanese and Greek (bench/heldout_languages.py), languages no tier was written for: never tuned on;
   planted with an RNG of their own, after the clean documents are drawn;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.

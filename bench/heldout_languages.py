@@ -1,8 +1,8 @@
-"""Held-out translations into languages no tier was built for: Italian, Portuguese, Dutch, Polish
-and Ukrainian.
+"""Held-out translations into languages no tier was built for: Italian, Portuguese, Dutch, Polish,
+Ukrainian, Japanese and Greek.
 
 The wild bench's multiple-choice questions (eval_contamination_wild.MC, the question alone; all five
-languages) and GSM8K test questions (Italian, Portuguese), translated by hand (2026-11-25, each
+languages) and GSM8K test questions (Italian, Portuguese; Japanese and Greek), translated by hand (2026-11-25, each
 language before any change for it; read through twice, every number compared with the English). They measure whether the translation
 readers (the keys of numbers and names, the cognate reader) carry to a language close to the ones
 they were written for; nothing is tuned on them.
@@ -173,7 +173,8 @@ MC_QUESTION = {
     },
 }
 
-# GSM8K test index -> the question, translated (numbers kept as digits, as translators do).
+# GSM8K test index -> the question, translated (numbers kept as digits, as translators do; Japanese and
+# Greek names transliterated, in katakana and Greek letters).
 GSM8K = {
     "it": {
         3: "James decide di correre 3 sprint 3 volte alla settimana. Corre 60 metri per ogni sprint. Quanti "
@@ -224,5 +225,44 @@ GSM8K = {
         25: "Marie pediu uma refeição de frango que custa 12 $, 5 pacotes de leite a 3 $ cada, 4 maçãs a 1,50 $ "
             "cada e algumas caixas de pizza. Marie pagou no total 50 $. Quantas caixas de pizza Marie pediu, se "
             "cada caixa custa 8,50 $?",
+    },
+    "ja": {
+        3: "ジェームズは週に3回、1回につき3本のスプリントを走ることにしました。1本のスプリントでは60メートル走ります。"
+           "彼は1週間に合計で何メートル走りますか？",
+        11: "トゥーラはパン屋に行き、いろいろな種類のお菓子を買いました。1ダース68ドルのドーナツを3ダース、1ダース80ドル"
+            "のミニカップケーキを2ダース、1ダース55ドルのミニチーズケーキを6ダース買いました。合計金額はいくらでしたか？",
+        15: "ある商人が2つの購入プランから1つを選ぼうとしています。5,000ドル相当の宝石か、8,000ドル相当の電子機器です。"
+            "彼のファイナンシャルアドバイザーは、同じ月のうちに宝石市場は2.5%、電子機器市場は1.2%上昇すると予測して"
+            "います。月末に利益を最大にする選択をした場合、その利益はいくらになりますか？",
+        21: "レイモンドとサマンサはいとこ同士です。レイモンドはサマンサより6年早く生まれました。レイモンドは23歳のときに"
+            "息子が生まれました。サマンサが現在31歳だとすると、レイモンドの息子は何年前に生まれましたか？",
+        25: "マリーは12ドルのチキンの食事を1つ、1つ3ドルの牛乳を5パック、1つ1.50ドルのリンゴを4個、そしてピザを何箱か"
+            "注文しました。マリーは合計で50ドル払いました。ピザ1箱が8.50ドルだとすると、マリーはピザを何箱注文しましたか？",
+        27: "シンシアは毎晩アイスクリームを1人前食べます。彼女は1カートンに15人前入ったアイスクリームを1カートン4.00ドル"
+            "で買っています。60日後、彼女はアイスクリームにいくら使うことになりますか？",
+        29: "グロリアは靴を買いに行き、予算に合うブーツを見つけました。しかし、そのブーツと、2足合わせてブーツより5ドル安い"
+            "ハイヒール2足のどちらかを選ばなければなりません。ハイヒールの1足が33ドルで、もう1足がその2倍の値段だとすると、"
+            "ブーツは何ドルですか？",
+        31: "グンターは瓶に入ったジェリービーンズの数を数えようとしています。彼は友達に瓶の中にいくつ入っていると思うか尋ね"
+            "ます。1人は80個と答えます。別の1人は最初の人の半分より20個多いと答えます。3人目は最初の人より25%多いと答え"
+            "ます。彼らの推測の平均はいくつですか？",
+    },
+    "el": {
+        3: "Ο Τζέιμς αποφασίζει να τρέχει 3 σπριντ 3 φορές την εβδομάδα. Τρέχει 60 μέτρα σε κάθε σπριντ. Πόσα μέτρα "
+           "τρέχει συνολικά την εβδομάδα;",
+        11: "Η Τούλα πήγε στο αρτοποιείο και αγόρασε διάφορα γλυκά. Αγόρασε 3 ντουζίνες ντόνατς προς 68 $ τη ντουζίνα, 2 "
+            "ντουζίνες μίνι κεκάκια προς 80 $ τη ντουζίνα και 6 ντουζίνες μίνι τσιζκέικ προς 55 $ τη ντουζίνα. Πόσο ήταν "
+            "το συνολικό κόστος;",
+        21: "Ο Ρέιμοντ και η Σαμάνθα είναι ξαδέρφια. Ο Ρέιμοντ γεννήθηκε 6 χρόνια πριν από τη Σαμάνθα. Ο Ρέιμοντ "
+            "απέκτησε γιο σε ηλικία 23 ετών. Αν η Σαμάνθα είναι τώρα 31 ετών, πόσα χρόνια πριν γεννήθηκε ο γιος του "
+            "Ρέιμοντ;",
+        25: "Η Μαρί παρήγγειλε ένα γεύμα με κοτόπουλο που κοστίζει 12 $, 5 συσκευασίες γάλα προς 3 $ η καθεμία, 4 μήλα "
+            "προς 1,50 $ το καθένα και μερικά κουτιά πίτσα. Η Μαρί πλήρωσε συνολικά 50 $. Πόσα κουτιά πίτσα παρήγγειλε, "
+            "αν κάθε κουτί κοστίζει 8,50 $;",
+        27: "Η Σίνθια τρώει μία μερίδα παγωτό κάθε βράδυ. Αγοράζει κουτιά παγωτού με 15 μερίδες το καθένα, με κόστος "
+            "4,00 $ το κουτί. Μετά από 60 ημέρες, πόσα θα έχει ξοδέψει για παγωτό;",
+        31: "Ο Γκούντερ προσπαθεί να μετρήσει τα ζελεδάκια σε ένα βάζο. Ρωτά τους φίλους του πόσα νομίζουν ότι υπάρχουν "
+            "στο βάζο. Ο ένας λέει 80. Ένας άλλος λέει 20 περισσότερα από το μισό του πρώτου. Ένας τρίτος λέει 25% "
+            "περισσότερα από τον πρώτο. Ποια είναι η μέση εκτίμησή τους;",
     },
 }
