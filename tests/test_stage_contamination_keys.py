@@ -29,6 +29,15 @@ RU_5 = ("Кайлар пошёл в магазин купить стаканы �
         "заплатить?")
 RU_21 = ("Раймонд и Саманта — двоюродные брат и сестра. Раймонд родился на шесть лет раньше Саманты. В 23 года у "
          "Раймонда родился сын. Если Саманте сейчас 31 год, сколько лет назад родился сын Раймонда?")
+# Items 5 and 17 in Japanese (names in katakana; "1時間20ドル": 20 dollars an hour, a 1 for "per")
+# and item 5 in Greek.
+JA_5 = ("カイラーは新しいアパートのためにグラスを買いに店へ行きました。グラス1個は5ドルですが、2個目ごとに価格の60%しか"
+        "かかりません。カイラーはグラスを16個買いたいと思っています。全部でいくら払う必要がありますか？")
+JA_17 = ("ジルは教師として1時間20ドル、チアリーディングのコーチとして1時間30ドルをもらっています。年に50週、教師として週35時間、"
+         "コーチとして週15時間働くとすると、年収はいくらですか？")
+EL_5 = ("Ο Κάιλαρ πήγε στο κατάστημα να αγοράσει ποτήρια για το νέο του διαμέρισμα. Ένα ποτήρι κοστίζει 5 $, αλλά "
+        "κάθε δεύτερο ποτήρι κοστίζει μόνο το 60% της τιμής. Ο Κάιλαρ θέλει να αγοράσει 16 ποτήρια. Πόσα πρέπει να "
+        "πληρώσει;")
 # The same numbers where no word problem is: a doctest, a list of figures, a time stamp.
 DOCTEST = ">>> prices = [68, 80, 55]\n>>> sum(p * n for p, n in zip(prices, [3, 2, 6]))\n694"
 FIGURES = "Scores this season: 3, 68, 2, 80, 6, 55, 12, 40, 9, 31."
@@ -77,9 +86,10 @@ def test_numbers_written_as_words_read_as_digits(text, keys):
     assert [k for k, _, _ in word_numbers(text)] == keys
 
 
-def test_a_name_transliterated_into_cyrillic_or_chinese_meets_its_latin_form():
-    for latin, *others in (("Kylar", "Кайлар", "凯拉"), ("Jill", "Джилл", "吉尔"), ("Samantha", "Саманты", "萨曼莎"),
-                           ("Raymond", "Раймонда", "雷蒙德"), ("Marissa", "Марисса", "玛丽莎")):
+def test_a_name_transliterated_into_cyrillic_chinese_katakana_or_greek_meets_its_latin_form():
+    for latin, *others in (("Kylar", "Кайлар", "凯拉", "カイラー", "Κάιλαρ"), ("Jill", "Джилл", "吉尔", "ジル"),
+                           ("Samantha", "Саманты", "萨曼莎", "サマンサ", "Σαμάνθα"),
+                           ("Raymond", "Раймонда", "雷蒙德", "レイモンド", "Ρέιμοντ"), ("Marissa", "Марисса", "玛丽莎")):
         assert {sound_key(n) for n in others} == {sound_key(latin)}, latin
     assert len({sound_key(n) for n in ("Kylar", "Jill", "Samantha", "Marissa", "Toula")}) == 5
 
@@ -107,6 +117,17 @@ def test_a_translated_question_is_found_by_its_numbers_and_names(gsm_keys):
         assert order.startswith("in order ")
         # the name too: in Latin script as written, in Chinese transliterated (图拉 ~ Toula)
         assert "Toula" in evidence and len(spans) >= 6
+
+
+def test_japanese_and_greek_translations_are_found_by_their_numbers_and_names(gsm_keys):
+    """Names in katakana and Greek letters count as the unit's names; a 1 that says "per" (1時間: an
+    hour) is no figure of a list, so the unit's numbers are still most of the window's."""
+    index, sentences = gsm_keys
+    host = " ".join(sentences[:6])
+    for item, translated, keys in ((5, JA_5, {"Kylar", "16", "60"}), (17, JA_17, {"Jill", "20", "30", "50", "35"}),
+                                   (5, EL_5, {"Kylar", "16", "60"})):
+        found = {u: ev for u, _, _, _, ev in _matches(index, host + " " + translated, 0.3)}
+        assert item in found and keys <= set(found[item][0].split()[1:]), (item, found)
 
 
 def test_a_russian_translation_is_found_by_number_words_and_a_transliterated_name(gsm_keys):

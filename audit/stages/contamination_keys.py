@@ -11,34 +11,34 @@ names.
    written as words read as digits (five, fünf, cinq, cinco, пять, 五 -> 5; twenty-five,
    fünfundzwanzig, veinticinco, двадцать пять -> 25; 三千五百 -> 3500; ordinals: second, zweite,
    segunda, deuxième, второй, 第二 -> 2; "one" in no language: it is an article more often), and
-   names written in Cyrillic or Chinese are transliterated (anyascii) and compared loosely with
-   the unit's Latin-script names by a sound skeleton (Кайлар, 凯拉 ~ Kylar; Джилл, 吉尔 ~ Jill):
+   names written in Cyrillic, Greek, Chinese or katakana are transliterated (anyascii) and compared
+   loosely with the unit's Latin-script names by a sound skeleton (Кайлар, 凯拉, カイラー, Κάιλαρ ~
+   Kylar; Джилл, 吉尔, ジル ~ Jill):
    the first three consonants, with what transliteration confuses merged (c/k/q, r/l,
    s/z/sh, j/dzh/zh, ng/n). Each key is weighted by its rarity: the lower
    of its inverse frequency among the units and among the corpus sample's documents (a "2" or a
    "10" is in most documents with numbers: nearly no evidence).
-2. Candidates, from the sets of the record's numbers and names (one findall each; with the
-   stage's Arrow column at hand, numbers only in the records where one RE2 pass over the batch
-   finds a digit; names only where one finds a name of the units, Cyrillic and Chinese ones
-   where one finds those scripts): a unit holding
-   _MIN_RARE of its rare keys (in at most _RARE_SHARE of the units and of the sample: short
-   postings) and possibly enough keys of enough weight (step 3's bounds, wherever they stand),
-   tallied for a whole batch of records by one sort of their postings.
-   Number words are read (a slower pass) only where the unit's small numbers, spelled out,
-   could make a candidate, and where RE2 finds a number word or a Chinese numeral at all (a
-   looser test than the regex). Most records stop here; for the rest, the positions of the
-   candidates' keys.
-3. Match. The best window of the record (_WINDOW times the unit's characters, at least
-   _MIN_WINDOW) holds _MIN_KEYS distinct keys of the unit and _KEYS_SHARE of them (a unit with
-   fewer is not indexed), _MIN_NUMBERS of them numbers, none on a line of code, markup or a table;
-   the unit's numbers are most of the numbers there and words stand between them (no list of
-   figures); their weight is at least _MIN_WEIGHT (a rare combination) and covers the measure
-   floor of the unit's key weight (judged, like every rewrite match, by `rewrite_threshold`).
-   With a name among them, _MIN_STRONG_NAMED of them are numbers of two digits or more and
-   _IN_ORDER of them stand in the unit's order; without one (numbers alone meet by chance in
-   reports and stories), _MIN_STRONG_NUMBERS such numbers and _IN_ORDER_NUMBERS in order (a
-   translation keeps the order of most quantities). The evidence names the keys and how many
-   are in order.
+2. Candidates, from the sets of the record's numbers and names (one findall each; with the stage's
+   Arrow column at hand, numbers only in the records where one RE2 pass over the batch finds a
+   digit; names only where one finds a name of the units, Cyrillic, Greek, Chinese and katakana ones
+   where one finds those scripts): a unit holding _MIN_RARE of its rare keys (in at most _RARE_SHARE
+   of the units and of the sample: short postings) and possibly enough keys of enough weight (step
+   3's bounds, wherever they stand), tallied for a whole batch of records by one sort of their
+   postings. Number words are read (a slower pass) only where the unit's small numbers, spelled out,
+   could make a candidate, and where RE2 finds a number word or a Chinese numeral at all (a looser
+   test than the regex). Most records stop here; for the rest, the positions of the candidates'
+   keys.
+3. Match. The best window of the record (_WINDOW times the unit's characters, at least _MIN_WINDOW)
+   holds _MIN_KEYS distinct keys of the unit and _KEYS_SHARE of them (a unit with fewer is not
+   indexed), _MIN_NUMBERS of them numbers, none on a line of code, markup or a table; the unit's
+   numbers are most of the numbers there (a 1 counts for none: "1 dozen", 1つ, 1時間 say "per") and
+   words stand between them (no list of figures); their weight is at least _MIN_WEIGHT (a rare
+   combination) and covers the measure floor of the unit's key weight (judged, like every rewrite
+   match, by `rewrite_threshold`). With a name among them, _MIN_STRONG_NAMED of them are numbers of
+   two digits or more and _IN_ORDER of them stand in the unit's order; without one (numbers alone
+   meet by chance in reports and stories), _MIN_STRONG_NUMBERS such numbers and _IN_ORDER_NUMBERS in
+   order (a translation keeps the order of most quantities). The evidence names the keys and how
+   many are in order.
 
 Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
 numbers and no name, a multiple-choice question in words), a name that is a word of the corpus
@@ -274,16 +274,19 @@ def word_numbers(text: str, han: bool = True, words: bool = True) -> list[tuple[
     return out
 
 
-# Transliterated names: a capitalised Cyrillic word, or a run of the characters Chinese writes
-# foreign names with (the Xinhua transliteration table's commonest), read as Latin by anyascii.
-_CYRILLIC_NAME = re.compile(r"(?<![\w])[А-ЯЁ][а-яё]{2,}(?![\w])")
+# Transliterated names: a capitalised Cyrillic or Greek word, a run of the characters Chinese writes
+# foreign names with (the Xinhua transliteration table's commonest), or a run of katakana (the
+# script Japanese writes foreign names and words in), read as Latin by anyascii.
+_CYRILLIC_NAME = re.compile(r"(?<![\w])(?:[А-ЯЁ][а-яё]{2,}|[Α-ΩΆΈΉΊΌΎΏ][α-ωάέήίόύώϊϋΐΰς]{2,})(?![\w])")
+# (katakana letters, the long-vowel mark inside a run; ・ parts given and family names: each a name)
+_KATAKANA_NAME = re.compile(r"[\u30a1-\u30fa][\u30a1-\u30fa\u30fc]+")
 HAN_NAME_CHARS = ("阿艾安奥巴拜班邦贝本比彼宾波伯博布达戴丹道德迪蒂丁杜多厄恩尔法菲费芬弗福盖甘戈格贡古哈海汉豪赫亨"
                    "胡华霍基吉加贾杰金卡凯坎康考柯科克肯库奎拉莱兰朗劳勒雷蕾里丽利莉林琳卢鲁伦罗洛玛马迈麦曼梅蒙米"
                    "敏莫姆穆纳娜南内妮尼娘诺欧帕潘佩彭皮珀普奇乔切琴丘萨塞桑瑟莎沙史斯苏索塔泰汤唐特提汀图托瓦冈娅"
                    "万威韦维温沃乌西希谢辛休雅亚扬耶伊英尤约泽扎詹朱兹佐")
 _HAN_NAME = re.compile(f"[{HAN_NAME_CHARS}]{{2,6}}")
 _HAN_ANY = re.compile(r"[\u4e00-\u9fff]")
-_FOREIGN = re.compile("[А-ЯЁ\u4e00-\u9fff]")  # (the characters themselves, not escapes: RE2 reads it too)
+_FOREIGN = re.compile("[А-ЯЁΑ-Ω\u4e00-\u9fff\u30a1-\u30fa]")  # (the characters themselves, not escapes: RE2 reads it too)
 _SOUND_RULES = [(re.compile(a), b) for a, b in (
     (r"dzh|dj|zh|j", "j"), (r"tsch|sch|sh|ch|z|x|c(?=[eiy])", "s"), (r"ph", "f"), (r"th", "t"), (r"ck|c|q", "k"),
     (r"ng", "n"), (r"r", "l"), (r"w", "v"), (r"[aeiouyh'`]", ""), (r"(.)\1+", r"\1"))]
@@ -301,11 +304,13 @@ def sound_key(name: str) -> str:
 
 
 def foreign_names(text: str) -> Iterable[tuple[str, int, int]]:
-    """(sound key, start, end) of each name-like word of `text` in Cyrillic (capitalised, its
-    lower-case form not in the text) or Chinese (a run of transliteration characters, and every
-    part of it of 2-4 characters)."""
-    if not _FOREIGN.search(text):  # one scan for either script (most texts have neither)
+    """(sound key, start, end) of each name-like word of `text` in Cyrillic or Greek (capitalised,
+    its lower-case form not in the text), Chinese (a run of transliteration characters, and every
+    part of it of 2-4 characters) or katakana (a run)."""
+    if not _FOREIGN.search(text):  # one scan for every script (most texts have none)
         return
+    for m in _KATAKANA_NAME.finditer(text):
+        yield sound_key(m.group()), m.start(), m.end()
     if _CYRILLIC_NAME.search(text):
         lower = text.lower()
         for m in _CYRILLIC_NAME.finditer(text):
@@ -481,7 +486,7 @@ class KeyIndex:
     name_keys: frozenset[str]       # the keys that are names
     unit_total_arr: np.ndarray      # float64, unit_total as an array
     unit_need: np.ndarray           # int32, per unit: distinct keys a window must hold (_MIN_KEYS, _KEYS_SHARE of its keys)
-    sound: dict[str, list[int]]     # sound skeleton -> the name keys it stands for in Cyrillic or Chinese text
+    sound: dict[str, list[int]]     # sound skeleton -> the name keys it stands for in Cyrillic, Greek, Chinese or katakana text
     name_ids: frozenset[int] = frozenset()  # the ids of name_keys
     unit_small: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # per unit: its keys 2-12
     unit_small_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per unit: their weight
@@ -534,7 +539,7 @@ class KeyIndex:
                 if rare[i]:
                     postings.setdefault(i, []).append(u)
         rare_units = {i: np.array(us, dtype=np.int32) for i, us in postings.items()}
-        # names as Cyrillic or Chinese write them: by a sound skeleton of two consonants or more,
+        # names as Cyrillic, Greek, Chinese or katakana write them: by a sound skeleton of two consonants or more,
         # unless the sample's Cyrillic/Chinese words often read as it (a common word, not a name)
         sound: dict[str, list[int]] = {}
         for k, i in key_id.items():
@@ -568,7 +573,7 @@ class KeyIndex:
         digits = texts_holding(column, _DIGITS) if column is not None else np.ones(len(texts), dtype=bool)
         numbered = [(t, present) for t, (text, some) in enumerate(zip(texts, digits.tolist())) if text and some and (
             present := {key_id[k] for g in set(number_strings(text)) for k in _number_keys_fast(g) if k in key_id})]
-        # (names are read only in the texts RE2 finds one of the units' names in, Cyrillic or Chinese
+        # (names are read only in the texts RE2 finds one of the units' names in, the other scripts'
         # ones in the texts it finds those scripts in: one pass for all)
         arr = None if not numbered else pa.array([texts[t] for t, _ in numbered], pa.string()) if column is None \
             else column.take(pa.array([t for t, _ in numbered], pa.int64()))
@@ -601,14 +606,14 @@ class KeyIndex:
     def _first_look(self, text: str, present: set[int], has_name: bool, has_script: bool
                     ) -> tuple[set[int], set[int], list[tuple[int, int, int]]] | None:
         """(key ids in `text`: `present`, its numbers in digits that are keys (some), and its names;
-        its Latin-script names; its Cyrillic or Chinese names as (start, end, key id)), or None
+        its Latin-script names; its Cyrillic, Greek, Chinese or katakana names as (start, end, key id)), or None
         when no unit can be a candidate. `has_name`: whether it may hold a Latin-script name of the
         units (False: RE2 found none, `_holding`); `has_script`: whether it holds a capital Cyrillic
         letter or a Chinese character (_FOREIGN)."""
         key_id = self.key_id
         names = {key_id[g] for g in set(_CAPITAL.findall(text)).intersection(self.name_keys)} if has_name else set()
         present |= names
-        # names in Cyrillic or Chinese (only a text in those scripts is read for them: foreign_names)
+        # names in Cyrillic, Greek, Chinese or katakana (only a text in those scripts is read for them)
         foreign = [(a, b, i) for sk, a, b in foreign_names(text) for i in self.sound.get(sk, ())] \
             if self.sound and has_script else []
         present.update(i for _, _, i in foreign)
@@ -647,7 +652,8 @@ class KeyIndex:
         numbers: list[tuple[int, int]] = []  # (start, end) of each number of the text
         hits: list[tuple[int, int, int]] = []  # (start, end, key id) of each key of the candidates
         for k, a, b in text_numbers(text):
-            if not numbers or numbers[-1][0] != a:
+            # a 1 is no figure of a list (1 dozen, 1つ, 1 each: how languages say "per"), as "one" is no number word
+            if (not numbers or numbers[-1][0] != a) and k != "1":
                 numbers.append((a, b))
             if key_id.get(k, -1) in wanted:
                 hits.append((a, b, key_id[k]))
