@@ -28,7 +28,8 @@ Leak kinds, each planted into a real ABC news paragraph:
   Spanish, French and Russian without their choices (few numbers and names: cognates are left);
 - heldout_{it,pt,nl,pl,uk}_mc_question and heldout_{it,pt,ja,el}_gsm8k: the 16 questions translated by
   hand into Italian, Portuguese, Dutch, Polish and Ukrainian, and 6-8 GSM8K questions into Italian,
-  Portuguese, Japanese and Greek (bench/heldout_languages.py), languages no tier was written for: never tuned on;
+  Portuguese, Japanese and Greek (bench/heldout_languages.py); heldout_{it,pt}_gsm8k_words: 6 GSM8K
+  questions whose small numbers are words, translated with them in words, languages no tier was written for: never tuned on;
   planted with an RNG of their own, after the clean documents are drawn;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
@@ -62,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from audit.config import AuditConfig, parse_config  # noqa: E402
-from heldout_languages import GSM8K as HELD_GSM8K, MC_QUESTION as HELD_MC  # noqa: E402
+from heldout_languages import GSM8K as HELD_GSM8K, GSM8K_WORDS as HELD_GSM8K_WORDS, MC_QUESTION as HELD_MC  # noqa: E402
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
 from eval_contamination_rewrites import _paraphrase, _words20  # noqa: E402
 
@@ -846,6 +847,8 @@ def main() -> None:
     held_rng = random.Random(args.seed + 1)
     held = [(f"heldout_{lang}_mc_question", ("mc", f"mc{i}"), t) for lang, d in HELD_MC.items() for i, t in d.items()]
     held += [(f"heldout_{lang}_gsm8k", ("gsm8k", f"gsm{i}"), t) for lang, d in HELD_GSM8K.items() for i, t in d.items()]
+    held += [(f"heldout_{lang}_gsm8k_words", ("gsm8k", f"gsm{i}"), t) for lang, d in HELD_GSM8K_WORDS.items()
+             for i, t in d.items()]
     for kind, _, leak in held:
         paras = held_rng.sample(sentences[kind.split("_")[1]], 8)
         at = held_rng.randint(0, len(paras))

@@ -266,3 +266,47 @@ GSM8K = {
             "περισσότερα από τον πρώτο. Ποια είναι η μέση εκτίμησή τους;",
     },
 }
+
+# GSM8K test questions whose English writes small numbers in words, translated with them in words
+# (tre, três, quattro, quatro, dodici, dezesseis, ...), as a faithful translator keeps them.
+GSM8K_WORDS = {
+    "it": {
+        0: "Le anatre di Janet depongono 16 uova al giorno. Lei ne mangia tre a colazione ogni mattina e ogni giorno "
+           "prepara dei muffin per i suoi amici con quattro. Vende le restanti al mercato contadino ogni giorno a 2 $ "
+           "per ogni uovo fresco. Quanti dollari guadagna ogni giorno al mercato?",
+        10: "Un nuovo programma ha avuto 60 download nel primo mese. Nel secondo mese i download sono stati tre volte "
+            "quelli del primo mese, ma poi sono calati del 30% nel terzo mese. Quanti download ha avuto il programma "
+            "in totale nei tre mesi?",
+        28: "Henry ha fatto due soste durante il suo giro in bici di 60 miglia. Si è fermato la prima volta dopo 20 "
+            "miglia. La seconda sosta è stata 15 miglia prima della fine del giro. Quante miglia ha percorso tra la "
+            "prima e la seconda sosta?",
+        71: "Kelian ha due ricette per preparare dei piatti: una ha 20 istruzioni e la seconda ne ha il doppio della "
+            "prima. Quante istruzioni deve leggere Kelian per preparare i due piatti?",
+        94: "In un quartiere, il numero di conigli domestici è dodici in meno del numero complessivo di cani e gatti. "
+            "Se ci sono due gatti per ogni cane e i cani sono 60, quanti animali domestici ci sono in tutto nel "
+            "quartiere?",
+        111: "La barca di Julia ha cominciato a imbarcare acqua mentre lei era sul lago. La barca imbarcava due litri "
+             "d'acqua ogni dieci piedi che remava verso la riva. Le servivano sedici secondi per remare venti piedi. "
+             "La riva era a 64 secondi di distanza. Quanta acqua aveva imbarcato la barca quando Julia ha raggiunto "
+             "la riva?",
+    },
+    "pt": {
+        0: "As patas de Janet põem 16 ovos por dia. Ela come três no café da manhã todas as manhãs e faz muffins para "
+           "os amigos todos os dias com quatro. Ela vende o restante diariamente na feira a 2 $ por ovo fresco. "
+           "Quantos dólares ela ganha por dia na feira?",
+        10: "Um novo programa teve 60 downloads no primeiro mês. No segundo mês, o número de downloads foi três vezes "
+            "o do primeiro mês, mas depois caiu 30% no terceiro mês. Quantos downloads o programa teve no total nos "
+            "três meses?",
+        28: "Henry fez duas paradas durante o seu passeio de bicicleta de 60 milhas. Parou pela primeira vez depois de "
+            "20 milhas. A segunda parada foi 15 milhas antes do fim do passeio. Quantas milhas ele percorreu entre a "
+            "primeira e a segunda parada?",
+        71: "Kelian tem duas receitas para preparar pratos, uma com 20 instruções e a segunda com o dobro de "
+            "instruções da primeira. Quantas instruções Kelian tem de ler para preparar os dois pratos?",
+        94: "Num bairro, o número de coelhos de estimação é doze a menos do que o número total de cães e gatos. Se há "
+            "dois gatos para cada cão e o número de cães é 60, quantos animais de estimação há ao todo no bairro?",
+        111: "O barco de Julia começou a fazer água enquanto ela estava no lago. O barco recebia dois litros de água a "
+             "cada dez pés que ela remava em direção à margem. Ela levava dezesseis segundos para remar vinte pés. A "
+             "margem ficava a 64 segundos de distância. Quanta água o barco tinha recebido quando Julia chegou à "
+             "margem?",
+    },
+}
