@@ -25,6 +25,7 @@ import json
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -144,23 +145,31 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=1_000_000)
     ap.add_argument("--shards", type=int, default=16)
     ap.add_argument("--cpus", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="full, killed and resumed runs this many times; the median ratio is the figure "
+                         "(one full run's time moved 32-42 s with the machine's load, and the ratio 0.54-0.66)")
     a = ap.parse_args()
     root = build_corpus(a.records, a.shards)
     cfg = _config(root, a.cpus)
-    load = os.getloadavg()[0]
-    full, full_cpu = _run(cfg, root / "run-full", fresh=True)
-    killed = _kill_at_half(cfg, root / "run-resume", a.shards)
-    resumed, resumed_cpu = _run(cfg, root / "run-resume", fresh=False)
-    same = {name: _rows(root / "run-full", name).equals(_rows(root / "run-resume", name))
-            for name in ("lineage", "quarantine")}
-    same["summary counts"] = _counts(root / "run-full") == _counts(root / "run-resume")
-    full_phases, resumed_phases = _phases(root / "run-full", full), _phases(root / "run-resume", resumed)
-    phases = {k: [full_phases[k], resumed_phases[k]] for k in full_phases}
-    print(f"{a.records:,} records, {a.shards} shards, {a.cpus} CPUs: full run {full:.1f} s ({full_cpu:.0f} CPU-s); "
-          f"killed after {killed:.1f} s at {a.shards // 2} shards done; resumed {resumed:.1f} s ({resumed_cpu:.0f} "
-          f"CPU-s); ratio {resumed / full:.2f} (CPU {resumed_cpu / max(full_cpu, 1e-9):.2f}); phases s (full, resumed) "
-          f"{phases}; identical: {same}; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
-
+    ratios: list[float] = []
+    for i in range(a.repeat):
+        load = os.getloadavg()[0]
+        full, full_cpu = _run(cfg, root / "run-full", fresh=True)
+        killed = _kill_at_half(cfg, root / "run-resume", a.shards)
+        resumed, resumed_cpu = _run(cfg, root / "run-resume", fresh=False)
+        same = {name: _rows(root / "run-full", name).equals(_rows(root / "run-resume", name))
+                for name in ("lineage", "quarantine")}
+        same["summary counts"] = _counts(root / "run-full") == _counts(root / "run-resume")
+        full_phases, resumed_phases = _phases(root / "run-full", full), _phases(root / "run-resume", resumed)
+        phases = {k: [full_phases[k], resumed_phases[k]] for k in full_phases}
+        ratios.append(resumed / full)
+        print(f"[{i + 1}/{a.repeat}] {a.records:,} records, {a.shards} shards, {a.cpus} CPUs: full run {full:.1f} s "
+              f"({full_cpu:.0f} CPU-s); killed after {killed:.1f} s at {a.shards // 2} shards done; resumed "
+              f"{resumed:.1f} s ({resumed_cpu:.0f} CPU-s); ratio {resumed / full:.2f} (CPU "
+              f"{resumed_cpu / max(full_cpu, 1e-9):.2f}); phases s (full, resumed) {phases}; identical: {same}; "
+              f"load {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+    if a.repeat > 1:
+        print(f"ratio median {statistics.median(ratios):.2f} of {a.repeat} ({', '.join(f'{r:.2f}' for r in ratios)})")
 
 if __name__ == "__main__":
     main()
