@@ -29,7 +29,8 @@ Leak kinds, each planted into a real ABC news paragraph:
 - heldout_{it,pt,nl,pl,uk}_mc_question and heldout_{it,pt,ja,el}_gsm8k: the 16 questions translated by
   hand into Italian, Portuguese, Dutch, Polish and Ukrainian, and 6-8 GSM8K questions into Italian,
   Portuguese, Japanese and Greek (bench/heldout_languages.py); heldout_{it,pt}_gsm8k_words: 6 GSM8K
-  questions whose small numbers are words, translated with them in words, languages no tier was written for: never tuned on;
+  questions whose small numbers are words, translated with them in words, languages no tier was written for, and
+  heldout_{nl,pl,sv,tr}_gsm8k_words: 6 other such questions into Dutch, Polish, Swedish and Turkish: never tuned on;
   planted with an RNG of their own, after the clean documents are drawn;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
@@ -64,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from audit.config import AuditConfig, parse_config  # noqa: E402
 from heldout_languages import GSM8K as HELD_GSM8K, GSM8K_WORDS as HELD_GSM8K_WORDS, MC_QUESTION as HELD_MC  # noqa: E402
+from heldout_languages import GSM8K_WORDS_MORE as HELD_GSM8K_WORDS_MORE  # noqa: E402
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
 from eval_contamination_rewrites import _paraphrase, _words20  # noqa: E402
 
@@ -848,6 +850,9 @@ def main() -> None:
     held = [(f"heldout_{lang}_mc_question", ("mc", f"mc{i}"), t) for lang, d in HELD_MC.items() for i, t in d.items()]
     held += [(f"heldout_{lang}_gsm8k", ("gsm8k", f"gsm{i}"), t) for lang, d in HELD_GSM8K.items() for i, t in d.items()]
     held += [(f"heldout_{lang}_gsm8k_words", ("gsm8k", f"gsm{i}"), t) for lang, d in HELD_GSM8K_WORDS.items()
+             for i, t in d.items()]
+    # (last: the held-out kinds above are planted as before)
+    held += [(f"heldout_{lang}_gsm8k_words", ("gsm8k", f"gsm{i}"), t) for lang, d in HELD_GSM8K_WORDS_MORE.items()
              for i, t in d.items()]
     for kind, _, leak in held:
         paras = held_rng.sample(sentences[kind.split("_")[1]], 8)
