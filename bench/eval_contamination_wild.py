@@ -67,6 +67,7 @@ from audit.config import AuditConfig, parse_config  # noqa: E402
 from heldout_languages import GSM8K as HELD_GSM8K, GSM8K_WORDS as HELD_GSM8K_WORDS, MC_QUESTION as HELD_MC  # noqa: E402
 from heldout_languages import GSM8K_WORDS_MORE as HELD_GSM8K_WORDS_MORE  # noqa: E402
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
+from audit.stages.language import LanguageStage  # noqa: E402
 from eval_contamination_rewrites import _paraphrase, _words20  # noqa: E402
 
 BATCH = 256
@@ -759,17 +760,21 @@ def eval_config(data: Path, settings: list[str], extra_mc: Sequence[tuple[str, l
 
 def run_stage(config: AuditConfig, texts: list[str], clean_from: int) -> tuple[list, float, float]:
     """Each text's counted matches (the index's corpus sample: texts[clean_from:]), the index's
-    build seconds and the stage's seconds on texts[clean_from:]."""
+    build seconds and the stage's seconds on texts[clean_from:]. As in a job, the language stage
+    (when `languages.identify` is on) runs first: its column says whose number words are read."""
     t0 = time.perf_counter()
     c = config.contamination
     index = ContaminationIndex.build(config, texts[clean_from:][:c.corpus_df_sample] if c.corpus_df else None)
     stage = ContaminationStage(config, index)
+    language = LanguageStage(config).ready() if config.languages.identify else None
     build_s = time.perf_counter() - t0
     matches: list = []
     clean_s = 0.0
     for a in range(0, len(texts), BATCH):
+        batch = pa.table({"text": pa.array(texts[a:a + BATCH], pa.string())})
+        batch = language(batch) if language is not None else batch  # (not timed: the stage's own cost)
         t1 = time.perf_counter()
-        out = stage(pa.table({"text": pa.array(texts[a:a + BATCH], pa.string())}))
+        out = stage(batch)
         if a >= clean_from:
             clean_s += time.perf_counter() - t1
         matches += counted(out.column("contamination"), config).to_pylist()
