@@ -127,7 +127,7 @@ _ALIASES = {"nb": "no", "nn": "no", "kk": "kz"}
 # Scripts written without spaces between words (no word boundary to read a number word at: ko 이
 # "two" is a particle) or with combining marks (Indic: Python's \w stops inside a word); Chinese
 # numerals are read apart (han_value).
-_UNSPACED = re.compile("[\u0900-\u0dff\u0e00-\u0eff\u1200-\u137f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_UNSPACED = re.compile("[\u0900-\u0dff\u0e00-\u0eff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def _trie_regex(words: Iterable[str]) -> str:
@@ -160,7 +160,7 @@ def _library_words(lang: str) -> tuple[dict[str, float], frozenset[str], bool]:
     values: dict[str, set[float]] = {}
     phrases: list[str] = []
     for code in codes:
-        def say(v: int) -> str:
+        def say(v: int, code: str = code) -> str:
             return num2words(v, lang=code).lower()
         for v in [*range(2, 100), *range(100, 1000, 100), 1000]:
             w = say(v)
@@ -194,8 +194,12 @@ class NumberWords:
     value: dict[str, float]   # lower-case word or phrase -> its value
     join: re.Pattern          # what joins the words of one compound (twenty-five, cento e vinte)
     tens: frozenset[float]    # the values a unit after them adds to (twenty-five; on iki where teens are so written)
-    regex: re.Pattern         # a number word (group 1) after a non-word character, in lower-cased text
-    re2: str                  # the same words for RE2 (folding case, ASCII \W): a looser test than `regex`
+    # a number word (group 1) after a non-word character, read in the lower-cased text (case-insensitive
+    # matching is three times slower)
+    regex: re.Pattern
+    # the same words for RE2 (a batch's texts in one pass, `texts_holding`), folding case and with ASCII \W
+    # (Python's \W and the lower-case forms it reads are within these): a text it finds none in holds none
+    re2: str
 
     @cached_property
     def any_case(self) -> re.Pattern:
@@ -563,7 +567,7 @@ class KeyIndex:
         named = _holding(pa.array(list(sample or ()), pa.string()), (k for k in key_id if not k[0].isdigit())) \
             if sample else []
         for t, has_name in zip(sample or (), named):
-            # numbers in digits and names (number words are no rare key: 2-12 and ordinals are in
+            # numbers in digits and names (number words are no rare key: 2-12 are in
             # most documents; reading them in thousands of documents would double the build)
             keys = {k for g in set(number_strings(t)) for k in _number_keys_fast(g)}
             if has_name:
