@@ -43,7 +43,8 @@ Chinese, Russian, German and Spanish (8 a document), in equal parts; then --clea
 documents (kind "chinese": Leipzig zh sentences, 15 a document, and Chinese Debian fortunes, 8 a
 document, modern prose and classical verse, none drawn already). Prints item recall per kind
 (and by method), false contaminated documents per kind of clean text and by method, and the
-stage's MB/s on the clean text (one process).
+stage's MB/s on the clean text (one process). As in a job, the language stage runs first (not
+timed): its column names the language whose number words the translation keys read.
 """
 from __future__ import annotations
 
