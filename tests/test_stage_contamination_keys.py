@@ -94,7 +94,8 @@ def test_numbers_written_as_words_read_as_digits(text, keys):
 @pytest.mark.parametrize("lang,text,keys", [
     # the library's words, compounds written as one word or as a phrase: a language no table was written for
     ("nl", "vijfentwintig koeien en twaalf schapen", ["25", "12"]), ("sv", "tjugofem kor, tolv får", ["25", "12"]),
-    ("pl", "dwadzieścia pięć krów i dwanaście owiec", ["25", "12"]), ("cs", "dvacet pět krav a dvanáct ovcí", ["25", "12"]),
+    ("pl", "dwadzieścia pięć krów i dwanaście owiec", ["25", "12"]),
+    ("cs", "dvacet pět krav a dvanáct ovcí", ["25", "12"]),
     # joined by the language's own word (e, og), hundreds and a unit; Turkish teens as ten and a unit
     ("pt", "duzentos e cinco dias", ["205"]), ("no", "tre hundre og tolv", ["312"]),
     ("tr", "yirmi beş inek ve on iki koyun", ["25", "12"]),
@@ -182,6 +183,9 @@ def test_number_words_are_read_in_the_language_the_record_is_identified_in(gsm_k
     text = " ".join(sentences[:6]) + " " + DA_498
     found = list(index.matches_many([text, text, text], 0.3, None, ["da", "en", None]))
     assert [(t, u) for t, u, *_ in found] == [(0, 498)]
+    # (read through the stage's Arrow column, a language's RE2 pass over its own texts: the same)
+    column = pa.chunked_array([[text, text], [text]], pa.string())
+    assert list(index.matches_many([text] * 3, 0.3, column, ["en", "da", "da"])) == [(t, *found[0][1:]) for t in (1, 2)]
     assert {"Brianne", "20", "10", "5", "3"} <= set(found[0][-1][0].split()[1:])
     assert list(index.matches_many([text], 0.3)) == []
 

@@ -1057,8 +1057,8 @@ class ContaminationStage(ConfigStage):
         if self.index is None:
             matches: list = [None if t is None else [] for t in texts]
         else:
-            matches = self.index.match(texts, block_tokens(batch), batch.column("text"),
-                                       batch.column("language").to_pylist() if "language" in batch.column_names else None)
+            languages = batch.column("language").to_pylist() if "language" in batch.column_names else None
+            matches = self.index.match(texts, block_tokens(batch), batch.column("text"), languages)
         return batch.append_column("contamination", pa.array(matches, COLUMN_TYPE))
 
     def judge(self, table: pa.Table) -> Iterable[Finding]:
