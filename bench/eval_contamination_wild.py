@@ -29,7 +29,8 @@ Leak kinds, each planted into a real ABC news paragraph:
 - heldout_{it,pt,nl,pl,uk}_mc_question and heldout_{it,pt,ja,el}_gsm8k: the 16 questions translated by
   hand into Italian, Portuguese, Dutch, Polish and Ukrainian, and 6-8 GSM8K questions into Italian,
   Portuguese, Japanese and Greek (bench/heldout_languages.py); heldout_{it,pt}_gsm8k_words: 6 GSM8K
-  questions whose small numbers are words, translated with them in words, languages no tier was written for: never tuned on;
+  questions whose small numbers are words, translated with them in words, languages no tier was written for, and
+  heldout_{nl,pl,sv,tr}_gsm8k_words: 6 other such questions into Dutch, Polish, Swedish and Turkish: never tuned on;
   planted with an RNG of their own, after the clean documents are drawn;
 - port_{cpp,go,java,rust}_code: HumanEval ported by people (rewrites/humaneval_x_*.jsonl.gz),
   declaration and solution only: no English word of the docstring left.
@@ -42,7 +43,8 @@ Chinese, Russian, German and Spanish (8 a document), in equal parts; then --clea
 documents (kind "chinese": Leipzig zh sentences, 15 a document, and Chinese Debian fortunes, 8 a
 document, modern prose and classical verse, none drawn already). Prints item recall per kind
 (and by method), false contaminated documents per kind of clean text and by method, and the
-stage's MB/s on the clean text (one process).
+stage's MB/s on the clean text (one process). As in a job, the language stage runs first (not
+timed): its column names the language whose number words the translation keys read.
 """
 from __future__ import annotations
 
@@ -64,7 +66,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from audit.config import AuditConfig, parse_config  # noqa: E402
 from heldout_languages import GSM8K as HELD_GSM8K, GSM8K_WORDS as HELD_GSM8K_WORDS, MC_QUESTION as HELD_MC  # noqa: E402
+from heldout_languages import GSM8K_WORDS_MORE as HELD_GSM8K_WORDS_MORE  # noqa: E402
 from audit.stages.contamination import ContaminationIndex, ContaminationStage, counted  # noqa: E402
+from audit.stages.language import LanguageStage  # noqa: E402
 from eval_contamination_rewrites import _paraphrase, _words20  # noqa: E402
 
 BATCH = 256
@@ -757,17 +761,21 @@ def eval_config(data: Path, settings: list[str], extra_mc: Sequence[tuple[str, l
 
 def run_stage(config: AuditConfig, texts: list[str], clean_from: int) -> tuple[list, float, float]:
     """Each text's counted matches (the index's corpus sample: texts[clean_from:]), the index's
-    build seconds and the stage's seconds on texts[clean_from:]."""
+    build seconds and the stage's seconds on texts[clean_from:]. As in a job, the language stage
+    (when `languages.identify` is on) runs first: its column says whose number words are read."""
     t0 = time.perf_counter()
     c = config.contamination
     index = ContaminationIndex.build(config, texts[clean_from:][:c.corpus_df_sample] if c.corpus_df else None)
     stage = ContaminationStage(config, index)
+    language = LanguageStage(config).ready() if config.languages.identify else None
     build_s = time.perf_counter() - t0
     matches: list = []
     clean_s = 0.0
     for a in range(0, len(texts), BATCH):
+        batch = pa.table({"text": pa.array(texts[a:a + BATCH], pa.string())})
+        batch = language(batch) if language is not None else batch  # (not timed: the stage's own cost)
         t1 = time.perf_counter()
-        out = stage(pa.table({"text": pa.array(texts[a:a + BATCH], pa.string())}))
+        out = stage(batch)
         if a >= clean_from:
             clean_s += time.perf_counter() - t1
         matches += counted(out.column("contamination"), config).to_pylist()
@@ -848,6 +856,9 @@ def main() -> None:
     held = [(f"heldout_{lang}_mc_question", ("mc", f"mc{i}"), t) for lang, d in HELD_MC.items() for i, t in d.items()]
     held += [(f"heldout_{lang}_gsm8k", ("gsm8k", f"gsm{i}"), t) for lang, d in HELD_GSM8K.items() for i, t in d.items()]
     held += [(f"heldout_{lang}_gsm8k_words", ("gsm8k", f"gsm{i}"), t) for lang, d in HELD_GSM8K_WORDS.items()
+             for i, t in d.items()]
+    # (last: the held-out kinds above are planted as before)
+    held += [(f"heldout_{lang}_gsm8k_words", ("gsm8k", f"gsm{i}"), t) for lang, d in HELD_GSM8K_WORDS_MORE.items()
              for i, t in d.items()]
     for kind, _, leak in held:
         paras = held_rng.sample(sentences[kind.split("_")[1]], 8)

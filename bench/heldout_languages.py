@@ -1,5 +1,5 @@
 """Held-out translations into languages no tier was built for: Italian, Portuguese, Dutch, Polish,
-Ukrainian, Japanese and Greek.
+Ukrainian, Japanese, Greek, Swedish and Turkish.
 
 The wild bench's multiple-choice questions (eval_contamination_wild.MC, the question alone; all five
 languages) and GSM8K test questions (Italian, Portuguese; Japanese and Greek), translated by hand (2026-11-25, each
@@ -308,5 +308,92 @@ GSM8K_WORDS = {
              "cada dez pés que ela remava em direção à margem. Ela levava dezesseis segundos para remar vinte pés. A "
              "margem ficava a 64 segundos de distância. Quanta água o barco tinha recebido quando Julia chegou à "
              "margem?",
+    },
+}
+
+# GSM8K test questions whose English writes small numbers in words (other items than the ones above),
+# translated by hand (2026-11-25, before any change for number words; every number compared with the
+# English) into Dutch, Polish, Swedish and Turkish with those numbers in words, as a faithful
+# translator keeps them; names as the language writes them (Polish and Turkish inflect them:
+# Adriena, Cery, Mike'ın). Languages no number-word table was written for: never tuned on.
+GSM8K_WORDS_MORE = {
+    "nl": {
+        87: "Een bedrijf betaalt elk van zijn werknemers $600 per maand. Het bedrijf heeft als beleid dat het salaris "
+            "van werknemers die vijf jaar in dienst zijn, elk jaar met 10% van het beginsalaris stijgt. Als Sylvie "
+            "afgelopen december 5 jaar in dienst was, wat is dan haar jaarsalaris na nog drie dienstjaren?",
+        119: "Het totale salaris van Adrien was 30 procent hoger dan dat van Lylah. Vier jaar later was zijn salaris "
+             "gestegen en verdiende hij 40% meer dan vier jaar eerder. Als de salarissen van Adrien en Lylah tegelijk "
+             "stegen en Adrien vier jaar geleden $40000 verdiende, hoeveel salaris ontvingen de twee vier jaar later "
+             "dan samen?",
+        152: "Carl koopt tien pakken koekjes. In elk pak zitten zes koekjes. Elk koekje kost $0,10. Hoeveel "
+             "wisselgeld krijgt Carl terug als hij met een biljet van $10 betaalt?",
+        255: "Tien stallen hebben elk 20 koeien. Meneer Sylas koopt 40 koeien en verdeelt ze gelijk, zodat er in elk "
+             "van de twintig stallen evenveel nieuwe koeien bij komen. Hoeveel koeien staan er in 8 van de stallen?",
+        293: "Drie vrienden, Mike, Jim en Tony, besloten een spel te spelen. Na 3 rondes heeft Mike 21 punten, Jim 3 "
+             "punten minder dan Mike en Tony 2 keer zoveel als Mike. In de vierde ronde krijgt elke speler een extra "
+             "punt als hij meer dan 20 punten heeft. Hoeveel punten hebben de drie spelers samen nadat de extra "
+             "punten zijn uitgedeeld?",
+        313: "Zes jaar geleden, toen Noah half zo oud was als Cera, was de bevolking van Chili half zo groot als nu. "
+             "Cera is nu 46 jaar oud. Als de bevolking van Chili zes jaar geleden 3000 keer de leeftijd van Noah was, "
+             "hoe groot is de bevolking van Chili dan nu?",
+    },
+    "pl": {
+        87: "Firma płaci każdemu ze swoich pracowników 600 $ miesięcznie. Zgodnie z polityką firmy pensja każdego "
+            "pracownika, który przepracował w firmie pięć lat, rośnie co roku o 10% pensji początkowej. Jeśli Sylvie "
+            "w grudniu ubiegłego roku minęło 5 lat pracy w firmie, jaka będzie jej roczna pensja po kolejnych trzech "
+            "latach pracy?",
+        119: "Łączna pensja Adriena była o 30 procent wyższa niż pensja Lylah. Cztery lata później jego pensja "
+             "wzrosła i zarabiał o 40% więcej niż cztery lata wcześniej. Jeśli pensje Adriena i Lylah rosły "
+             "jednocześnie, a Adrien cztery lata temu zarabiał 40000 $, oblicz łączną pensję, jaką oboje "
+             "otrzymywali cztery lata później.",
+        152: "Carl kupuje dziesięć paczek ciastek. W każdej paczce jest sześć ciastek. Każde ciastko kosztuje 0,10 $. "
+             "Ile reszty dostanie Carl, jeśli zapłaci banknotem o nominale 10 $?",
+        255: "W dziesięciu oborach jest po 20 krów. Pan Sylas kupuje 40 krów i dzieli je po równo, umieszczając tyle "
+             "samo nowych krów w każdej z dwudziestu obór. Ile krów jest w 8 oborach?",
+        293: "Trzej przyjaciele: Mike, Jim i Tony postanowili zagrać w grę. Po 3 rundach Mike ma 21 punktów, Jim o 3 "
+             "punkty mniej niż Mike, a Tony 2 razy więcej niż Mike. W czwartej rundzie każdy gracz, który ma ponad "
+             "20 punktów, dostaje dodatkowy punkt. Ile punktów mają łącznie wszyscy trzej gracze po rozdaniu "
+             "dodatkowych punktów?",
+        313: "Sześć lat temu, gdy Noah był o połowę młodszy od Cery, ludność Chile była o połowę mniejsza niż "
+             "obecnie. Obecnie Cera ma 46 lat. Jeśli sześć lat temu ludność Chile była 3000 razy większa niż wiek "
+             "Noaha, oblicz obecną liczbę ludności Chile.",
+    },
+    "sv": {
+        87: "Ett företag betalar var och en av sina anställda 600 $ i månaden. Företaget har som policy att varje år "
+            "höja lönen med 10 % av ingångslönen för de anställda som har stannat i företaget i fem år. Om Sylvie "
+            "fyllde 5 år i företaget i december förra året, vad är då hennes årslön efter ytterligare tre års tjänst?",
+        119: "Adriens totala lön var 30 procent högre än Lylahs. Fyra år senare hade hans lön ökat, och han tjänade "
+             "40 % mer än han gjorde fyra år tidigare. Om Adriens och Lylahs löner ökade samtidigt, och Adrien "
+             "tjänade 40000 $ för fyra år sedan, hur stor var den sammanlagda lön som de två fick fyra år senare?",
+        152: "Carl köper tio paket kakor. Varje paket innehåller sex kakor. Varje kaka kostar 0,10 $. Hur mycket "
+             "växel får Carl tillbaka om han betalar med en 10-dollarsedel?",
+        255: "Tio bås har 20 kor vardera. Herr Sylas köper 40 kor och fördelar dem jämnt, så att lika många nya kor "
+             "hamnar i vart och ett av de tjugo båsen. Hur många kor finns det i 8 av båsen?",
+        293: "Tre vänner, Mike, Jim och Tony, bestämde sig för att spela ett spel. Efter 3 omgångar har Mike 21 poäng, "
+             "Jim 3 poäng mindre än Mike och Tony 2 gånger så många som Mike. I den fjärde omgången får varje spelare "
+             "en extrapoäng om hen har över 20 poäng. Hur många poäng har de tre spelarna sammanlagt efter att "
+             "extrapoängen har delats ut?",
+        313: "För sex år sedan, när Noah var hälften så gammal som Cera, var Chiles befolkning hälften så stor som "
+             "den är nu. Cera är nu 46 år gammal. Om Chiles befolkning för sex år sedan var 3000 gånger Noahs ålder, "
+             "hur stor är Chiles befolkning nu?",
+    },
+    "tr": {
+        87: "Bir şirket çalışanlarının her birine ayda 600 $ ödüyor. Şirketin, beş yıldır şirkette çalışanların "
+            "maaşını her yıl başlangıç maaşının %10'u kadar artırma politikası var. Sylvie geçen aralık ayında "
+            "şirkette 5 yılını doldurduysa, üç yıl daha çalıştıktan sonra yıllık maaşı ne kadar olur?",
+        119: "Adrien'in toplam maaşı Lylah'ınkinden yüzde 30 daha yüksekti. Dört yıl sonra maaşı artmıştı ve dört yıl "
+             "önce kazandığından %40 daha fazla kazanıyordu. Adrien'in ve Lylah'ın maaşları aynı anda arttıysa ve "
+             "Adrien dört yıl önce 40000 $ kazandıysa, dört yıl sonra ikisinin aldığı toplam maaşı hesaplayın.",
+        152: "Carl on paket kurabiye alıyor. Her pakette altı kurabiye var. Her kurabiye 0,10 $. Carl 10 $'lık bir "
+             "banknotla öderse ne kadar para üstü alır?",
+        255: "On ahırın her birinde 20 inek var. Bay Sylas 40 inek satın alıyor ve bunları eşit olarak paylaştırıp "
+             "yirmi ahırın her birine aynı sayıda yeni inek koyuyor. Ahırların 8'inde kaç inek vardır?",
+        293: "Üç arkadaş, Mike, Jim ve Tony bir oyun oynamaya karar verdi. 3 turdan sonra Mike'ın 21 puanı var, Jim'in "
+             "Mike'tan 3 puan eksik, Tony'nin ise Mike'ın 2 katı puanı var. Dördüncü turda 20 puanın üzerinde puanı "
+             "olan her oyuncu fazladan bir puan alıyor. Ekstra puanlar dağıtıldıktan sonra üç oyuncunun toplam kaç "
+             "puanı olur?",
+        313: "Altı yıl önce, Noah Cera'nın yarısı yaşındayken Şili'nin nüfusu şimdikinin yarısıydı. Cera şu anda 46 "
+             "yaşında. Şili'nin altı yıl önceki nüfusu Noah'ın yaşının 3000 katıysa, Şili'nin şimdiki nüfusunu "
+             "hesaplayın.",
     },
 }

@@ -14,7 +14,7 @@ import pytest
 from audit.config import parse_config
 from audit.stages.contamination import ContaminationStage, counted
 from audit.stages import contamination_keys
-from audit.stages.contamination_keys import (NUMBER_WORD_RE2, KeyIndex, number_keys, sound_key, text_keys,
+from audit.stages.contamination_keys import (KeyIndex, number_keys, number_words, sound_key, text_keys,
                                              texts_holding, word_numbers)
 
 # GSM8K test item 11 (Toula's bakery), translated by hand.
@@ -38,6 +38,11 @@ JA_17 = ("ジルは教師として1時間20ドル、チアリーディングの�
 EL_5 = ("Ο Κάιλαρ πήγε στο κατάστημα να αγοράσει ποτήρια για το νέο του διαμέρισμα. Ένα ποτήρι κοστίζει 5 $, αλλά "
         "κάθε δεύτερο ποτήρι κοστίζει μόνο το 60% της τιμής. Ο Κάιλαρ θέλει να αγοράσει 16 ποτήρια. Πόσα πρέπει να "
         "πληρώσει;")
+# Item 498 (Brianne's orange pies) in Danish, its small numbers in words (fem, ti, tre): without
+# them it holds one number of two digits (20), too few with its names.
+DA_498 = ("Brianne og Ashley laver græsk appelsintærte. Ashley havde fem kasser med ti appelsiner i hver kasse med, "
+          "mens Brianne havde 20 appelsiner mere med end Ashley. Hvis en græsk appelsintærte kræver tre appelsiner, "
+          "hvor mange tærter kan de så lave?")
 # The same numbers where no word problem is: a doctest, a list of figures, a time stamp.
 DOCTEST = ">>> prices = [68, 80, 55]\n>>> sum(p * n for p, n in zip(prices, [3, 2, 6]))\n694"
 FIGURES = "Scores this season: 3, 68, 2, 80, 6, 55, 12, 40, 9, 31."
@@ -71,10 +76,10 @@ def test_times_dates_ranges_versions_and_identifiers_hold_no_number():
 
 
 @pytest.mark.parametrize("text,keys", [
-    ("twenty-five and three hundred and five", ["25", "305"]), ("the second glass, twice", ["2", "2"]),
-    ("fünfundzwanzig, dreimal, zweiten", ["25", "3", "2"]), ("veinticinco, treinta y cinco, segunda", ["25", "35", "2"]),
-    ("vingt-cinq, quatre-vingt-dix, deuxième", ["25", "90", "2"]), ("двадцать пять, шесть, второй", ["25", "6", "2"]),
-    ("三千五百, 十二, 第二, 两个, 二〇二三", ["3500", "12", "2", "2", "2023"]),
+    ("twenty-five and three hundred and five", ["25", "305"]), ("the second glass, twice", ["2"]),
+    ("fünfundzwanzig, dreimal, zweiten", ["25", "3"]), ("veinticinco, treinta y cinco, segunda", ["25", "35"]),
+    ("vingt-cinq, quatre-vingt-dix, deuxième", ["25", "90"]), ("двадцать пять, шесть, второй", ["25", "6"]),
+    ("三千五百, 十二, 第二, 两个, 二〇二三", ["3500", "12", "2", "2023"]),
     # one is an article or a pronoun (a, ein, un, один, 一个): no number
     ("one day, ein Tag, un jour, один день, 一个, 统一", []),
     # case folding matches Turkish dotless ı to i: no number word, and no error
@@ -84,6 +89,39 @@ def test_times_dates_ranges_versions_and_identifiers_hold_no_number():
     ("Two İstanbul trips, (three) nights; someone twentyfive", ["2", "3"])])
 def test_numbers_written_as_words_read_as_digits(text, keys):
     assert [k for k, _, _ in word_numbers(text)] == keys
+
+
+@pytest.mark.parametrize("lang,text,keys", [
+    # the library's words, compounds written as one word or as a phrase: a language no table was written for
+    ("nl", "vijfentwintig koeien en twaalf schapen", ["25", "12"]), ("sv", "tjugofem kor, tolv får", ["25", "12"]),
+    ("pl", "dwadzieścia pięć krów i dwanaście owiec", ["25", "12"]),
+    ("cs", "dvacet pět krav a dvanáct ovcí", ["25", "12"]),
+    # joined by the language's own word (e, og), hundreds and a unit; Turkish teens as ten and a unit
+    ("pt", "duzentos e cinco dias", ["205"]), ("no", "tre hundre og tolv", ["312"]),
+    ("tr", "yirmi beş inek ve on iki koyun", ["25", "12"]),
+    # a lid.176 label the library names otherwise (nb: Norwegian Bokmål), a Ukrainian apostrophe either way
+    ("nb", "tjuefem", ["25"]), ("uk", "п'ять і п’ять", ["5", "5"]),
+    # one in no language, nor ordinals (pt segundo: as often the unit of time)
+    ("nl", "een tweede koe", []), ("pt", "um segundo", [])])
+def test_number_words_of_a_language_are_read_from_the_library(lang, text, keys):
+    assert [k for k, _, _ in word_numbers(text, han=False, lang=lang)] == keys
+
+
+def test_a_number_word_of_another_language_is_no_number_in_an_english_text():
+    """Italian due, Dutch elf, Turkish on, Spanish once, French cents are English words: read in a
+    record of their language, not in an English one; where no language is known, the words of
+    English, German, Spanish, French and Russian are read (as before the language was asked), less
+    those that are everyday English words (wordfreq)."""
+    text = "The elf on the shelf is due back once more: twenty cents, acht, tre, sei."
+
+    def keys(lang: str | None) -> list[str]:
+        return [k for k, _, _ in word_numbers(text, han=False, lang=lang)]
+    assert keys("en") == ["20"] and keys(None) == ["20", "8"]
+    assert keys("it") == ["2", "3", "6"] and keys("nl") == ["11", "8"] and keys("tr") == ["10"]
+    assert keys("de") == ["11", "8"] and keys("es") == ["11"]  # (elf, acht; once) where they are numbers
+    # an unknown label or a language whose words are unspaced (Korean): the words read with none known
+    assert number_words("xx") is number_words("ko") is number_words("und") is number_words()
+    assert "zwölf" in number_words().value and "elf" not in number_words().value
 
 
 def test_a_name_transliterated_into_cyrillic_chinese_katakana_or_greek_meets_its_latin_form():
@@ -138,6 +176,20 @@ def test_a_russian_translation_is_found_by_number_words_and_a_transliterated_nam
         assert item in found and keys <= set(found[item][0].split()[1:]), (item, found)
 
 
+def test_number_words_are_read_in_the_language_the_record_is_identified_in(gsm_keys):
+    """A Danish translation whose small numbers are words is found where its record is known to be
+    Danish (the language stage's column), not where it is read as English or its language is unknown."""
+    index, sentences = gsm_keys
+    text = " ".join(sentences[:6]) + " " + DA_498
+    found = list(index.matches_many([text, text, text], 0.3, None, ["da", "en", None]))
+    assert [(t, u) for t, u, *_ in found] == [(0, 498)]
+    # (read through the stage's Arrow column, a language's RE2 pass over its own texts: the same)
+    column = pa.chunked_array([[text, text], [text]], pa.string())
+    assert list(index.matches_many([text] * 3, 0.3, column, ["en", "da", "da"])) == [(t, *found[0][1:]) for t in (1, 2)]
+    assert {"Brianne", "20", "10", "5", "3"} <= set(found[0][-1][0].split()[1:])
+    assert list(index.matches_many([text], 0.3)) == []
+
+
 def test_numbers_alone_meeting_by_chance_are_not_a_translation(gsm_keys):
     """Three numbers of an item (1184: 850 kilos of coal in 50 kg bags at $18) in a news line, in its
     order, without a name: a coincidence (matched before four such numbers were asked)."""
@@ -183,7 +235,7 @@ def test_the_re2_number_word_test_is_looser_than_the_regex(text):
     """A text the RE2 pass finds no number word in is not read for them: wherever the regex finds
     one (Unicode \\w, the text lower-cased), RE2 (ASCII \\W, case folded) finds one too."""
     found = word_numbers(text, han=False)
-    held = bool(texts_holding(pa.array([text], pa.string()), NUMBER_WORD_RE2)[0])
+    held = bool(texts_holding(pa.array([text], pa.string()), number_words().re2)[0])
     assert held or not found
     assert word_numbers(text, han=False, words=held) == found
 
@@ -215,6 +267,14 @@ def test_the_stage_reports_a_translation_as_a_rewrite_of_its_question(shared_dat
 
     [m], clean = run()
     assert (m["eval_id"], m["unit"], m["method"]) == ("gsm11", "question", "rewrite") and clean == []
+    # the language stage's column, when the batch has it, says whose number words are read
+    config = parse_config({"input": {"paths": ["x/"]}, "eval_sets": [
+        {"name": "gsm8k", "path": "gsm.jsonl", "text_fields": ["question", "answer"], "id_field": "id"}]},
+        base_dir=tmp_path)
+    stage = ContaminationStage(config)
+    for language, found in (("da", [["gsm498"]]), ("en", [[]])):
+        out = stage(pa.table({"text": [DA_498], "language": [language]}))
+        assert [[x["eval_id"] for x in ms] for ms in counted(out.column("contamination"), config).to_pylist()] == found
     assert m["evidence"][0].startswith("keys ") and m["spans"] == [m["longest_span"]]
     question = rows[11]["question"]
     assert {question[a:b] for a, b in m["item_spans"]} >= {"68", "80", "55"}

@@ -610,11 +610,13 @@ class ContaminationIndex:
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
-              column: pa.Array | pa.ChunkedArray | None = None) -> list[list[dict[str, Any]] | None]:
+              column: pa.Array | pa.ChunkedArray | None = None,
+              languages: list[str | None] | None = None) -> list[list[dict[str, Any]] | None]:
         """Per text, its matches (eval_set, eval_id, overlap, coverage, spans, method), best first; None for None.
 
         `tokens`: the texts' words when already tokenised (the pipeline tokenises a block once);
-        `column`: the texts as an Arrow array when at hand (the code tier's prefilter reads it).
+        `column`: the texts as an Arrow array when at hand (the code tier's prefilter reads it);
+        `languages`: each text's identified language, when the language stage ran (number words).
         """
         out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
         tokens = tokens if tokens is not None else tokenize_hashed(texts)
@@ -645,7 +647,8 @@ class ContaminationIndex:
             if self.rewrite is not None:
                 self._rewrite_matches(tokens.slice(a, b), found)
             if self.keys is not None:
-                self._key_matches(texts, a, b, found, None if column is None else column.slice(a, b - a))
+                self._key_matches(texts, a, b, found, None if column is None else column.slice(a, b - a),
+                                  None if languages is None else languages[a:b])
             if han is not None:
                 self._gloss_matches(texts, a, b, han, found)
             if self.cognate is not None:
@@ -724,13 +727,15 @@ class ContaminationIndex:
                       [f"cosine {cosine:.3f}", "stems " + " ".join(rw.names[s] for s in rare)], runs)
 
     def _key_matches(self, texts: Sequence[str | None], a: int, b: int, found: dict[int, list[dict[str, Any]]],
-                     column: pa.Array | pa.ChunkedArray | None = None) -> None:
+                     column: pa.Array | pa.ChunkedArray | None = None, languages: list[str | None] | None = None
+                     ) -> None:
         """Add to `found` (keyed by text - a) the rewrite matches by language-neutral keys (numbers,
-        names) of texts[a:b] (`column`: them as Arrow): a unit translated into another language."""
+        names) of texts[a:b] (`column`: them as Arrow; `languages`: their identified languages): a
+        unit translated into another language."""
         assert self.keys is not None
         n_items = len(self.item_ids)
         for t, u, coverage, span, item_chars, evidence in self.keys.matches_many(texts[a:b], self.settings.rewrite_floor,
-                                                                                  column):
+                                                                                  column, languages):
             self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span, evidence,
                       item_chars=item_chars)
 
@@ -1035,7 +1040,7 @@ class ContaminationStage(ConfigStage):
     """Writes `contamination`: the eval items each record contains (empty list: none; null: unreadable)."""
 
     name = "contamination"
-    reads = ("text", "words")
+    reads = ("text", "words", "language")  # (language: the language stage's column, when it ran)
     writes = ("contamination",)
 
     def __init__(self, config: "AuditConfig", index: ContaminationIndex | None = None) -> None:
@@ -1052,7 +1057,8 @@ class ContaminationStage(ConfigStage):
         if self.index is None:
             matches: list = [None if t is None else [] for t in texts]
         else:
-            matches = self.index.match(texts, block_tokens(batch), batch.column("text"))
+            languages = batch.column("language").to_pylist() if "language" in batch.column_names else None
+            matches = self.index.match(texts, block_tokens(batch), batch.column("text"), languages)
         return batch.append_column("contamination", pa.array(matches, COLUMN_TYPE))
 
     def judge(self, table: pa.Table) -> Iterable[Finding]:

@@ -8,9 +8,12 @@ names.
    ASCII; a number inside a time, date, range, version or identifier is none), and its names:
    capitalised Latin-script words (Eliza, Toula, Windows) whose lower-case form is no word of any
    unit nor of the corpus sample ("What" is a word) and that name no weekday or month. Numbers
-   written as words read as digits (five, fünf, cinq, cinco, пять, 五 -> 5; twenty-five,
-   fünfundzwanzig, veinticinco, двадцать пять -> 25; 三千五百 -> 3500; ordinals: second, zweite,
-   segunda, deuxième, второй, 第二 -> 2; "one" in no language: it is an article more often), and
+   written as words read as digits, in the words of the record's identified language (the language
+   stage's column; the cardinals of some fifty languages as num2words writes them, with what it
+   lacks by hand: twice, dreimal, пяти) or, where none is known, of English, German, Spanish, French
+   and Russian (five, fünf, cinq, cinco, vijf, pięć, пять, 五 -> 5; twenty-five, fünfundzwanzig,
+   veinticinco, tjugofem, двадцать пять -> 25; 三千五百 -> 3500; no ordinal: "the second" is as often
+   a unit of time; "one" in no language: it is an article more often), and
    names written in Cyrillic, Greek, Chinese or katakana are transliterated (anyascii) and compared
    loosely with the unit's Latin-script names by a sound skeleton (Кайлар, 凯拉, カイラー, Κάιλαρ ~
    Kylar; Джилл, 吉尔, ジル ~ Jill):
@@ -43,9 +46,12 @@ names.
 Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
 numbers and no name, a multiple-choice question in words), a name that is a word of the corpus
 sample (Gloria, John: lower-case somewhere) or transliterated past the skeleton (Cynthia as 辛西娅),
-names translated rather than transliterated, number words of other languages, and a record
-whose keys make a candidate only with a number above 12 written in words (number words are read
-where the unit's numbers 2-12 could complete a candidate).
+names translated rather than transliterated, number words of a language num2words does not write
+(or writes without spaces: Korean, Thai) and inflected forms it does not write (Polish dziesięciu,
+Turkish on bir as 11: one is no number word), number words of another language than the record's
+(a German problem quoted in an English page), ordinals, and a record whose keys make a candidate
+only with a number above 12 written in words (number words are read where the unit's numbers 2-12
+could complete a candidate).
 """
 from __future__ import annotations
 
@@ -97,69 +103,31 @@ _CODE = re.compile(r">>>|::|[\[\]{}=|<>_\\]")
 _INDENT = re.compile(r"[ \t]{3,}")
 
 
-# Number words, by language: units, teens and tens (a compound is read by _combine: twenty-five,
-# vingt-cinq, двадцать пять, treinta y cinco) and the multipliers hundred and thousand. One is
-# left out in every language: it is an article or pronoun (a, ein, un, una, один) more often.
-_UNITS = {
-    "en": "_ _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-          "seventeen eighteen nineteen",
-    "de": "_ _ zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn fünfzehn "
-          "sechzehn siebzehn achtzehn neunzehn",
-    "es": "_ _ dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis "
-          "diecisiete dieciocho diecinueve",
-    "fr": "_ _ deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize "
-          "dix-sept dix-huit dix-neuf",
-    "ru": "_ _ два три четыре пять шесть семь восемь девять десять одиннадцать двенадцать тринадцать "
-          "четырнадцать пятнадцать шестнадцать семнадцать восемнадцать девятнадцать",
+# Number words: read from num2words (the cardinals 2-99, the hundreds and 1000 of each language it
+# writes, spaced scripts only) per language; the words of a record's identified language are read in
+# it (the `language` column), the _FALLBACK languages' where none is known (no language stage, a
+# language undetermined or without words): a number word of one language is an everyday word of
+# another (it "due", nl "elf", tr "on"). One is left out in every language: it is an article or
+# pronoun (a, ein, un, een, один) more often; ordinals are no count (pt "segundo", en "second" are
+# as often the unit of time, "the second month" no quantity): read in no language, units included.
+_FALLBACK = ("en", "de", "es", "fr", "ru")  # the languages the tier was first written for
+# What the library lacks: inflected forms and words of "times".
+_HAND: dict[str, dict[str, float]] = {
+    "en": {"twice": 2},
+    "de": {"zweimal": 2, "dreimal": 3, "viermal": 4, "fünfmal": 5, "zehnmal": 10},
+    "es": {"ciento": 100, "veintiún": 21},
+    "ru": {"две": 2, "двух": 2, "двумя": 2, "вдвое": 2, "втрое": 3, "трёх": 3, "трех": 3, "четырёх": 4, "четырех": 4,
+           "пяти": 5, "шести": 6, "семи": 7, "восьми": 8, "девяти": 9, "десяти": 10, "двадцати": 20, "тридцати": 30},
 }
-_TENS = {
-    "en": "twenty thirty forty fifty sixty seventy eighty ninety",
-    "de": "zwanzig dreißig vierzig fünfzig sechzig siebzig achtzig neunzig",
-    "es": "veinte treinta cuarenta cincuenta sesenta setenta ochenta noventa",
-    "fr": "vingt trente quarante cinquante soixante soixante-dix quatre-vingt quatre-vingt-dix",
-    "ru": "двадцать тридцать сорок пятьдесят шестьдесят семьдесят восемьдесят девяносто",
-}
-_MULTIPLIERS = {"hundred": 100, "hundert": 100, "cien": 100, "ciento": 100, "cent": 100, "cents": 100, "сто": 100,
-                "thousand": 1000, "tausend": 1000, "mil": 1000, "mille": 1000, "тысяча": 1000, "тысячи": 1000,
-                "тысяч": 1000}
-# Ordinals 1-10 (their stems, with each language's endings) and other inflected forms.
-_ORDINALS = {
-    "en": "first second third fourth fifth sixth seventh eighth ninth tenth",
-    "de": "erst zweit dritt viert fünft sechst siebt acht neunt zehnt",
-    "es": "primer segund tercer cuart quint sext séptim octav noven décim",
-    "fr": "premier deuxième troisième quatrième cinquième sixième septième huitième neuvième dixième",
-    "ru": "перв втор трет четвёрт пят шест седьм восьм девят десят",
-}
-_ENDINGS = {"de": ("e", "en", "er", "es", "em"), "es": ("o", "a", "os", "as"),
-            "ru": ("ый", "ой", "ий", "ая", "ья", "ое", "ье", "ые", "ьи", "ую", "ью", "ого", "его", "ьего", "ых", "их", "ьих",
-                   "ом", "ем", "ьем")}
-_INFLECTED = {"twice": 2, "zweimal": 2, "dreimal": 3, "viermal": 4, "fünfmal": 5, "zehnmal": 10,
-              "première": 1, "premiers": 1, "premières": 1,
-              "две": 2, "двух": 2, "двумя": 2, "вдвое": 2, "втрое": 3, "трёх": 3, "трех": 3, "четырёх": 4, "четырех": 4, "пяти": 5, "шести": 6,
-              "семи": 7, "восьми": 8, "девяти": 9, "десяти": 10, "двадцати": 20, "тридцати": 30}
-
-
-def _number_words() -> dict[str, float]:
-    """Every number word of _UNITS, _TENS, _MULTIPLIERS, _ORDINALS and _INFLECTED with its value."""
-    out: dict[str, float] = dict(_MULTIPLIERS) | _INFLECTED
-    for lang, units in _UNITS.items():
-        for v, w in enumerate(units.split()):
-            if w != "_":
-                out[w] = v
-        tens = _TENS[lang].split()
-        for v, w in zip(range(20, 100, 10), tens):
-            out[w] = v
-        for v, stem in enumerate(_ORDINALS[lang].split(), 1):
-            for e in _ENDINGS.get(lang, ("",)):
-                out.setdefault(stem + e, v)
-    de_units = _UNITS["de"].split()
-    for t, w in zip(range(20, 100, 10), _TENS["de"].split()):  # einundzwanzig .. neunundneunzig
-        for u in range(1, 10):
-            out[("ein" if u == 1 else de_units[u]) + "und" + w] = t + u
-    for u, w in enumerate(_UNITS["es"].split()[2:10], 2):  # veintidós .. veintinueve
-        out["veinti" + w] = 20 + u
-    out.update({"veintiuno": 21, "veintidós": 22, "veintitrés": 23, "veintiséis": 26, "vingts": 80, "quatre-vingts": 80})
-    return out
+# Where no language is known, a word of the other _FALLBACK languages this frequent in English (Zipf:
+# once in 300,000 words) is an English word, no number: es once (11), fr cent(s), sept, de elf, es mil, dos.
+_ENGLISH_WORD = 3.5
+# Language labels (lid.176, lingua) -> num2words' codes where they differ.
+_ALIASES = {"nb": "no", "nn": "no", "kk": "kz"}
+# Scripts written without spaces between words (no word boundary to read a number word at: ko 이
+# "two" is a particle) or with combining marks (Indic: Python's \w stops inside a word); Chinese
+# numerals are read apart (han_value).
+_UNSPACED = re.compile("[\u0900-\u0dff\u0e00-\u0eff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def _trie_regex(words: Iterable[str]) -> str:
@@ -181,26 +149,106 @@ def _trie_regex(words: Iterable[str]) -> str:
     return walk(trie)
 
 
-_WORD_VALUE = _number_words()
+@lru_cache(maxsize=None)
+def _library_words(lang: str) -> tuple[dict[str, float], frozenset[str], bool]:
+    """(number word -> value, the words that join a compound: "e", "y", "og", whether its teens are
+    ten and a unit: tr on iki, vi mười hai) of one language as num2words writes it (its regional
+    variants merged: pt_BR, fr_BE); none for a language it does not write or writes in an unspaced
+    script. A word read as two values is left out."""
+    from num2words import CONVERTER_CLASSES, num2words
+    codes = [c for c in CONVERTER_CLASSES if c.split("_")[0] == lang]
+    values: dict[str, set[float]] = {}
+    phrases: list[str] = []
+    for code in codes:
+        def say(v: int, code: str = code) -> str:
+            return num2words(v, lang=code).lower()
+        for v in [*range(2, 100), *range(100, 1000, 100), 1000]:
+            w = say(v)
+            values.setdefault(w, set()).add(v)
+            phrases.append(w)
+            if " " in w and v in (100, 1000):  # "one hundred", "o sută", "одна тысяча": the word alone
+                values.setdefault(w.split()[-1], set()).add(v)
+        for m in (100, 1000):  # the multiplier after a number: "hundert" of zweihundert, "tysiące" of dwa tysiące
+            for k in (2, 3, 5):
+                w, head = say(k * m), say(k)
+                rest = w[len(head):].strip(" -") if w.startswith(head) else ""
+                if len(rest) > 2 and not rest[0].isdigit():
+                    values.setdefault(rest, set()).add(m)
+        phrases += [say(v) for v in (101, 121, 345)]  # (what joins the hundreds to the rest)
+    if not values or any(_UNSPACED.search(w) for w in values):
+        return {}, frozenset(), False
+    out = {w: vs.pop() for w, vs in values.items() if len(vs) == 1}
+    for w in [w for w in out if "'" in w]:  # Ukrainian п'ять is as often written п’ять
+        out.setdefault(w.replace("'", "\u2019"), out[w])
+    # (the short words between the numbers of a phrase: "one" and "cento" of "cento e um" are none)
+    ones = {num2words(1, lang=code).lower() for code in codes}
+    joins = frozenset(t for p in phrases for t in re.split(r"[ -]", p) if 0 < len(t) <= 3 and t not in out
+                      and t not in ones)
+    return out, joins, all(num2words(12, lang=c).startswith(num2words(10, lang=c)) for c in codes)
+
+
+@dataclass(frozen=True, eq=False)  # (compared, hashed by identity: one per language, cached)
+class NumberWords:
+    """The number words read in a record of one language (or of the _FALLBACK languages)."""
+
+    value: dict[str, float]   # lower-case word or phrase -> its value
+    join: re.Pattern          # what joins the words of one compound (twenty-five, cento e vinte)
+    tens: frozenset[float]    # the values a unit after them adds to (twenty-five; on iki where teens are so written)
+    # a number word (group 1) after a non-word character, read in the lower-cased text (case-insensitive
+    # matching is three times slower)
+    regex: re.Pattern
+    # the same words for RE2 (a batch's texts in one pass, `texts_holding`), folding case and with ASCII \W
+    # (Python's \W and the lower-case forms it reads are within these): a text it finds none in holds none
+    re2: str
+
+    @cached_property
+    def any_case(self) -> re.Pattern:
+        """`regex` folding case, compiled on first use (few texts need it: a text that lower-cases
+        to another length, İ)."""
+        return re.compile(self.regex.pattern, re.IGNORECASE)
+
+
+def number_words(lang: str | None = None) -> NumberWords:
+    """The number words read in a record whose identified language is `lang` (a lid.176 or ISO
+    639-1 label; None, unknown or without words: the _FALLBACK languages'), built on first use."""
+    return _number_words(lang)
+
+
+@lru_cache(maxsize=None)  # (called with the argument always: f() and f(None) are two entries of a cache)
+def _number_words(lang: str | None) -> NumberWords:
+    """number_words, cached per label."""
+    code = _ALIASES.get(lang, lang) if lang else None
+    langs = (code,) if code and (_library_words(code)[0] or code in _HAND) else _FALLBACK
+    if langs == _FALLBACK and lang is not None:
+        return _number_words(None)  # (one table, one cache entry, for every language without words)
+    value: dict[str, float] = {}
+    joins: set[str] = set()
+    clash: set[str] = set()
+    tens = set(range(20, 100, 10))
+    for la in langs:
+        words, js, teens = _library_words(la)
+        joins |= js
+        tens |= {10} if teens else set()
+        for w, v in chain(words.items(), _HAND.get(la, {}).items()):
+            if value.setdefault(w, v) != v:
+                clash.add(w)
+    value = {w: v for w, v in value.items() if w not in clash}
+    if lang is None:  # no language known (or an eval unit): English likeliest, its everyday words no number
+        from wordfreq import zipf_frequency  # (its word lists load in a third of a second: only when asked)
+        english = _library_words("en")[0].keys() | _HAND["en"].keys()
+        value = {w: v for w, v in value.items() if w in english or zipf_frequency(w, "en") < _ENGLISH_WORD}
+    joins -= value.keys()
+    trie = _trie_regex(value)
+    # A number word (group 1) after a non-word character: the search tries the words only where a \W
+    # stands, not a look-behind at every character (8% less); the text is read after a space.
+    join = "|".join(re.escape(j) for j in sorted(joins, key=len, reverse=True))
+    return NumberWords(value, re.compile(r"[ \t-]+" + (f"(?:(?:{join})[ \t-]+)?" if join else "")), frozenset(tens),
+                       re.compile(r"\W(" + trie + r"(?!\w))"), r"(?i)(?:^|\W)(?:" + trie + r")(?:\W|$)")
+
+
 _SMALL = frozenset(str(v) for v in range(2, 13))  # the numbers a translator spells out most
-_TENS_VALUES = frozenset(range(20, 100, 10))
 _UNIT_VALUES = frozenset(range(1, 10))
-# (read in the lower-cased text: case-insensitive matching is three times slower)
-# A number word (group 1) after a non-word character: the search tries the words only where a \W
-# stands, not a look-behind at every character (8% less); the text is read after a space.
-_NUMBER_WORD = re.compile(r"\W(" + _trie_regex({w.lower() for w in _WORD_VALUE}) + r"(?!\w))")
-# The same words for RE2 (a batch's texts in one pass, `texts_holding`), folding case and with ASCII \W
-# (Python's \W and the lower-case forms it reads are within these): a text it finds none in holds none.
-NUMBER_WORD_RE2 = r"(?i)(?:^|\W)(?:" + _trie_regex({w.lower() for w in _WORD_VALUE}) + r")(?:\W|$)"
-
-
-@lru_cache(maxsize=1)
-def _number_word_any_case() -> re.Pattern:
-    """_NUMBER_WORD folding case, compiled on first use (few texts need it: 10 ms a process saved)."""
-    return re.compile(_NUMBER_WORD.pattern, re.IGNORECASE)
-# What joins the words of one compound number (twenty-five, treinta y cinco, vingt et un, two hundred and five)
-_JOIN = re.compile(r"[ \t-]+(?:(?:and|und|y|et|и)[ \t-]+)?")
-# Chinese numerals (第 before one: an ordinal); a lone 一 (one, a) and a lone 万/千/百 are no number
+# Chinese numerals (after 第: an ordinal, no count); a lone 一 (one, a) and a lone 万/千/百 are no number
 HAN_NUMERALS = "零〇一二两三四五六七八九十百千万"
 _HAN_NUMBER = re.compile(f"[{HAN_NUMERALS}]+")
 _HAN_DIGIT = {c: v for v, cs in enumerate(["零〇", "一", "二两", "三", "四", "五", "六", "七", "八", "九"]) for c in cs}
@@ -230,10 +278,12 @@ def _key_of(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def word_numbers(text: str, han: bool = True, words: bool = True) -> list[tuple[str, int, int]]:
+def word_numbers(text: str, han: bool = True, words: bool = True, lang: str | None = None
+                 ) -> list[tuple[str, int, int]]:
     """(number key, start, end) of every number written in words in `text` (a compound as one);
-    `han`: whether it may hold a Chinese numeral, `words`: a number word of _WORD_VALUE (False:
-    surely none, that scan left out)."""
+    `han`: whether it may hold a Chinese numeral, `words`: a number word of `lang`'s (False: surely
+    none, that scan left out), `lang`: the text's identified language (`number_words`)."""
+    table = number_words(lang)
     out: list[tuple[str, int, int]] = []
     run: list[tuple[float, int, int]] = []
 
@@ -253,15 +303,15 @@ def word_numbers(text: str, han: bool = True, words: bool = True) -> list[tuple[
     # (a few characters lower-case to two, İ: then offsets would shift, and case is folded by the regex)
     plain = len(lower) == len(text)
     read = lower if plain else text
-    for m in (_NUMBER_WORD if plain else _number_word_any_case()).finditer(" " + read) if words else ():
+    for m in (table.regex if plain else table.any_case).finditer(" " + read) if words else ():
         start, end = m.start(1) - 1, m.end(1) - 1  # (offsets in `read`, after the space)
-        v = _WORD_VALUE.get(read[start:end].lower())
+        v = table.value.get(read[start:end].lower())
         if v is None:  # matched by case folding alone (Turkish dotless ı for i): no number word
             continue
         # a run goes on when joined by a space, hyphen or "and", and the value fits (twenty-five, not five-twenty)
         last = run[-1][0] if run else 0
-        if run and _JOIN.fullmatch(text, run[-1][2], start) and (
-                v in (100, 1000) or last in _TENS_VALUES and v in _UNIT_VALUES or last in (100, 1000) and v < 100):
+        if run and table.join.fullmatch(text, run[-1][2], start) and (
+                v in (100, 1000) or last in table.tens and v in _UNIT_VALUES or last % 100 == 0 and v < 100):
             run.append((v, start, end))
             continue
         close()
@@ -269,7 +319,7 @@ def word_numbers(text: str, han: bool = True, words: bool = True) -> list[tuple[
     close()
     for m in _HAN_NUMBER.finditer(text) if han else ():
         v = han_value(m.group())
-        if v is not None and not (len(m.group()) == 1 and m.group() in "万千百"):
+        if v is not None and not (len(m.group()) == 1 and m.group() in "万千百") and text[m.start() - 1:m.start()] != "第":
             out.append((str(v), m.start(), m.end()))
     return out
 
@@ -517,7 +567,7 @@ class KeyIndex:
         named = _holding(pa.array(list(sample or ()), pa.string()), (k for k in key_id if not k[0].isdigit())) \
             if sample else []
         for t, has_name in zip(sample or (), named):
-            # numbers in digits and names (number words are no rare key: 2-12 and ordinals are in
+            # numbers in digits and names (number words are no rare key: 2-12 are in
             # most documents; reading them in thousands of documents would double the build)
             keys = {k for g in set(number_strings(t)) for k in _number_keys_fast(g)}
             if has_name:
@@ -560,12 +610,15 @@ class KeyIndex:
                    np.array([sum(weight[i] for i in keys if i in small) for keys in ids]),
                    np.array([sum(1 for i in keys if i in teens) for keys in ids], dtype=np.int32))
 
-    def matches_many(self, texts: Sequence[str | None], floor: float, column: pa.Array | pa.ChunkedArray | None = None
+    def matches_many(self, texts: Sequence[str | None], floor: float, column: pa.Array | pa.ChunkedArray | None = None,
+                     languages: Sequence[str | None] | None = None
                      ) -> Iterable[tuple[int, int, float, list[int], list[list[int]], list[str]]]:
         """(text index, unit, coverage, record span, unit spans, keys found) of each text of `texts`
         and unit whose keys the best window of the text holds (see `matches`). The texts' keys are
         read one text at a time, the units they could make candidates of tallied for all at once.
-        `column`: `texts` as an Arrow array when at hand (the RE2 passes read it)."""
+        `column`: `texts` as an Arrow array when at hand (the RE2 passes read it); `languages`: each
+        text's identified language (the language stage's column), whose number words are read in
+        it (None: the _FALLBACK languages' in every text)."""
         # A first look, by one findall each: the units holding enough of the text's keys (by
         # count and by weight, wherever they stand); most texts stop here.
         key_id = self.key_id
@@ -595,12 +648,20 @@ class KeyIndex:
         read = np.unique(doc[could]).tolist()
         # (number words and Chinese numerals are looked for only in the texts RE2 finds one in)
         reading = arr.take(pa.array([at[j] for j in read], pa.int64()))
-        worded, han = texts_holding(reading, NUMBER_WORD_RE2), texts_holding(reading, _HAN_NUMBER.pattern)
-        for j, has_words, has_han in zip(read, worded.tolist(), han.tolist()):
+        langs = [None if languages is None else languages[looked[j][0]] for j in read]
+        # (one RE2 pass per language's words, over the texts of that language)
+        tables = [number_words(la) for la in langs]
+        worded = np.zeros(len(read), dtype=bool)
+        for table in {id(x): x for x in tables}.values():
+            mine = np.array([x is table for x in tables])
+            worded[mine] = texts_holding(reading.filter(pa.array(mine)), table.re2)
+        han = texts_holding(reading, _HAN_NUMBER.pattern)
+        for j, has_words, has_han, lang in zip(read, worded.tolist(), han.tolist(), langs):
             t, present, names, foreign = looked[j]
             rows = slice(int(cut[j]), int(cut[j + 1]))
             tally = (units[rows], n_rare[rows], held[rows], got[rows], n_strong[rows], need_strong[rows])
-            for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally, has_han, has_words):
+            for match in self._confirm(texts[t] or "", present, names, foreign, floor, tally, has_han, has_words,
+                                       lang):
                 yield (t, *match)
 
     def _first_look(self, text: str, present: set[int], has_name: bool, has_script: bool
@@ -622,14 +683,14 @@ class KeyIndex:
         return present, names, foreign
 
     def _confirm(self, text: str, present: set[int], names: set[int], foreign: list[tuple[int, int, int]],
-                 floor: float, tally: tuple[np.ndarray, ...], han: bool = True, words: bool = True
-                 ) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
+                 floor: float, tally: tuple[np.ndarray, ...], han: bool = True, words: bool = True,
+                 lang: str | None = None) -> Iterable[tuple[int, float, list[int], list[list[int]], list[str]]]:
         """`matches` of one text past the first look (`_first_look`'s sets, `tally`: `_tally`'s
-        rows of the text; `han`, `words`: whether it may hold a Chinese numeral, a number word):
-        its numbers in words, then the best window of each candidate."""
+        rows of the text; `han`, `words`: whether it may hold a Chinese numeral, a number word of
+        its language `lang`'s): its numbers in words, then the best window of each candidate."""
         key_id = self.key_id
         units, n_rare, held, got, n_strong, need_strong = tally
-        worded = [(key_id[k], a, b) for k, a, b in word_numbers(text, han, words) if k in key_id]
+        worded = [(key_id[k], a, b) for k, a, b in word_numbers(text, han, words, lang) if k in key_id]
         new = {i for i, _, _ in worded} - present
         present |= new
         if sum(1 for i in present if self.names[i][0].isdigit()) < _MIN_NUMBERS:
