@@ -220,10 +220,12 @@ class Bridges:
 
     @classmethod
     def build(cls, raw: Sequence[str], vocab: Sequence[str], word: np.ndarray, word_stem: np.ndarray,
-              names: Sequence[str], evidence: np.ndarray, live: np.ndarray, text_of: np.ndarray) -> "Bridges":
+              names: Sequence[str], evidence: np.ndarray, live: np.ndarray, text_of: np.ndarray,
+              known: np.ndarray) -> "Bridges":
         """From the unit words: `raw` as written, `word` (index into `vocab`, normalised) and
         `word_stem` per word, `text_of` its unit, `live` whether that unit is indexed; `evidence`
-        per stem (not common)."""
+        per stem (not common); `known`: the hashes of the words a joined one may be split into
+        (the embedding's vocabulary)."""
         # Split: a hyphenated word of an evidence stem, its parts normalised
         linked = pc.match_substring_regex(pa.array(raw, pa.string()), _LINKED).to_numpy(zero_copy_only=False)
         at = np.flatnonzero(linked & live & evidence[word_stem])
@@ -237,6 +239,21 @@ class Bridges:
             # (a word among them: 3/4, 1990-2000 and a calculation are no compound)
             if 2 <= len(parts) <= _MAX_PARTS and all(parts) and any(p.isalpha() for p in parts):
                 compounds.setdefault(parts, int(word_stem[j]))
+        # ... and a word written joined (leftover, bloodstream) at each split into two known words,
+        # neither a function word, of _MIN_PART letters or more
+        mine = live & evidence[word_stem]
+        uw, at = np.unique(word[mine], return_index=True)
+        joined_words = [(vocab[w], int(t)) for w, t in zip(uw.tolist(), word_stem[mine][at].tolist())
+                        if vocab[w].isalpha() and len(vocab[w]) >= 2 * _MIN_PART]
+        cuts = [(w, i, t) for w, t in joined_words for i in range(_MIN_PART, len(w) - _MIN_PART + 1)
+                if w[:i] not in STOP_WORDS and w[i:] not in STOP_WORDS]
+        def is_known(words: list[str]) -> np.ndarray:
+            h = hash_words(words)
+            return known[np.minimum(np.searchsorted(known, h), max(len(known) - 1, 0))] == h if len(known) else h < 0
+        whole = is_known([w[:i] for w, i, _ in cuts]) & is_known([w[i:] for w, i, _ in cuts])
+        for (w, i, t), ok in zip(cuts, whole.tolist()):
+            if ok:
+                compounds.setdefault((w[:i], w[i:]), t)
         split = list(compounds)
         n_parts = np.array([len(parts) for parts in split], dtype=np.int64)
         # each compound's last part: as written and every form of its stem (kept in the cache folder)
@@ -370,7 +387,7 @@ class RewriteIndex:
         unit_vec = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-9)
         vocab = words.dictionary.to_pylist()
         bridges = Bridges.build(raw, vocab, inverse, word_stem, names, ~common,
-                                np.repeat(indexed.astype(bool), tokens.counts), text_of)
+                                np.repeat(indexed.astype(bool), tokens.counts), text_of, vectors.keys)
         return cls(forms_set, form_stem_of, weight, post_start,
                    np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
