@@ -215,6 +215,7 @@ class Bridges:
     first: HashSet            # the first parts of the split compounds
     split: HashSet            # chained hashes of their parts (every form of the last part)
     split_stem: np.ndarray    # int32, parallel to split.sorted: the compound's stem
+    split_head: np.ndarray    # uint64, parallel to split.sorted: its first part
     joined: HashSet           # hashes of two adjacent unit words joined (endings of the second)
     joined_stems: np.ndarray  # int32 (n, 2), parallel to joined.sorted: their stems
 
@@ -262,11 +263,12 @@ class Bridges:
         owner = np.concatenate([np.repeat(np.arange(len(split)), per), np.arange(len(split))])
         heads = [hash_words([parts[i] if i < len(parts) - 1 else "" for parts in split]) for i in range(_MAX_PARTS - 1)]
         compound_stem = np.array(list(compounds.values()), dtype=np.int32)
-        keys, stems = [], []
+        keys, stems, firsts = [], [], []
         for n in range(2, _MAX_PARTS + 1):
             mine = n_parts[owner] == n
             keys.append(_chain([h[owner[mine]] for h in heads[:n - 1]] + [end_h[mine]]))
             stems.append(compound_stem[owner[mine]])
+            firsts.append(heads[0][owner[mine]])
         # Joined: two adjacent words of one unit, neither a function word nor short, one of them
         # evidence, each pair once
         j = np.flatnonzero(live[:-1] & (text_of[:-1] == text_of[1:]))
@@ -282,26 +284,38 @@ class Bridges:
         pair_stems = np.tile(np.stack([word_stem[j], word_stem[j + 1]], axis=1), (1 + len(_JOINED_ENDINGS), 1))
         jh = hash_words(texts)
         order = np.argsort(jh, kind="stable")
-        key, kst = np.concatenate(keys), np.concatenate(stems)
+        key, kst, head = np.concatenate(keys), np.concatenate(stems), np.concatenate(firsts)
         k_order = np.argsort(key, kind="stable")
-        return cls(HashSet.build(heads[0]), HashSet.build(key[k_order]), kst[k_order], HashSet.build(jh[order]),
-                   pair_stems.astype(np.int32)[order])
+        return cls(HashSet.build(distinct(head)), HashSet.build(key[k_order]), kst[k_order], head[k_order],
+                   HashSet.build(jh[order]), pair_stems.astype(np.int32)[order])
 
-    def hits(self, tokens: Tokens, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(word, stem) of the compounds among the words `at` of `tokens` (a split one at its first
-        word; a joined one twice, once per stem)."""
+    def only(self, keep: np.ndarray) -> "Bridges":
+        """The bridges to the stems `keep` (bool per stem; a joined word's when either of its two
+        is): the prefilter's, which looks at every record word."""
+        k, j = keep[self.split_stem], keep[self.joined_stems].any(axis=1)
+        return Bridges(HashSet.build(distinct(self.split_head[k])), HashSet.build(self.split.sorted[k]),
+                       self.split_stem[k], self.split_head[k], HashSet.build(self.joined.sorted[j]), self.joined_stems[j])
+
+    def hits(self, tokens: Tokens, at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(word, stem) of the compounds among the words `at` (None: all) of `tokens` (a split one
+        at its first word; a joined one twice, once per stem)."""
         h = tokens.hashes
         words, stems = [], []
-        first = at[self.first.contains(h[at])]
+        if at is None:
+            first = np.flatnonzero(self.first.contains(h))
+            found, pos = self.joined.find(h)
+        else:
+            first = at[self.first.contains(h[at])]
+            found, pos = self.joined.find(h[at])
+            found = at[found]
         if len(first):
             end = tokens.bounds[np.searchsorted(tokens.bounds, first, side="right")]  # each one's text's end
             for n in range(2, _MAX_PARTS + 1):
                 ok = first[first + n <= end]
-                found, pos = self.split.find(_chain([h[ok + k] for k in range(n)]))
-                words.append(ok[found])
-                stems.append(self.split_stem[pos])
-        found, pos = self.joined.find(h[at])
-        words += [at[found], at[found]]
+                hit, pos_n = self.split.find(_chain([h[ok + k] for k in range(n)]))
+                words.append(ok[hit])
+                stems.append(self.split_stem[pos_n])
+        words += [found, found]
         stems += [self.joined_stems[pos, 0], self.joined_stems[pos, 1]]
         return np.concatenate(words).astype(np.int64), np.concatenate(stems).astype(np.int64)
 
@@ -327,6 +341,7 @@ class RewriteIndex:
     rare_forms: HashSet      # the forms of the rare stems: held by few units (the prefilter's short postings)
     rare_form_stem: np.ndarray  # int32, parallel to rare_forms.sorted: its stem
     bridges: Bridges | None = None  # the units' compounds, read in a record's other spelling of them
+    rare_bridges: Bridges | None = None  # ... those to the rare stems (the prefilter's)
 
     @classmethod
     def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, vectors: WordVectors,
@@ -393,7 +408,7 @@ class RewriteIndex:
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
                    np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
                    np.array([stems_needed(len([s for s in m if not common[s]])) for m in unit_stems], dtype=np.int32),
-                   HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form], bridges)
+                   HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form], bridges, bridges.only(rare))
 
     def postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(word, stem, unit) for every posting of each word's stem."""
@@ -435,8 +450,8 @@ class RewriteIndex:
         rare[self.rare_form_stem] = True
         rare_hit, rare_at = self.rare_forms.find(tokens.hashes)
         rare_st = self.rare_form_stem[rare_at].astype(np.int64)
-        if self.bridges is not None:  # ... and the rare ones among the compounds written otherwise
-            b_word, b_stem = self.bridges.hits(tokens, np.arange(len(tokens.hashes)))
+        if self.rare_bridges is not None:  # ... and the rare ones among the compounds written otherwise
+            b_word, b_stem = self.rare_bridges.hits(tokens)
             keep = rare[b_stem]
             rare_hit, rare_st = np.concatenate([rare_hit, b_word[keep]]), np.concatenate([rare_st, b_stem[keep]])
         word, st, unit = self.postings(rare_hit, rare_st)
