@@ -25,6 +25,13 @@ names, and loses the word order and the common words that n-grams and alignment 
    passes stands for it (a stem of the unit in the host text after a rewording stretches the span
    over the host's words).
 
+Compounds (`Bridges`): a unit word written with a hyphen (beta-blocker) is one joined word to the
+normaliser, as a record's beta-blocker or betablocker is; a record that writes it apart (beta
+blockers) is read, by the chained hashes of its words, as that word's stem, and so is one that writes
+apart a unit word written joined (left over for leftover: each split into two words of the
+embedding's vocabulary). A record word that is two adjacent unit words joined or hyphenated
+(next-best for next best) counts as both their stems.
+
 The embedding runs only on the few candidate windows, so the tier costs the stem lookup (a few
 array passes per block) and a handful of window embeddings per contaminated record.
 """
@@ -111,8 +118,8 @@ _MIN_SPAN = 1 / 3
 _PAD = 2
 # Compounds (`Bridges`): a unit word written with a hyphen or slash between letters or digits
 # (beta-blocker, e-mail, peer-to-peer: normalised joined) of at most _MAX_PARTS parts, and two
-# adjacent unit words of at least _MIN_PART letters (next best, blood stream) joined, with these
-# endings of the second (beta-blockers).
+# adjacent unit words of at least _MIN_PART letters (next best, blood stream) joined, the last
+# part also with these endings of its stem (beta-blockers).
 _CONNECTOR = re.compile(r"(?<=\w)[-\u2010\u2011\u2013/](?=\w)")
 _LINKED = r"\w[-\x{2010}\x{2011}\x{2013}/]\w"  # a word holding one (RE2: no lookbehind)
 _MAX_PARTS = 3
@@ -215,7 +222,6 @@ class Bridges:
     first: HashSet            # the first parts of the split compounds
     split: HashSet            # chained hashes of their parts (every form of the last part)
     split_stem: np.ndarray    # int32, parallel to split.sorted: the compound's stem
-    split_head: np.ndarray    # uint64, parallel to split.sorted: its first part
     joined: HashSet           # hashes of two adjacent unit words joined (endings of the second)
     joined_stems: np.ndarray  # int32 (n, 2), parallel to joined.sorted: their stems
 
@@ -257,18 +263,17 @@ class Bridges:
                 compounds.setdefault((w[:i], w[i:]), t)
         split = list(compounds)
         n_parts = np.array([len(parts) for parts in split], dtype=np.int64)
-        # each compound's last part: as written and every form of its stem (kept in the cache folder)
-        form_h, per = form_hashes(stem_words([parts[-1] for parts in split]))
-        end_h = np.concatenate([form_h, hash_words([parts[-1] for parts in split])])
-        owner = np.concatenate([np.repeat(np.arange(len(split)), per), np.arange(len(split))])
+        # each compound's last part: as written, and its stem with the endings of _JOINED_ENDINGS
+        lasts = [parts[-1] for parts in split]
+        end_h = hash_words(lasts + [st + e for e in _JOINED_ENDINGS for st in stem_words(lasts)])
+        owner = np.tile(np.arange(len(split)), 1 + len(_JOINED_ENDINGS))
         heads = [hash_words([parts[i] if i < len(parts) - 1 else "" for parts in split]) for i in range(_MAX_PARTS - 1)]
         compound_stem = np.array(list(compounds.values()), dtype=np.int32)
-        keys, stems, firsts = [], [], []
+        keys, stems = [], []
         for n in range(2, _MAX_PARTS + 1):
             mine = n_parts[owner] == n
             keys.append(_chain([h[owner[mine]] for h in heads[:n - 1]] + [end_h[mine]]))
             stems.append(compound_stem[owner[mine]])
-            firsts.append(heads[0][owner[mine]])
         # Joined: two adjacent words of one unit, neither a function word nor short, one of them
         # evidence, each pair once
         j = np.flatnonzero(live[:-1] & (text_of[:-1] == text_of[1:]))
@@ -283,18 +288,11 @@ class Bridges:
             texts += [a + b + e for a, b in zip(a_words, b_stems)]
         pair_stems = np.tile(np.stack([word_stem[j], word_stem[j + 1]], axis=1), (1 + len(_JOINED_ENDINGS), 1))
         jh = hash_words(texts)
-        order = np.argsort(jh, kind="stable")
-        key, kst, head = np.concatenate(keys), np.concatenate(stems), np.concatenate(firsts)
+        order = np.unique(jh, return_index=True)[1]  # sorted, each joined word once (its first pair)
+        key, kst = np.concatenate(keys), np.concatenate(stems)
         k_order = np.argsort(key, kind="stable")
-        return cls(HashSet.build(distinct(head)), HashSet.build(key[k_order]), kst[k_order], head[k_order],
-                   HashSet.build(jh[order]), pair_stems.astype(np.int32)[order])
-
-    def only(self, keep: np.ndarray) -> "Bridges":
-        """The bridges to the stems `keep` (bool per stem; a joined word's when either of its two
-        is): the prefilter's, which looks at every record word."""
-        k, j = keep[self.split_stem], keep[self.joined_stems].any(axis=1)
-        return Bridges(HashSet.build(distinct(self.split_head[k])), HashSet.build(self.split.sorted[k]),
-                       self.split_stem[k], self.split_head[k], HashSet.build(self.joined.sorted[j]), self.joined_stems[j])
+        return cls(HashSet.build(heads[0]), HashSet.build(key[k_order]), kst[k_order], HashSet.build(jh[order]),
+                   pair_stems.astype(np.int32)[order])
 
     def hits(self, tokens: Tokens, at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(word, stem) of the compounds among the words `at` (None: all) of `tokens` (a split one
@@ -341,7 +339,6 @@ class RewriteIndex:
     rare_forms: HashSet      # the forms of the rare stems: held by few units (the prefilter's short postings)
     rare_form_stem: np.ndarray  # int32, parallel to rare_forms.sorted: its stem
     bridges: Bridges | None = None  # the units' compounds, read in a record's other spelling of them
-    rare_bridges: Bridges | None = None  # ... those to the rare stems (the prefilter's)
 
     @classmethod
     def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, vectors: WordVectors,
@@ -408,7 +405,7 @@ class RewriteIndex:
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
                    np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
                    np.array([stems_needed(len([s for s in m if not common[s]])) for m in unit_stems], dtype=np.int32),
-                   HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form], bridges, bridges.only(rare))
+                   HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form], bridges)
 
     def postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(word, stem, unit) for every posting of each word's stem."""
@@ -450,8 +447,8 @@ class RewriteIndex:
         rare[self.rare_form_stem] = True
         rare_hit, rare_at = self.rare_forms.find(tokens.hashes)
         rare_st = self.rare_form_stem[rare_at].astype(np.int64)
-        if self.rare_bridges is not None:  # ... and the rare ones among the compounds written otherwise
-            b_word, b_stem = self.rare_bridges.hits(tokens)
+        if self.bridges is not None:  # ... and the rare ones among the compounds written otherwise
+            b_word, b_stem = self.bridges.hits(tokens)
             keep = rare[b_stem]
             rare_hit, rare_st = np.concatenate([rare_hit, b_word[keep]]), np.concatenate([rare_st, b_stem[keep]])
         word, st, unit = self.postings(rare_hit, rare_st)
