@@ -11,7 +11,8 @@ looking at, a published set of model rewrites or the HumanEval-X ports):
   names and numbers kept); GSM8K_REWORDED_QA: items 32, 160, ..., 1184 with the worked answer
   reworded too;
 - MC_HELDOUT: multiple-choice items written for this set, with their rewordings (question
-  restated, choices kept or dropped).
+  restated, choices kept or dropped); MC_HELDOUT2 and MC_HELDOUT3 (compounds joined or split,
+  short answers restated), written later, never tuned on.
 
 The bench tunes on the even positions of each kind and reports the odd ones apart (`HALVES`).
 """
