@@ -14,7 +14,8 @@ py_rewrite, gsm8k_question, gsm8k_question_answer, mc_reworded; the second held-
 tuned on (NEW_KINDS): new_gsm8k_question_answer, new_mc_reworded; and Chinese translations
 (bench/heldout_zh.py), each planted among 8 Chinese Leipzig sentences: zh_mc_question,
 zh_mc_full (with its choices), zh_gsm8k, and the second Chinese set's zh_mc_question2 (new items,
-never tuned on). Clean documents: the wild bench's
+never tuned on); the third English set's new_mc_reworded2 (MC_HELDOUT3: compounds joined or split,
+choices kept, reworded or dropped, short answers restated; never tuned on). Clean documents: the wild bench's
 six kinds of real text (news, forum lines, books, Python docs, 75 languages, fortunes).
 """
 from __future__ import annotations
@@ -32,10 +33,10 @@ from eval_contamination_wild import (_clean_docs, _sentences_by_lang, bench_argu
 from heldout_zh import GSM8K_ZH, MC_ZH2, MC_ZH_FULL, MC_ZH_QUESTION  # noqa: E402
 from heldout_rewrites import (C_PORTS, GSM8K_REWORDED, GSM8K_REWORDED_QA, JS_PORTS, MC_HELDOUT,  # noqa: E402
                               PY_REWRITES)
-from heldout_rewrites import GSM8K_REWORDED_QA2, MC_HELDOUT2  # noqa: E402
+from heldout_rewrites import GSM8K_REWORDED_QA2, MC_HELDOUT2, MC_HELDOUT3  # noqa: E402
 
 # Kinds of the second held-out set: never tuned on, reported whole (no halves).
-NEW_KINDS = ("new_gsm8k_question_answer", "new_mc_reworded", "zh_mc_question2")
+NEW_KINDS = ("new_gsm8k_question_answer", "new_mc_reworded", "zh_mc_question2", "new_mc_reworded2")
 
 
 def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
@@ -55,13 +56,15 @@ def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
     out += [("zh_gsm8k", k, ("gsm8k", f"gsm{i}"), t) for k, (i, t) in enumerate(sorted(GSM8K_ZH.items()))]
     first = len(MC_HELDOUT) + len(MC_HELDOUT2)
     out += [("zh_mc_question2", k, ("mc", f"mch{first + k}"), zh) for k, (_, _, zh) in enumerate(MC_ZH2)]
+    first += len(MC_ZH2)
+    out += [("new_mc_reworded2", k, ("mc", f"mch{first + k}"), r) for k, (_, _, r) in enumerate(MC_HELDOUT3)]
     return out
 
 
 def main() -> None:
     args = bench_arguments(__doc__.splitlines()[0], clean=1800, clean_zh=0, seed=21).parse_args()
     rng = random.Random(args.seed)
-    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT + MC_HELDOUT2 + MC_ZH2])
+    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT + MC_HELDOUT2 + MC_ZH2 + MC_HELDOUT3])
     planted = leaks([r["task_id"] for r in he])
     with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
         hosts = [json.loads(x)["text"] for x in f if x.strip()]

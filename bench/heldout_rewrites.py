@@ -11,7 +11,8 @@ looking at, a published set of model rewrites or the HumanEval-X ports):
   names and numbers kept); GSM8K_REWORDED_QA: items 32, 160, ..., 1184 with the worked answer
   reworded too;
 - MC_HELDOUT: multiple-choice items written for this set, with their rewordings (question
-  restated, choices kept or dropped).
+  restated, choices kept or dropped); MC_HELDOUT2 and MC_HELDOUT3 (compounds joined or split,
+  short answers restated), written later, never tuned on.
 
 The bench tunes on the even positions of each kind and reports the odd ones apart (`HALVES`).
 """
@@ -1354,4 +1355,122 @@ MC_HELDOUT2 = [
      ["Sigmund Freud", "B. F. Skinner", "Abraham Maslow", "Jean Piaget"],
      "Who was the psychologist that put forward a pyramid of human needs topped by self-actualization?\n"
      "A) Jean Piaget\nB) Abraham Maslow\nC) Sigmund Freud\nD) B. F. Skinner"),
+]
+
+
+# A third held-out set (written before any change for compounds and choices; never tuned on):
+# MMLU-style items of science, medicine, law and technology (question, choices), 17 with four
+# choices and 7 short-answer ones (their one answer as the only choice), each with a rewording as a
+# person or a chat model writes one: the question restated (other order, synonyms), and the choices
+# kept as they are, reworded, re-lettered or dropped, or the short answer restated in a sentence.
+# Some rewordings join or split a hyphenated or compound word as writers do (beta-blockers / beta
+# blockers, e-mail / email, pre-existing / preexisting, peer-to-peer / peer to peer, Type I / Type 1).
+MC_HELDOUT3 = [
+    ("Which class of drugs, such as propranolol, blocks beta-adrenergic receptors and is used to slow the "
+     "heart rate?", ["ACE inhibitors", "Beta-blockers", "Calcium channel blockers", "Diuretics"],
+     "Propranolol belongs to which drug class that works on beta adrenergic receptors to bring down a "
+     "patient's heart rate?\nA) ACE inhibitors\nB) Beta blockers\nC) Calcium channel blockers\nD) Diuretics"),
+    ("Under the Fifth Amendment, which protection prevents a person from being tried twice for the same "
+     "offense?", ["Due process", "Double jeopardy", "Self-incrimination", "Eminent domain"],
+     "Which Fifth Amendment safeguard means that nobody can be put on trial a second time for the same "
+     "crime?"),
+    ("In public-key cryptography, which key is used to verify a digital signature created by the sender?",
+     ["The sender's private key", "The sender's public key", "The receiver's private key",
+      "A shared session key"],
+     "With public key cryptography, when a sender digitally signs a message, which key does the recipient "
+     "use to check that signature?\nA. The private key of the sender\nB. The public key of the sender\n"
+     "C. The private key of the recipient\nD. A shared session key"),
+    ("What term describes the time required for the plasma concentration of a drug to fall to half of its "
+     "initial value?", ["The elimination half-life"],
+     "How do pharmacologists refer to the length of time it takes for a medication's concentration in the "
+     "blood plasma to drop by fifty percent? This is known as its elimination half life."),
+    ("Which protocol is used to send e-mail messages from a client to a mail server?",
+     ["SMTP", "IMAP", "POP3", "HTTP"],
+     "When an email client hands an outgoing message over to a mail server, which protocol is it using?\n"
+     "A) IMAP\nB) SMTP\nC) HTTP\nD) POP3"),
+    ("Under the Affordable Care Act, insurers may no longer deny coverage to applicants because of which "
+     "factor?", ["Pre-existing conditions", "Age", "Smoking status", "Place of residence"],
+     "Since the Affordable Care Act took effect, on what basis are health insurers no longer allowed to "
+     "refuse someone coverage: preexisting conditions, age, whether they smoke, or where they live?"),
+    ("Which psychologist is well-known for experiments on obedience in which participants believed they "
+     "were giving electric shocks?", ["Philip Zimbardo", "Stanley Milgram", "Albert Bandura", "Solomon Asch"],
+     "Who is the psychologist well known for his obedience studies, where the subjects thought they were "
+     "delivering electric shocks to another person?"),
+    ("In a double-blind clinical trial, which parties do not know which participants receive the "
+     "treatment?", ["Only the participants", "Only the researchers", "Both the participants and the "
+                    "researchers", "Neither the participants nor the researchers"],
+     "In a clinical trial that is double blind, who is kept unaware of which subjects are getting the "
+     "treatment?\nA) The subjects only\nB) The researchers only\nC) Both the subjects and the researchers\n"
+     "D) Neither of them"),
+    ("Which imaging technique uses strong magnetic fields and radio waves rather than ionizing radiation to "
+     "produce images of soft tissue?", ["Magnetic resonance imaging (MRI)"],
+     "Unlike X-rays or CT scans, one imaging method relies on powerful magnets and radio waves instead of "
+     "ionising radiation to picture the body's soft tissues: magnetic resonance imaging, or MRI."),
+    ("Which type of chemical bond involves the sharing of electron pairs between two atoms?",
+     ["Ionic bond", "Covalent bond", "Hydrogen bond", "Metallic bond"],
+     "What do we call a chemical bond in which two atoms share pairs of electrons?\nA. Ionic bond\n"
+     "B. Covalent bond\nC. Hydrogen bond\nD. Metallic bond"),
+    ("During which phase of mitosis do sister chromatids separate and move toward opposite poles of the "
+     "cell?", ["Prophase", "Metaphase", "Anaphase", "Telophase"],
+     "At what stage of mitosis are the sister chromatids pulled apart to opposite ends of the cell?"),
+    ("Which network architecture lets every node act as both client and server without a central server, "
+     "as in BitTorrent?", ["Client-server", "Peer-to-peer", "Star topology", "Mainframe"],
+     "BitTorrent is an example of what kind of network design, in which each node is at once a client and a "
+     "server and there is no central server?\nA) Client server\nB) Peer to peer\nC) Star topology\n"
+     "D) Mainframe"),
+    ("What legal doctrine allows a court to hold an employer liable for the wrongful acts an employee "
+     "commits within the scope of employment?", ["Respondeat superior (vicarious liability)"],
+     "Which doctrine lets courts make an employer answer for an employee's wrongdoing done on the job, "
+     "within the scope of the employment? It is respondeat superior, a form of vicarious liability."),
+    ("In the long run, a monopolistically competitive firm earns zero economic profit because of which "
+     "factor?", ["Government price controls", "Free entry and exit of firms", "Perfectly inelastic demand",
+                 "Economies of scale"],
+     "Why does a firm in monopolistic competition end up with zero economic profit over the long term?\n"
+     "A) Price controls set by the government\nB) Firms being able to enter and leave the market freely\n"
+     "C) Demand that is perfectly inelastic\nD) Economies of scale"),
+    ("Which license requires that modified versions of open-source software be distributed under the same "
+     "license terms?", ["MIT License", "GNU General Public License", "Apache License 2.0", "BSD License"],
+     "Which of these licences forces anyone who distributes a modified version of open source code to "
+     "release it under the same terms?\nA. MIT License\nB. GNU General Public License\nC. Apache License "
+     "2.0\nD. BSD License"),
+    ("What is the name of the force that keeps an object moving in a circular path, directed toward the "
+     "center of the circle?", ["Centripetal force"],
+     "An object travelling around a circle needs a force pointed at the circle's centre to stay on that "
+     "path; physicists call it the centripetal force."),
+    ("Which non-steroidal anti-inflammatory drug irreversibly inhibits cyclooxygenase and is used at low "
+     "doses to prevent heart attacks?", ["Ibuprofen", "Aspirin", "Naproxen", "Acetaminophen"],
+     "Taken in low doses to head off heart attacks, which nonsteroidal anti-inflammatory medicine blocks "
+     "cyclo-oxygenase irreversibly?"),
+    ("What network security device monitors and filters incoming and outgoing traffic based on predefined "
+     "security rules?", ["A firewall"],
+     "A firewall is the piece of network security equipment that watches inbound and outbound traffic and "
+     "filters it according to pre-defined security rules."),
+    ("Which greenhouse gas has the greatest global warming potential per molecule among the following?",
+     ["Carbon dioxide", "Methane", "Nitrous oxide", "Sulfur hexafluoride"],
+     "Molecule for molecule, which of these greenhouse gases does the most to warm the planet?\n(A) CO2 "
+     "(B) Methane (CH4) (C) Nitrous oxide (N2O) (D) Sulphur hexafluoride (SF6)"),
+    ("During a trial, what is the questioning of a witness by the opposing party's attorney called?",
+     ["Direct examination", "Cross-examination", "Redirect examination", "Voir dire"],
+     "What is the term for when the lawyer for the other side questions a witness at trial?\nA) Direct "
+     "examination\nB) Cross examination\nC) Redirect examination\nD) Voir dire"),
+    ("Which organ produces insulin and releases it into the bloodstream to regulate blood glucose levels?",
+     ["The pancreas"],
+     "Insulin, the hormone that keeps glucose levels in the blood stream under control, is made and "
+     "secreted by which organ? The pancreas."),
+    ("A Type I error in hypothesis testing occurs when a researcher does which of the following?",
+     ["Rejects a true null hypothesis", "Fails to reject a false null hypothesis", "Accepts the alternative "
+      "hypothesis when it is true", "Uses too small a sample size"],
+     "In a hypothesis test, what does a researcher do when making a Type 1 error?\nA) Rejects the null "
+     "hypothesis even though it is true\nB) Fails to reject a null hypothesis that is false\nC) Accepts a "
+     "true alternative hypothesis\nD) Works with a sample that is too small"),
+    ("Which security measure requires users to provide two different kinds of evidence, such as a password "
+     "and a one-time code, before logging in?", ["Single sign-on", "Two-factor authentication",
+                                                 "Role-based access control", "Encryption at rest"],
+     "What do you call the security method where a user must give two separate kinds of proof, for example "
+     "a password plus a one time code, to log in?\nA. Single sign on\nB. Two factor authentication\n"
+     "C. Role based access control\nD. Encryption at rest"),
+    ("Which bacterium is the most common cause of peptic ulcers and can be treated with a combination of "
+     "antibiotics and acid-reducing drugs?", ["Helicobacter pylori"],
+     "The bacterium behind most peptic ulcers, which doctors treat by combining antibiotics with medication "
+     "that reduces stomach acid, is Helicobacter pylori (H. pylori)."),
 ]

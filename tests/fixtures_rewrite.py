@@ -54,3 +54,10 @@ def mc_counted(tmp: Path, texts: list[str], contamination: dict[str, Any] | None
     config = mc_config(tmp, contamination, items)
     out = ContaminationStage(config)(pa.table({"text": pa.array(texts, pa.string())}))
     return counted(out.column("contamination"), config).to_pylist()
+
+# An item whose rarest words are compounds (two hyphenated, one joined, one pair of words), and
+# its restatement writing them otherwise: apart, and the pair hyphenated.
+FPGA = ("fpga", "Which reconfigurable chip, a field-programmable gate array, is prototyped on a breadboard and "
+                "programmed in a hardware-description language?", ["ASIC", "FPGA", "CPLD", "GPU"])
+FPGA_RESTATED = ("Programmed in a hardware description language and often tried out on a bread board first, a "
+                 "field programmable gate-array is what kind of reconfigurable chip?")

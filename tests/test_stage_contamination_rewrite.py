@@ -4,7 +4,7 @@ words is not."""
 from __future__ import annotations
 
 from audit.stages.contamination_rewrite import stems_needed, stem_words
-from tests.fixtures_rewrite import DNA_FULL, DNA_RESTATED, HOST, NEWS, mc_counted
+from tests.fixtures_rewrite import DNA_FULL, DNA_RESTATED, FPGA, FPGA_RESTATED, HOST, MC_ITEMS, NEWS, mc_config, mc_counted
 
 
 def test_a_restated_multiple_choice_question_is_found_by_its_question_unit(tmp_path):
@@ -65,3 +65,31 @@ def test_form_hashes_are_kept_per_stem_list_and_a_foreign_copy_is_derived_again(
     np.savez(kept, hash=h[:3], count=count)  # a copy that does not add up (damaged or planted)
     fixed, fixed_count = cr.form_hashes(stems)
     assert np.array_equal(fixed, h) and fixed_count.tolist() == count.tolist()
+
+
+def test_compounds_meet_written_apart_hyphenated_or_joined(tmp_path):
+    """A unit's hyphenated word is found written apart, its joined word at a split into two words,
+    and two adjacent words of it found hyphenated or joined; one part alone is no compound."""
+    import numpy as np
+
+    from audit.normalize import tokenize_hashed
+    from audit.stages.contamination import ContaminationIndex
+
+    rw = ContaminationIndex.build(mc_config(tmp_path, items=MC_ITEMS + [FPGA])).rewrite
+    records = ["field programmable", "hardware description languages", "gate-array", "gatearrays",
+               "bread board", "field", "gate array"]
+    tokens = tokenize_hashed(records)
+    word, stem = rw.bridges.hits(tokens, np.arange(len(tokens.hashes)))
+    found = [sorted({rw.names[s] for w, s in zip(word.tolist(), stem.tolist()) if tokens.text_of[w] == k})
+             for k in range(len(records))]
+    [programmable, description, board, gate, array] = stem_words(
+        ["fieldprogrammable", "hardwaredescription", "breadboard", "gate", "array"])
+    pair = sorted([gate, array])
+    assert found == [[programmable], [description], pair, pair, [board], [], []]
+
+
+def test_a_restatement_writing_the_compounds_otherwise_is_found(tmp_path):
+    [got] = mc_counted(tmp_path, [HOST + "\n" + FPGA_RESTATED + "\n" + HOST], items=MC_ITEMS + [FPGA])
+    [m] = got
+    assert (m["eval_id"], m["method"], m["unit"]) == ("fpga", "rewrite", "question")
+    assert {"fieldprogrammabl", "breadboard"} <= set(m["evidence"][1].split()[1:])

@@ -25,12 +25,20 @@ names, and loses the word order and the common words that n-grams and alignment 
    passes stands for it (a stem of the unit in the host text after a rewording stretches the span
    over the host's words).
 
+Compounds (`Bridges`): a unit word written with a hyphen (beta-blocker) is one joined word to the
+normaliser, as a record's beta-blocker or betablocker is; a record that writes it apart (beta
+blockers) is read, by the chained hashes of its words, as that word's stem, and so is one that writes
+apart a unit word written joined (left over for leftover: each split into two words of the
+embedding's vocabulary). A record word that is two adjacent unit words joined or hyphenated
+(next-best for next best) counts as both their stems.
+
 The embedding runs only on the few candidate windows, so the tier costs the stem lookup (a few
 array passes per block) and a handful of window embeddings per contaminated record.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +49,7 @@ import pyarrow.compute as pc
 from scipy.sparse import coo_matrix
 
 from audit.cache import cached_arrays
-from audit.normalize import HashSet, Tokens, hash_words, distinct, normalize_array, tokenize_hashed
+from audit.normalize import HashSet, Tokens, hash_words, distinct, mix64, normalize_array, tokenize_hashed
 from audit.stages.semantic import WordVectors
 
 # Suffixes the stemmer strips (longest first) and the forms it generates from a stem.
@@ -108,6 +116,16 @@ _BLOCKS = 3
 _MIN_SPAN = 1 / 3
 # ... and is embedded also with this many words either side.
 _PAD = 2
+# Compounds (`Bridges`): a unit word written with a hyphen or slash between letters or digits
+# (beta-blocker, e-mail, peer-to-peer: normalised joined) of at most _MAX_PARTS parts, and two
+# adjacent unit words of at least _MIN_PART letters (next best, blood stream) joined, the last
+# part also with these endings of its stem (beta-blockers).
+_CONNECTOR = re.compile(r"(?<=\w)[-\u2010\u2011\u2013/](?=\w)")
+_LINKED = r"\w[-\x{2010}\x{2011}\x{2013}/]\w"  # a word holding one (RE2: no lookbehind)
+_MAX_PARTS = 3
+_MIN_PART = 3
+_JOINED_ENDINGS = ("", "s", "es", "d", "ed", "ing", "er", "ers")
+_KEY_MUL = np.uint64(0x9E3779B97F4A7C15)
 
 
 def stems_needed(n: int) -> int:
@@ -184,6 +202,122 @@ def form_hashes(stems: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     return a["hash"].astype(np.uint64, copy=False), a["count"]
 
 
+def _chain(parts: Sequence[np.ndarray]) -> np.ndarray:
+    """One key per position of word hashes in order (a compound's parts written apart): equal for
+    equal word sequences."""
+    acc = parts[0].astype(np.uint64, copy=True)
+    for h in parts[1:]:
+        acc = acc * _KEY_MUL + h
+    return mix64(acc ^ np.uint64(len(parts)))
+
+
+@dataclass
+class Bridges:
+    """A compound a record writes otherwise than the unit, read as the unit's stems: the parts
+    apart (beta blockers) of a unit word written with a hyphen (beta-blockers, normalised joined:
+    the hyphenated and joined forms meet already), found by their chained hashes, as that word's
+    stem; and one record word (next-best, nextbest) that is two adjacent unit words joined (next
+    best), found by its hash, as their two stems."""
+
+    first: HashSet            # the first parts of the split compounds
+    split: HashSet            # chained hashes of their parts (every form of the last part)
+    split_stem: np.ndarray    # int32, parallel to split.sorted: the compound's stem
+    joined: HashSet           # hashes of two adjacent unit words joined (endings of the second)
+    joined_stems: np.ndarray  # int32 (n, 2), parallel to joined.sorted: their stems
+
+    @classmethod
+    def build(cls, raw: Sequence[str], vocab: Sequence[str], word: np.ndarray, word_stem: np.ndarray,
+              names: Sequence[str], evidence: np.ndarray, live: np.ndarray, text_of: np.ndarray,
+              known: np.ndarray) -> "Bridges":
+        """From the unit words: `raw` as written, `word` (index into `vocab`, normalised) and
+        `word_stem` per word, `text_of` its unit, `live` whether that unit is indexed; `evidence`
+        per stem (not common); `known`: the hashes of the words a joined one may be split into
+        (the embedding's vocabulary)."""
+        # Split: a hyphenated word of an evidence stem, its parts normalised
+        linked = pc.match_substring_regex(pa.array(raw, pa.string()), _LINKED).to_numpy(zero_copy_only=False)
+        at = np.flatnonzero(linked & live & evidence[word_stem])
+        pieces = [_CONNECTOR.split(raw[j]) for j in at.tolist()]
+        flat = normalize_array(pa.array([p for ps in pieces for p in ps], pa.string())).to_pylist()
+        compounds: dict[tuple[str, ...], int] = {}
+        k = 0
+        for j, ps in zip(at.tolist(), pieces):
+            parts = tuple(flat[k:k + len(ps)])
+            k += len(ps)
+            # (a word among them: 3/4, 1990-2000 and a calculation are no compound)
+            if 2 <= len(parts) <= _MAX_PARTS and all(parts) and any(p.isalpha() for p in parts):
+                compounds.setdefault(parts, int(word_stem[j]))
+        # ... and a word written joined (leftover, bloodstream) at each split into two known words,
+        # neither a function word, of _MIN_PART letters or more
+        mine = live & evidence[word_stem]
+        uw, at = np.unique(word[mine], return_index=True)
+        joined_words = [(vocab[w], int(t)) for w, t in zip(uw.tolist(), word_stem[mine][at].tolist())
+                        if vocab[w].isalpha() and len(vocab[w]) >= 2 * _MIN_PART]
+        cuts = [(w, i, t) for w, t in joined_words for i in range(_MIN_PART, len(w) - _MIN_PART + 1)
+                if w[:i] not in STOP_WORDS and w[i:] not in STOP_WORDS]
+        def is_known(words: list[str]) -> np.ndarray:
+            h = hash_words(words)
+            return known[np.minimum(np.searchsorted(known, h), max(len(known) - 1, 0))] == h if len(known) else h < 0
+        whole = is_known([w[:i] for w, i, _ in cuts]) & is_known([w[i:] for w, i, _ in cuts])
+        for (w, i, t), ok in zip(cuts, whole.tolist()):
+            if ok:
+                compounds.setdefault((w[:i], w[i:]), t)
+        split = list(compounds)
+        n_parts = np.array([len(parts) for parts in split], dtype=np.int64)
+        # each compound's last part: as written, and its stem with the endings of _JOINED_ENDINGS
+        lasts = [parts[-1] for parts in split]
+        end_h = hash_words(lasts + [st + e for e in _JOINED_ENDINGS for st in stem_words(lasts)])
+        owner = np.tile(np.arange(len(split)), 1 + len(_JOINED_ENDINGS))
+        heads = [hash_words([parts[i] if i < len(parts) - 1 else "" for parts in split]) for i in range(_MAX_PARTS - 1)]
+        compound_stem = np.array(list(compounds.values()), dtype=np.int32)
+        keys, stems = [], []
+        for n in range(2, _MAX_PARTS + 1):
+            mine = n_parts[owner] == n
+            keys.append(_chain([h[owner[mine]] for h in heads[:n - 1]] + [end_h[mine]]))
+            stems.append(compound_stem[owner[mine]])
+        # Joined: two adjacent words of one unit, neither a function word nor short, one of them
+        # evidence, each pair once
+        j = np.flatnonzero(live[:-1] & (text_of[:-1] == text_of[1:]))
+        long = np.array([len(v) >= _MIN_PART and v not in STOP_WORDS for v in vocab], dtype=bool)
+        stem_a, stem_b = word_stem[j], word_stem[j + 1]
+        j = j[long[word[j]] & long[word[j + 1]] & (evidence[stem_a] | evidence[stem_b])]
+        j = j[np.unique(word[j].astype(np.int64) * len(vocab) + word[j + 1], return_index=True)[1]]
+        a_words = [vocab[a] for a in word[j].tolist()]
+        b_stems = [names[t] for t in word_stem[j + 1].tolist()]
+        texts = [a + vocab[b] for a, b in zip(a_words, word[j + 1].tolist())]
+        for e in _JOINED_ENDINGS:
+            texts += [a + b + e for a, b in zip(a_words, b_stems)]
+        pair_stems = np.tile(np.stack([word_stem[j], word_stem[j + 1]], axis=1), (1 + len(_JOINED_ENDINGS), 1))
+        jh = hash_words(texts)
+        order = np.unique(jh, return_index=True)[1]  # sorted, each joined word once (its first pair)
+        key, kst = np.concatenate(keys), np.concatenate(stems)
+        k_order = np.argsort(key, kind="stable")
+        return cls(HashSet.build(heads[0]), HashSet.build(key[k_order]), kst[k_order], HashSet.build(jh[order]),
+                   pair_stems.astype(np.int32)[order])
+
+    def hits(self, tokens: Tokens, at: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(word, stem) of the compounds among the words `at` (None: all) of `tokens` (a split one
+        at its first word; a joined one twice, once per stem)."""
+        h = tokens.hashes
+        words, stems = [], []
+        if at is None:
+            first = np.flatnonzero(self.first.contains(h))
+            found, pos = self.joined.find(h)
+        else:
+            first = at[self.first.contains(h[at])]
+            found, pos = self.joined.find(h[at])
+            found = at[found]
+        if len(first):
+            end = tokens.bounds[np.searchsorted(tokens.bounds, first, side="right")]  # each one's text's end
+            for n in range(2, _MAX_PARTS + 1):
+                ok = first[first + n <= end]
+                hit, pos_n = self.split.find(_chain([h[ok + k] for k in range(n)]))
+                words.append(ok[hit])
+                stems.append(self.split_stem[pos_n])
+        words += [found, found]
+        stems += [self.joined_stems[pos, 0], self.joined_stems[pos, 1]]
+        return np.concatenate(words).astype(np.int64), np.concatenate(stems).astype(np.int64)
+
+
 @dataclass
 class RewriteIndex:
     """Per unit its rare stems with weights; word-form hashes -> stem; postings stem -> units."""
@@ -204,6 +338,7 @@ class RewriteIndex:
     unit_need: np.ndarray    # int32, per unit: distinct stems a window must hold (see _MIN_STEMS)
     rare_forms: HashSet      # the forms of the rare stems: held by few units (the prefilter's short postings)
     rare_form_stem: np.ndarray  # int32, parallel to rare_forms.sorted: its stem
+    bridges: Bridges | None = None  # the units' compounds, read in a record's other spelling of them
 
     @classmethod
     def build(cls, texts: Sequence[str], tokens: Tokens, indexed: np.ndarray, vectors: WordVectors,
@@ -214,8 +349,9 @@ class RewriteIndex:
         `sample`: corpus documents; a stem in more than _CORPUS_SHARE of them is no prefilter key
         (its postings would be read for most records of this corpus; `sample_tokens`: their words
         when already tokenised)."""
-        raw = [texts[int(t)][int(a):int(b)] for t, a, b in zip(tokens.text_of.tolist(), tokens.starts.tolist(),
-                                                                   tokens.ends.tolist())]
+        text_of = tokens.text_of
+        raw = [texts[int(t)][int(a):int(b)] for t, a, b in zip(text_of.tolist(), tokens.starts.tolist(),
+                                                               tokens.ends.tolist())]
         # the distinct normalised words in order of first use, and each token's
         words = pc.dictionary_encode(pc.fill_null(normalize_array(pa.array(raw, pa.string())), ""))
         inverse = words.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -261,12 +397,15 @@ class RewriteIndex:
                             shape=(len(texts), len(vectors.vecs))).tocsr()
         sums = np.asarray(counts @ vectors.vecs, dtype=np.float32)
         unit_vec = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-9)
+        vocab = words.dictionary.to_pylist()
+        bridges = Bridges.build(raw, vocab, inverse, word_stem, names, ~common,
+                                np.repeat(indexed.astype(bool), tokens.counts), text_of, vectors.keys)
         return cls(forms_set, form_stem_of, weight, post_start,
                    np.array([u for _, u in pairs], dtype=np.int32), total, tokens.counts.astype(np.int32),
                    unit_vec.astype(np.float32), vectors, names, word_stem, tokens.bounds.copy(),
                    np.sort(np.array([u * (len(stems) + 1) + s for s, u in pairs], dtype=np.int64)),
                    np.array([stems_needed(len([s for s in m if not common[s]])) for m in unit_stems], dtype=np.int32),
-                   HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form])
+                   HashSet.build(forms_set.sorted[rare_form]), form_stem_of[rare_form], bridges)
 
     def postings(self, words: np.ndarray, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(word, stem, unit) for every posting of each word's stem."""
@@ -304,8 +443,15 @@ class RewriteIndex:
         n_stems = len(self.weight) + 1
         # Prefilter: pairs holding _MIN_RARE distinct rare stems (short postings: a small fan-out),
         # found by the forms of the rare stems alone (most record words are none of them).
+        rare = np.zeros(len(self.weight), dtype=bool)
+        rare[self.rare_form_stem] = True
         rare_hit, rare_at = self.rare_forms.find(tokens.hashes)
-        word, st, unit = self.postings(rare_hit, self.rare_form_stem[rare_at].astype(np.int64))
+        rare_st = self.rare_form_stem[rare_at].astype(np.int64)
+        if self.bridges is not None:  # ... and the rare ones among the compounds written otherwise
+            b_word, b_stem = self.bridges.hits(tokens)
+            keep = rare[b_stem]
+            rare_hit, rare_st = np.concatenate([rare_hit, b_word[keep]]), np.concatenate([rare_st, b_stem[keep]])
+        word, st, unit = self.postings(rare_hit, rare_st)
         if len(word) == 0:
             return
         # ... within one window (blocks as below): distinct rare stems per (pair, window)
@@ -329,6 +475,11 @@ class RewriteIndex:
                                            - np.bincount(hi_word[some], minlength=size))[:-1] > 0)
         hit, at = self.forms.find(tokens.hashes[spanned])
         hit, stem = spanned[hit], self.form_stem[at].astype(np.int64)
+        if self.bridges is not None:
+            b_word, b_stem = self.bridges.hits(tokens, spanned)
+            hit, stem = np.concatenate([hit, b_word]), np.concatenate([stem, b_stem])
+            order = np.argsort(hit, kind="stable")
+            hit, stem = hit[order], stem[order]
         t_lo, t_hi = np.searchsorted(hit, lo_word), np.searchsorted(hit, hi_word)
         count = t_hi - t_lo
         at_hit = np.repeat(t_lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
@@ -354,8 +505,6 @@ class RewriteIndex:
         w_pair, wins, first, count, got = w_pair[ok], wins[ok], first[ok], count[ok], got[ok]
         order = np.lexsort((wins, -got, w_pair))
         keep = order[np.concatenate([[True], w_pair[order][1:] != w_pair[order][:-1]])]
-        rare = np.zeros(len(self.weight), dtype=bool)
-        rare[self.rare_form_stem] = True
         for k in keep.tolist():
             p, blk = int(w_pair[k]), int(wins[k] & ((1 << 20) - 1))
             t, u = divmod(p, n_units)
@@ -377,8 +526,9 @@ class RewriteIndex:
         its embedding at cosine >= `similarity`; None when no span does. Its embedding, not the
         whole window's, confirms: a window holds the host's text too, and a stem of the unit in it
         (a way, a book) would stretch the span over words the rewrite does not hold."""
-        hits, at = np.unique(hits, return_index=True)
-        hit_stems = hit_stems[at]
+        # each (word, stem) once, in word order (a joined compound's word holds two stems)
+        key = np.unique(hits.astype(np.int64) * (len(self.weight) + 1) + hit_stems)
+        hits, hit_stems = key // (len(self.weight) + 1), key % (len(self.weight) + 1)
         # (padded by _PAD words either side, inside the record: see below)
         a0 = max(int(hits[0]) - _PAD, int(tokens.bounds[int(tokens.text_of[hits[0]])]))
         b0 = min(int(hits[-1]) + 1 + _PAD, int(tokens.bounds[int(tokens.text_of[hits[0]]) + 1]))
