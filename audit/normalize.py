@@ -395,7 +395,7 @@ def _run_words(texts: Sequence[str | None]) -> _RunWords:
         np.cumsum(lengths[:-1] + 1, out=text_start[1:])  # +1: the space joining the texts
     joined = " ".join(strs)
     cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    cls = cls_table[cps]
+    cls = np.take(cls_table, cps)  # (np.take: ~2x faster than indexing by a uint32 array)
     nonspace = cls != _SPACE_CLASS
     edge = np.diff(nonspace.view(np.int8), prepend=np.int8(0), append=np.int8(0))
     w_start = np.flatnonzero(edge == 1)
@@ -417,12 +417,12 @@ def _run_words(texts: Sequence[str | None]) -> _RunWords:
     idx = np.flatnonzero(kept)
     # (uint32 ranks: a run holds at most a few million characters)
     ranks = np.arange(len(idx), dtype=np.uint32) - np.repeat(before.astype(np.uint32), per_word)
-    low = lower_table[cps[idx]]
+    low = np.take(lower_table, np.take(cps, idx))
     # ASCII among a word's first characters from a table of their hashes (most text); the rest hashed
     key = np.minimum(ranks, np.uint32(_ASCII_RANKS - 1))
     key <<= np.uint32(7)
     key |= low & np.uint32(127)
-    h = _ascii_hash_table()[key]
+    h = np.take(_ascii_hash_table(), key)
     long_word = len(per_word) and per_word.max() > _ASCII_RANKS
     other = np.flatnonzero((low >= 128) | (ranks >= _ASCII_RANKS) if long_word else low >= 128)
     if len(other):
