@@ -306,8 +306,13 @@ def _space_cuts(text: str, max_chars: int) -> list[tuple[int, int]]:
     return out
 
 
+# Characters tokenised in one run of numpy passes: its temporary arrays (~40 bytes a character)
+# then stay in the CPU's cache (0.76 -> 0.52 CPU s over the bench corpus against runs of 2M).
+_RUN_CHARS = 250_000
+
+
 def _tokenize_runs(texts: Sequence[str | None], max_chars: int) -> Tokens:
-    runs = list(chunk_texts(texts, max_chars))
+    runs = list(chunk_texts(texts, min(max_chars, _RUN_CHARS)))
     if len(runs) <= 1:
         return _tokenize_run(texts)
     words = [_run_words(texts[a:b]) for a, b in runs]
@@ -390,7 +395,7 @@ def _run_words(texts: Sequence[str | None]) -> _RunWords:
         np.cumsum(lengths[:-1] + 1, out=text_start[1:])  # +1: the space joining the texts
     joined = " ".join(strs)
     cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    cls = cls_table[cps]
+    cls = np.take(cls_table, cps)  # (np.take: ~2x faster than indexing by a uint32 array)
     nonspace = cls != _SPACE_CLASS
     edge = np.diff(nonspace.view(np.int8), prepend=np.int8(0), append=np.int8(0))
     w_start = np.flatnonzero(edge == 1)
@@ -403,24 +408,31 @@ def _run_words(texts: Sequence[str | None]) -> _RunWords:
     kept = cls == _KEEP
     # A word's characters hash with their rank among the kept characters of the word: kept
     # characters lie inside words, so the k-th kept one of a word with `before` kept ones before
-    # it is kept character number before + k.
-    per_word = np.add.reduceat(kept, w_start, dtype=np.int64)  # kept characters of each word
-    before = np.cumsum(per_word) - per_word
+    # it is kept character number before + k. (Counts by one running sum, not a reduceat per word:
+    # half the time.)
+    seen = np.cumsum(kept, dtype=np.int64)  # kept characters up to and including each one
+    after = seen[w_end - 1]
+    before = seen[w_start] - kept[w_start]
+    per_word = after - before  # kept characters of each word
     idx = np.flatnonzero(kept)
-    ranks = np.arange(len(idx), dtype=np.int64) - np.repeat(before, per_word)
-    low = lower_table[cps[idx]]
+    # (uint32 ranks: a run holds at most a few million characters)
+    ranks = np.arange(len(idx), dtype=np.uint32) - np.repeat(before.astype(np.uint32), per_word)
+    low = np.take(lower_table, np.take(cps, idx))
     # ASCII among a word's first characters from a table of their hashes (most text); the rest hashed
-    key = np.minimum(ranks, _ASCII_RANKS - 1)
-    key <<= 7
-    key |= low & 127
-    h = _ascii_hash_table()[key]
-    other = np.flatnonzero((low >= 128) | (ranks >= _ASCII_RANKS))
+    key = np.minimum(ranks, np.uint32(_ASCII_RANKS - 1))
+    key <<= np.uint32(7)
+    key |= low & np.uint32(127)
+    h = np.take(_ascii_hash_table(), key)
+    long_word = len(per_word) and per_word.max() > _ASCII_RANKS
+    other = np.flatnonzero((low >= 128) | (ranks >= _ASCII_RANKS) if long_word else low >= 128)
     if len(other):
         h[other] = hash_code_points(low[other], ranks[other])
     keep_word = per_word > 0
     hashes = np.zeros(len(w_start), dtype=np.uint64)
-    if len(idx):  # one reduction over the kept characters only, word by word
-        hashes[keep_word] = np.bitwise_xor.reduceat(h, before[keep_word])
+    if len(idx):  # a word's hash is the XOR of its characters': by one running XOR, not a reduceat per word
+        running = np.bitwise_xor.accumulate(h)
+        first, last = before[keep_word], after[keep_word] - 1
+        hashes[keep_word] = running[last] ^ np.where(first > 0, running[first - 1], np.uint64(0))
     complex_at = np.flatnonzero(cls == _COMPLEX)
     hard = distinct(np.searchsorted(w_start, complex_at, side="right") - 1)
     # Lone surrogates (deleted, like the fast path does) cannot reach Arrow.

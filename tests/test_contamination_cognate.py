@@ -58,6 +58,21 @@ def test_forms_made_in_one_batch_are_each_word_alone():
     assert [cognate_form(w) for w in words] == expected
 
 
+def test_the_array_passes_of_the_rules_equal_their_plain_forms():
+    """Transliteration by a code point table and doubled letters made one by an array pass: the same
+    as str.translate over the table and the regex (.)\\1+ on text mixing scripts, ß, ъ/ь and runs."""
+    import re
+
+    from audit.stages.contamination_cognate import _CYRILLIC, _transliterate, _undouble
+
+    text = "объём\nгросс straße ŁÓDŹ łódź café Подъезд ь ъъ\nплюс ẞ\u0306й ascii only"
+    assert _transliterate(text.lower()) == text.lower().translate(_CYRILLIC)
+    assert _transliterate("plain") == "plain"
+    letters = "aab\n\nbbbc\ncc\nxyz\nssss\n"
+    assert _undouble(letters) == re.sub(r"(.)\1+", r"\1", letters) == "ab\n\nbc\nc\nxyz\ns\n"
+    assert _undouble("") == ""
+
+
 def test_a_german_and_a_russian_translated_question_are_found_with_their_evidence(tmp_path):
     de = HOST_DE + "\n" + PHOTO_DE + "\n" + HOST_DE
     ru = HOST_RU + "\n" + PARKINSON_RU + "\n" + HOST_RU

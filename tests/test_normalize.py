@@ -115,6 +115,22 @@ def test_chunked_tokenising_equals_one_pass():
         assert np.array_equal(getattr(whole, name), getattr(parts, name)), name
 
 
+def test_long_words_and_many_runs_hash_as_the_reference(monkeypatch):
+    """Words past the 64 ranks of the ASCII table, a run's first word, and a batch cut into many
+    cache-sized runs (each text's words do not depend on which run holds it)."""
+    import audit.normalize as normalize_module
+
+    texts = ["x" * 200 + " short " + "Ab" * 40, "é" * 70 + " " + "y" * 63 + "é", None, "a" * 64, "",
+             "ΟΔΟΣ " * 30 + "z" * 65]
+    one_run = tokenize_hashed(texts)
+    for i, t in enumerate(texts):
+        assert _word_hashes(one_run, i) == [hash_word(w) for w in words(t or "")], i
+    monkeypatch.setattr(normalize_module, "_RUN_CHARS", 70)  # about a run per text
+    runs = tokenize_hashed(texts)
+    for name in ("hashes", "starts", "ends", "bounds"):
+        assert np.array_equal(getattr(one_run, name), getattr(runs, name)), name
+
+
 def test_the_hard_words_of_every_run_are_normalised_in_one_call(monkeypatch):
     """Words whose normal form depends on neighbouring characters go through normalize_array, whose
     every call compiles its patterns again: one call for the runs of a batch, the same words."""

@@ -149,7 +149,7 @@ def _class_counts(view: Utf8View) -> dict[int, np.ndarray]:
     """Characters per row of each class that the shares need (ASCII by byte, the rest decoded);
     CONTROL counts every control character but tab, newline and carriage return (flag CTRL), the
     ones that also separate words (vertical tab, form feed, \\x1c-\\x1f, U+0085) included."""
-    coded = byte_classes()[view.data]
+    coded = np.take(byte_classes(), view.data)  # (np.take: faster than indexing by a uint8 array)
     control = (coded & CTRL) != 0
     cls = coded & CLASS_MASK
     # ESC opening an ANSI escape sequence ("\x1b[33m", terminal colours in text dumps) is

@@ -75,6 +75,12 @@ _CYRILLIC = str.maketrans({
     "й": "i", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t",
     "у": "u", "ф": "f", "х": "k", "ц": "s", "ч": "k", "ш": "s", "щ": "s", "ъ": "", "ы": "i", "ь": "",
     "э": "e", "ю": "u", "я": "a", "і": "i", "ї": "i", "є": "e", "ґ": "g", "ß": "ss", "ł": "l"})
+# ... as a code point table (the one-letter entries; ß -> ss and the letters dropped by str.replace): a
+# str.translate with a dict looks every character of non-ASCII text up in it, five times slower.
+_CYRILLIC_WIDE = {chr(k): v for k, v in _CYRILLIC.items() if v is None or len(v) != 1}
+_CYRILLIC_CPS = np.arange(max(_CYRILLIC) + 1, dtype=np.uint32)
+_CYRILLIC_CPS[[k for k, v in _CYRILLIC.items() if chr(k) not in _CYRILLIC_WIDE]] = [
+    ord(v) for k, v in _CYRILLIC.items() if chr(k) not in _CYRILLIC_WIDE]
 _DIGRAPHS = (("sch", "s"), ("ph", "f"), ("th", "t"), ("ch", "k"), ("sh", "s"), ("ck", "k"), ("qu", "k"))
 # (the rules read many words at once, one a line: ^ and $ are a word's ends, no rule crosses a line break)
 _SOFT_C = re.compile(r"c(?=[eiy])")
@@ -83,13 +89,14 @@ _DIPHTHONG = re.compile(r"e[iu]")
 _PROSTHETIC_E = re.compile(r"^es(?=[^aeiou\n])", re.M)  # Spanish estructura, escapar = structure, escape
 # Suffixes spelled apart by language, made one: -tion/-ción/-sion/-ция/-cia -> si (nation, nación, нация:
 # nasi; radiation, радиация: radiasi); French -aire -> ar (binaire, solaire = binary, solar).
-_TION = re.compile(r"(?<=[a-z]{2})[ts]i[oa]n?")
+_TION = re.compile(r"[ts](?<=[a-z]{2}[ts])i[oa]n?")
 # ... and the same suffix at a word's end in Portuguese -ção/-ções/-são (accents stripped: radiacao,
 # versoes), Polish -cja/-sja/-zja and their cases (degeneracji, wersja, telewizja), Dutch -tie
 # (degeneratie, informatie) is first made -sion.
-_CAO = re.compile(r"(?<=[a-z]{2})(?:[cs](?:ao|oes)|[csz]j[aeiou]|tie)$", re.M)
+# (each pattern opens with the letters it can start at, its look-behind after them: the engine then skips
+# to those letters instead of trying the look-behind at every character; the same matches)
+_CAO = re.compile(r"[cstz](?<=[a-z]{2}[cstz])(?:(?<=[cs])(?:ao|oes)|(?<=[csz])j[aeiou]|(?<=t)ie)$", re.M)
 _AIRE = re.compile(r"aire?s?$", re.M)
-_DOUBLE = re.compile(r"(.)\1+")
 _LETTERS = re.compile(r"[^a-z\n]+")
 _RUNS = re.compile(r"[^\W\d_]+|\d+")
 _EDGES = re.compile(r"^\W+|\W+$")  # a word's punctuation, left out of the evidence
@@ -150,7 +157,7 @@ def cognate_forms(words: Sequence[str]) -> list[str]:
     """`cognate_form` of each of `words`: each rule applied once to all of them, one a line (a
     rule per word costs five times as much for the thousands of words new to a block)."""
     # (a line break is no letter: cognate_form leaves it out wherever it stands)
-    w = "\n".join(x.replace("\n", "") for x in words).lower().translate(_CYRILLIC)
+    w = _transliterate("\n".join(x.replace("\n", "") for x in words).lower())
     # accents stripped: the decomposed marks (and any letter of another script) are not ASCII
     w = _LETTERS.sub("", unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode())
     w = _CAO.sub("sion", w)
@@ -158,7 +165,29 @@ def cognate_forms(words: Sequence[str]) -> list[str]:
         w = w.replace(a, b)
     w = _SOFT_C.sub("s", w).translate(_SINGLE)
     w = _PROSTHETIC_E.sub("s", _DIPHTHONG.sub("e", w))
-    return _DOUBLE.sub(r"\1", _AIRE.sub("ar", _TION.sub("si", w))).split("\n")
+    return _undouble(_AIRE.sub("ar", _TION.sub("si", w))).split("\n")
+
+
+def _transliterate(w: str) -> str:
+    """`w.translate(_CYRILLIC)`, by str.replace for the entries of other than one letter and a numpy
+    table over the code points for the rest."""
+    if w.isascii():
+        return w
+    for k, v in _CYRILLIC_WIDE.items():
+        w = w.replace(k, v or "")
+    cps = np.frombuffer(w.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    inside = cps < len(_CYRILLIC_CPS)
+    out = np.where(inside, _CYRILLIC_CPS[np.where(inside, cps, 0)], cps)
+    return out.tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def _undouble(w: str) -> str:
+    """A run of one letter made one letter (letters and line breaks: what the rules leave, ASCII),
+    by one array pass rather than a regex match per run."""
+    b = np.frombuffer(w.encode("ascii"), dtype=np.uint8)
+    keep = np.ones(len(b), dtype=bool)
+    keep[1:] = (b[1:] != b[:-1]) | (b[1:] == 0x0A)
+    return b[keep].tobytes().decode("ascii")
 
 
 def _h_forms_of(words: Sequence[str]) -> dict[str, list[str]]:

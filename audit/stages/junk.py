@@ -249,9 +249,12 @@ def _span_identities(data: np.ndarray, start: np.ndarray, size: np.ndarray) -> n
     padded = np.concatenate([data, np.zeros(8, dtype=np.uint8)])
     # Every byte offset read as a little-endian uint64 (an unaligned, overlapping view).
     at = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    first = at[start] & _PREFIX_MASKS[np.minimum(size, 8)]
-    last = at[start + np.maximum(size - 8, 0)] & _PREFIX_MASKS[(size > 8) * 8]
-    return mix64(first ^ (size.astype(np.uint64) * _GOLDEN) ^ (last * _C1))
+    ident = at[start] & _PREFIX_MASKS[np.minimum(size, 8)]
+    ident ^= size.astype(np.uint64) * _GOLDEN
+    # the last 8 bytes of the spans longer than 8 (a shorter one is whole in its first 8: none mixed in)
+    long = np.flatnonzero(size > 8)
+    ident[long] ^= at[start[long] + (size[long] - 8)] * _C1
+    return mix64(ident)
 
 
 def word_identities(data: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray:

@@ -254,7 +254,7 @@ class LanguageStage(ConfigStage):
         shares = np.zeros(n, dtype=np.float32)
         if len(todo):
             batch = pc.take(lines, pa.array(todo)).to_pylist()
-            lengths = pc.utf8_length(pc.take(lines, pa.array(todo))).to_numpy(zero_copy_only=False)
+            lengths = np.fromiter(map(len, batch), np.int64, len(batch))
             # A sample shorter than 1.5 pieces is one piece (cut_pieces): one prediction, read in
             # bulk; the Python loop below is only for the longer, multi-piece samples.
             whole = lengths * 2 < 3 * self.piece_chars
