@@ -211,3 +211,22 @@ def test_a_german_compound_is_read_by_its_head_past_a_shorter_key(tmp_path):
             "eines binären Heaps in-place?")
     for found in _pairs_found(tmp_path, HEAP, text):
         assert found["Sortieralgorithmus"] == "algorithm"
+
+
+
+def test_a_word_is_read_as_written_whatever_spelling_of_it_the_process_met_first(tmp_path):
+    """L'efficacité and Lefficacité, D-Mark and DMark are one word each to the normaliser, but read
+    apart (an elided article, a hyphen's parts). The tier's per-process cache must not hand one
+    the other's reading: a record's hits would then hang on which worker read which shards first."""
+    cognate = ContaminationIndex.build(mc_config(tmp_path, items=ITEMS)).cognate
+    assert cognate is not None
+    written = "L'efficacité du traitement contre la maladie de Parkinson dépend de la D-Mark-Herstellung."
+    joined = written.replace("L'efficacité", "Lefficacité").replace("D-Mark-Herstellung", "DMarkHerstellung")
+
+    def hits(texts: list[str]) -> dict[int, list[tuple[int, int, int]]]:
+        return cognate._hits(texts, tokenize_hashed(texts), np.arange(len(texts)))
+
+    alone = hits([written])[0]
+    assert hits([joined])[0] != alone  # the two spellings are read apart ...
+    assert hits([joined, written])[1] == alone  # ... whichever of them came first
+    assert hits([written])[0] == alone and hits([joined])[0] == hits([joined, written])[0]

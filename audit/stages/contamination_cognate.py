@@ -145,6 +145,8 @@ _RARE_SHARE = 0.01
 _MIN_DF = 3
 # The per-process cache of word hash -> keyed stems is emptied past this many words.
 _CACHE_WORDS = 2_000_000
+# mixes a word's written length into its cache key (an odd 64-bit constant: lengths spread over all bits)
+_LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 def cognate_form(word: str) -> str:
@@ -463,9 +465,16 @@ class CognateIndex:
         return key
 
     def _value_ids(self, texts: Sequence[str], tokens: Tokens, rows: np.ndarray) -> np.ndarray:
-        """The value id (into _values) of each token `rows`: looked up in the cache by hash, a word
-        new to this process read once (`_words`)."""
-        h = tokens.hashes[rows]
+        """The value id (into _values) of each token `rows`: looked up in the cache, a word new to
+        this process read once (`_words`).
+
+        The cache is keyed by the word's hash and its length as written: "l'ozone" and "lozone"
+        are one word to the normaliser but read apart (the elided article), so a cache by hash
+        alone gave either one the reading of whichever came first to the process, and a record's
+        matches hung on which worker had read which shards. Only words written in letters or
+        digits alone are kept (their spellings of one key differ by case, read alike); the
+        others are read again in each block that holds them."""
+        h = tokens.hashes[rows] ^ ((tokens.ends[rows] - tokens.starts[rows]).astype(np.uint64) * _LENGTH_MIX)
         at = np.minimum(np.searchsorted(self._known, h), max(len(self._known) - 1, 0))
         found = self._known[at] == h if len(self._known) else np.zeros(len(h), bool)
         out = self._known_value[at] if len(self._known) else np.zeros(len(h), dtype=np.int64)
@@ -473,19 +482,21 @@ class CognateIndex:
             new, first, inverse = np.unique(h[~found], return_index=True, return_inverse=True)
             new_rows = rows[~found][first]
             text_of = np.searchsorted(tokens.bounds, new_rows, side="right") - 1
+            raws = [texts[t][a:b] for t, a, b in zip(text_of.tolist(), tokens.starts[new_rows].tolist(),
+                                                      tokens.ends[new_rows].tolist())]
             ids = []
-            for v in self._words([texts[t][a:b] for t, a, b in zip(text_of.tolist(), tokens.starts[new_rows].tolist(),
-                                                                    tokens.ends[new_rows].tolist())]):
+            for v in self._words(raws):
                 ids.append(self._value_id.setdefault(v, len(self._value_id)))
                 if ids[-1] == len(self._values):
                     self._values.append(v)
-            if len(self._known) + len(new) > _CACHE_WORDS:
-                self._known, self._known_value = self._known[:0], self._known_value[:0]
             new_ids = np.array(ids, dtype=np.int64)
-            known = np.concatenate([self._known, new])
+            keep = np.array([raw.isalnum() for raw in raws], dtype=bool)
+            if len(self._known) + int(keep.sum()) > _CACHE_WORDS:
+                self._known, self._known_value = self._known[:0], self._known_value[:0]
+            known = np.concatenate([self._known, new[keep]])
             order = np.argsort(known, kind="stable")
             self._known = known[order]
-            self._known_value = np.concatenate([self._known_value, new_ids])[order]
+            self._known_value = np.concatenate([self._known_value, new_ids[keep]])[order]
             out[~found] = new_ids[inverse.reshape(-1)]  # (the new words' rows: no second lookup of every row)
         return out
 
