@@ -36,8 +36,9 @@ photosynthèse, фотосинтез.
    (`rewrite_threshold`).
 
 Cost: English records are told apart by one array pass over the block's word hashes; a read
-record's words are mapped to keys through a per-process cache sorted by word hash (a word's form
-is computed once per process, a block's new words in one batch of regex passes), the (record,
+record's words are mapped to keys through a per-process cache sorted by word hash and written
+length (a word's form is computed once per process, a block's new words in one batch of regex
+passes; a word written with an apostrophe or hyphen once per block), the (record,
 unit) pairs holding enough distinct stems found by array passes over the batch, then windows are
 counted per such pair over its few hits.
 The word lists are read into the cache folder once per machine (audit.cache, a few seconds).
