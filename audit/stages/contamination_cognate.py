@@ -316,8 +316,8 @@ class CognateIndex:
     markers: HashSet           # word hashes of the English function words and of those of _LANGS
     marker_en: np.ndarray      # bool, parallel to markers.sorted: an English one
     sample_docs: int = 0       # non-English Latin/Cyrillic documents of the corpus sample read
-    # the per-process cache of record words: sorted word hashes and, parallel, the id of their value
-    # (stems, key length) in _values; _value_id interns the values
+    # the per-process cache of record words: sorted keys (word hash mixed with written length)
+    # and, parallel, the id of their value (stems, key length) in _values; _value_id interns the values
     _known: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     _known_value: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     _values: list[tuple[tuple[int, ...], int]] = field(default_factory=list)
