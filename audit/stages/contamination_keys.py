@@ -55,6 +55,7 @@ could complete a candidate).
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from bisect import bisect_left, bisect_right
@@ -68,6 +69,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from anyascii import anyascii
+
+from audit.cache import cached_arrays
 
 # A number in ASCII or full-width digits (digit groups joined by one separator each; not part of
 # a time, date, range, version or identifier: 07:21:23, 28/01, 9-14, MiG-19, task1) ...
@@ -187,6 +190,21 @@ def _library_words(lang: str) -> tuple[dict[str, float], frozenset[str], bool]:
     return out, joins, all(num2words(12, lang=c).startswith(num2words(10, lang=c)) for c in codes)
 
 
+def _everyday_english(words: frozenset[str]) -> frozenset[str]:
+    """Those of `words` at least _ENGLISH_WORD frequent in English: read from wordfreq once per
+    machine into the cache folder (audit.cache), as importing it and reading its English list is
+    0.4 s a process, in the driver's index build and in every worker."""
+    from importlib.metadata import version
+
+    def derive() -> dict[str, np.ndarray]:
+        from wordfreq import zipf_frequency
+        found = sorted(w for w in words if zipf_frequency(w, "en") >= _ENGLISH_WORD)
+        return {"words": np.frombuffer("\n".join(found).encode(), dtype=np.uint8)}
+    listed = hashlib.blake2b("\n".join(sorted(words)).encode(), digest_size=8).hexdigest()
+    a = cached_arrays("number-words-english", f"wordfreq {version('wordfreq')}|{_ENGLISH_WORD}|{listed}", derive)
+    return frozenset(w for w in a["words"].tobytes().decode().split("\n") if w)
+
+
 @dataclass(frozen=True, eq=False)  # (compared, hashed by identity: one per language, cached)
 class NumberWords:
     """The number words read in a record of one language (or of the _FALLBACK languages)."""
@@ -234,9 +252,9 @@ def _number_words(lang: str | None) -> NumberWords:
                 clash.add(w)
     value = {w: v for w, v in value.items() if w not in clash}
     if lang is None:  # no language known (or an eval unit): English likeliest, its everyday words no number
-        from wordfreq import zipf_frequency  # (its word lists load in a third of a second: only when asked)
         english = _library_words("en")[0].keys() | _HAND["en"].keys()
-        value = {w: v for w, v in value.items() if w in english or zipf_frequency(w, "en") < _ENGLISH_WORD}
+        everyday = _everyday_english(frozenset(value.keys() - english))
+        value = {w: v for w, v in value.items() if w not in everyday}
     joins -= value.keys()
     trie = _trie_regex(value)
     # A number word (group 1) after a non-word character: the search tries the words only where a \W
