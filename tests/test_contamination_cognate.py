@@ -230,3 +230,21 @@ def test_a_word_is_read_as_written_whatever_spelling_of_it_the_process_met_first
     assert hits([joined])[0] != alone  # the two spellings are read apart ...
     assert hits([joined, written])[1] == alone  # ... whichever of them came first
     assert hits([written])[0] == alone and hits([joined])[0] == hits([joined, written])[0]
+
+
+
+def test_a_compound_is_read_by_each_of_its_parts(tmp_path):
+    """Internetprotokoll is internet and protocol, Sortieralgorithmus sort and algorithm: every
+    part that is a key is read, the first one past a full key too (the question's cognates are
+    often a compound's two halves)."""
+    dns = ("dns", "Which Internet protocol translates human-readable domain names into the numeric IP addresses "
+                  "used by computers?", ["HTTP", "DNS", "FTP", "SMTP"])
+    items = [i for i in ITEMS if i[0] != "tcp"] + [dns, HEAP]  # (tcp: protocol would be no rare stem)
+    contamination = ContaminationIndex.build(mc_config(tmp_path, items=items))
+    cognate, names = contamination.cognate, contamination.rewrite.names
+    assert cognate is not None
+    texts = ["Welches Internetprotokoll übersetzt für Menschen lesbare Domainnamen in die numerischen IP-Adressen?",
+             "Welcher Sortieralgorithmus hat im schlechtesten Fall eine Laufzeit von O(n log n)?"]
+    hits = cognate._hits(texts, tokenize_hashed(texts), np.arange(2))
+    assert {names[s] for rank, s, _ in hits[0] if rank == 1} >= {"internet", "protocol"}
+    assert {names[s] for rank, s, _ in hits[1] if rank == 1} >= {"sort", "algorithm"}

@@ -12,8 +12,9 @@ photosynthèse, фотосинтез.
    -tion/-ción/-ção/-zione/-cja/-tie/-ция/-cia -> si, French -aire -> ar, doubled letters
    collapsed). Keys are the form's first 6 and 5 letters (4 for a word of four):
    the inflection endings of each language lie past them (Atmosphäre, atmósfera, атмосфера:
-   atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key (a German
-   compound: a full key further in when no prefix of 6 is one, Sortieralgorithmus); a Russian
+   atmosf). A record word is read as its longest prefix (6, 5, 4 letters) that is a key and, a
+   compound, as each full key further in (Sortieralgorithmus: sort, algori; Internetprotokoll:
+   intern, protok); a word of several (Last-in-First-out, l'ozone) as each of its parts; a Russian
    word with г and no key is read again with г as a Latin h (гормон, гипотеза: hormone, hypothesis).
 2. Keys of a unit: its evidence stems of the rewrite tier (RewriteIndex: units, rarity weights,
    postings) of four letters or more whose key is attested in the word lists of two of _LANGS
@@ -101,8 +102,11 @@ _AIRE = re.compile(r"aire?s?$", re.M)
 _LETTERS = re.compile(r"[^a-z\n]+")
 _RUNS = re.compile(r"[^\W\d_]+|\d+")
 _EDGES = re.compile(r"^\W+|\W+$")  # a word's punctuation, left out of the evidence
-# A word of this many letters past a key is read for a key inside it too (a compound's later part).
+# A word of more than this many letters past a key is read for a key inside it too (a compound's later part).
 _COMPOUND_REST = 6
+# How a record word is read: its (stem, key length) pairs, and -2 for a word of no Latin or
+# Cyrillic letter (0 else).
+_Value = tuple[tuple[tuple[int, int], ...], int]
 # Key lengths: a unit's form gives keys of its first _KEY_LENS letters (a form of _MIN_LEN: itself).
 _KEY_LENS = (6, 5)
 _MIN_LEN = 4
@@ -317,11 +321,11 @@ class CognateIndex:
     marker_en: np.ndarray      # bool, parallel to markers.sorted: an English one
     sample_docs: int = 0       # non-English Latin/Cyrillic documents of the corpus sample read
     # the per-process cache of record words: sorted keys (word hash mixed with written length)
-    # and, parallel, the id of their value (stems, key length) in _values; _value_id interns the values
+    # and, parallel, the id of their value (_Value) in _values; _value_id interns the values
     _known: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     _known_value: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    _values: list[tuple[tuple[int, ...], int]] = field(default_factory=list)
-    _value_id: dict[tuple[tuple[int, ...], int], int] = field(default_factory=dict)
+    _values: list[_Value] = field(default_factory=list)
+    _value_id: dict[_Value, int] = field(default_factory=dict)
 
     @classmethod
     def build(cls, rw: RewriteIndex, sample: Sequence[str] | None = None,
@@ -399,9 +403,9 @@ class CognateIndex:
         return ((counts >= _MIN_WORDS) & (n_en < _EN_SHARE * np.maximum(counts, 1))
                 & (n_lang >= _LANG_SHARE * counts))
 
-    def _words(self, raws: Sequence[str]) -> list[tuple[tuple[int, ...], int]]:
-        """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of each record word of
-        `raws` (their forms made in one batch: `cognate_forms`)."""
+    def _words(self, raws: Sequence[str]) -> list[_Value]:
+        """(the (stem, key length) pairs it is read as, 0; -2 for a word of no Latin or Cyrillic
+        letter) of each record word of `raws` (their forms made in one batch: `cognate_forms`)."""
         # (a word of letters alone, most of them, is one run)
         runs = [[raw] if raw.isalpha() else _RUNS.findall(raw) for raw in raws]
         letters = [r for rs in runs for r in rs if not r.isdigit()]
@@ -410,60 +414,61 @@ class CognateIndex:
         return [self._word(rs, ["" if r.isdigit() else next(forms) for r in rs], h_forms) if len(rs) != 1 or rs[0].isdigit()
                 else self._word_of(rs[0], next(forms), h_forms) for rs in runs]
 
-    def _word_of(self, run: str, form: str, h_forms: dict[str, list[str]]) -> tuple[tuple[int, ...], int]:
+    def _word_of(self, run: str, form: str, h_forms: dict[str, list[str]]) -> _Value:
         """`_word` of a word of one run of letters (most words: the loop over runs left out)."""
         if not form:
             return (), -2
-        key = self._run_key(run, form, h_forms)
-        return ((), 0) if key is None else self._keyed(key)
+        return self._keyed(self._run_keys(run, form, h_forms)), 0
 
-    def _run_key(self, run: str, form: str, h_forms: dict[str, list[str]]) -> str | None:
-        """The key of a run of letters: its form's (`_key`), else one of its forms with г read as h."""
-        key = self._key(form)
-        if key is None and run in h_forms:
-            key = next((k for k in map(self._key, h_forms[run]) if k is not None), None)
-        return key
+    def _run_keys(self, run: str, form: str, h_forms: dict[str, list[str]]) -> list[str]:
+        """The keys of a run of letters: its form's (`_keys`), else those of its first form with г
+        read as h that has any."""
+        keys = self._keys(form)
+        if not keys and run in h_forms:
+            keys = next((k for k in map(self._keys, h_forms[run]) if k), [])
+        return keys
 
-    def _keyed(self, key: str) -> tuple[tuple[int, ...], int]:
-        """(stems, key length) of a word read as `key`: a key of everyday words is read as one letter
-        long (it counts, never as a strong hit)."""
-        return self.key_stem[key], 1 if key in self.everyday else len(key)
+    def _keyed(self, keys: list[str]) -> tuple[tuple[int, int], ...]:
+        """The (stem, key length) pairs of a word read as `keys`: a key of everyday words is read as
+        one letter long (it counts, never as a strong hit)."""
+        return tuple((st, 1 if key in self.everyday else len(key)) for key in keys for st in self.key_stem[key])
 
-    def _word(self, runs: list[str], forms: list[str], h_forms: dict[str, list[str]]
-              ) -> tuple[tuple[int, ...], int]:
-        """(stems, key length; -2 for a word of no Latin or Cyrillic letter) of one record word: its
-        `runs` of letters or digits, their cognate forms ("" for digits) and `_h_forms_of` them."""
+    def _word(self, runs: list[str], forms: list[str], h_forms: dict[str, list[str]]) -> _Value:
+        """`_words` of one record word: its `runs` of letters or digits, their cognate forms ("" for
+        digits) and `_h_forms_of` them. A token may be several words (l'ozone, Internet-Protokoll):
+        each is read."""
         if not any(r.isdigit() or f for r, f in zip(runs, forms)):
             return (), -2
-        for r, f in zip(runs, forms):  # a token may be several words (l'ozone, Parkinson-Krankheit): the first keyed one
+        pairs: list[tuple[int, int]] = []
+        for r, f in zip(runs, forms):
             if r.isdigit():
-                if r in self.number_stem:
-                    return self.number_stem[r], 0
-                continue
-            key = self._run_key(r, f, h_forms)  # (the forms with г read as h where the plain one has no key)
-            if key is not None:
-                return self._keyed(key)
-        return (), 0
+                pairs += ((st, 0) for st in self.number_stem.get(r, ()))
+            else:  # (the forms with г read as h where the plain one has no key)
+                pairs += self._keyed(self._run_keys(r, f, h_forms))
+        return tuple(dict.fromkeys(pairs)), 0
 
-    def _key(self, f: str) -> str | None:
-        """The key a record word's form `f` is read as: its longest prefix key, unless a German
-        compound's full key further in is longer (Erdatmosphäre, Sortieralgorithmus: algori, not
-        sort: the head is the last part); None."""
+    def _keys(self, f: str) -> list[str]:
+        """The keys a record word's form `f` is read as: its longest prefix key, and the full keys
+        further in of a compound's later parts (Internetprotokoll: intern and protok;
+        Sortieralgorithmus: sort and algori), each part once."""
         n = len(f)
         if n < _MIN_LEN:
-            return None
+            return []
         key_stem = self.key_stem
-        key = None
+        out: list[str] = []
+        i = 3
         for k in (6, 5, 4):  # (plain loops: this runs for every word new to a process)
             if n >= k and f[:k] in key_stem:
-                key = f[:k]
+                out.append(f[:k])
+                i = max(i, k)
                 break
-        if key is not None and len(key) == 6:
-            return key
-        for i in range(3, n - _COMPOUND_REST):
+        while i < n - _COMPOUND_REST:
             if f[i:i + 6] in key_stem:
-                return f[i:i + 6]
-        return key
+                out.append(f[i:i + 6])
+                i += 6
+            else:
+                i += 1
+        return out
 
     def _value_ids(self, texts: Sequence[str], tokens: Tokens, rows: np.ndarray) -> np.ndarray:
         """The value id (into _values) of each token `rows`: looked up in the cache, a word new to
@@ -511,7 +516,7 @@ class CognateIndex:
             return {}
         ids = self._value_ids(texts, tokens, rows)
         kinds = np.array([k for _, k in self._values], dtype=np.int64)
-        keyed = np.array([bool(st) for st, _ in self._values], dtype=bool)
+        keyed = np.array([bool(pairs) for pairs, _ in self._values], dtype=bool)
         which = np.repeat(np.arange(len(picked)), counts)
         other = np.bincount(which[kinds[ids] == -2], minlength=len(picked))
         ok = other <= (1 - _SCRIPT_SHARE) * counts
@@ -520,11 +525,11 @@ class CognateIndex:
         text_of = picked[which[hit]]
         values = self._values
         for t, rank, v in zip(text_of.tolist(), (rows[hit] - tokens.bounds[text_of]).tolist(), ids[hit].tolist()):
-            stems, k = values[v]
-            if len(stems) == 1:  # (most words stand for one stem)
-                out[t].append((rank, stems[0], k))
+            pairs = values[v][0]
+            if len(pairs) == 1:  # (most words stand for one stem)
+                out[t].append((rank, *pairs[0]))
             else:
-                out[t] += [(rank, st, k) for st in stems]
+                out[t] += [(rank, st, k) for st, k in pairs]
         return out
 
     @cached_property
