@@ -140,7 +140,12 @@ def _rows_edited(part: Path, done: Path) -> None:
     done.write_text(json.dumps(rec))
 
 
-@pytest.mark.parametrize("damage", [_flip_byte, _truncate, _zero_bytes, _foreign, _rows_edited],
+# Two kinds of damage in the fast tier; the other three (a run and a re-run each) in the whole suite.
+_SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize("damage", [_flip_byte, _truncate, pytest.param(_zero_bytes, marks=_SLOW),
+                                    pytest.param(_foreign, marks=_SLOW), pytest.param(_rows_edited, marks=_SLOW)],
                          ids=["flipped-byte", "truncated", "zero-byte", "foreign", "done-rows-edited"])
 def test_a_damaged_measurement_part_is_named_by_decide_and_measured_again_by_run(corpus, clean, damage, capsys):
     local_run(corpus.root, "run")
@@ -198,6 +203,7 @@ def test_an_object_store_that_cannot_be_reached_is_one_line_naming_the_uri(tmp_p
     assert err.startswith(f"audit: s3://bucket/shards/: cannot reach endpoint {endpoint}: {cause}")
 
 
+@pytest.mark.slow  # a subprocess job: seconds, kept out of the fast tier
 def test_a_full_disk_during_the_scan_names_the_path_and_the_space_needed(corpus, tmp_path):
     if not can_mount_tmpfs(tmp_path / "probe"):
         pytest.skip("this machine lets no private mount namespace mount a tmpfs (unshare -rm)")
@@ -212,6 +218,7 @@ def test_a_full_disk_during_the_scan_names_the_path_and_the_space_needed(corpus,
     assert "more is needed for the measurements of the" in err and re.search(r"\d+(\.\d)? [KM]iB", err)
 
 
+@pytest.mark.slow  # a subprocess job: seconds, kept out of the fast tier
 def test_a_file_size_limit_during_the_scan_is_one_line_with_the_space_needed(corpus):
     cfg = write_local_config(corpus.root)
     done = audit_in_subprocess(["run", str(cfg), "--quiet"], corpus.root, fsize=12_000)
