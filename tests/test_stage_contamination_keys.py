@@ -14,7 +14,7 @@ import pytest
 from audit.config import parse_config
 from audit.stages.contamination import ContaminationStage, counted
 from audit.stages import contamination_keys
-from audit.stages.contamination_keys import (KeyIndex, number_keys, number_words, sound_key, text_keys,
+from audit.stages.contamination_keys import (KeyIndex, number_keys, number_words, sound_key, sound_keys, text_keys,
                                              texts_holding, word_numbers)
 
 # GSM8K test item 11 (Toula's bakery), translated by hand.
@@ -38,6 +38,9 @@ JA_17 = ("ジルは教師として1時間20ドル、チアリーディングの�
 EL_5 = ("Ο Κάιλαρ πήγε στο κατάστημα να αγοράσει ποτήρια για το νέο του διαμέρισμα. Ένα ποτήρι κοστίζει 5 $, αλλά "
         "κάθε δεύτερο ποτήρι κοστίζει μόνο το 60% της τιμής. Ο Κάιλαρ θέλει να αγοράσει 16 ποτήρια. Πόσα πρέπει να "
         "πληρώσει;")
+# Item 27 (Cynthia's ice cream) in Japanese: her name as Japanese writes "th", with an s (シンシア).
+JA_27 = ("シンシアは毎晩アイスを1食分食べる。アイスは1箱15食分入りで、1箱4.00ドルで売られている。60日たつと、"
+         "彼女はアイスにいくら払っていることになるか。")
 # Item 498 (Brianne's orange pies) in Danish, its small numbers in words (fem, ti, tre): without
 # them it holds one number of two digits (20), too few with its names.
 DA_498 = ("Brianne og Ashley laver græsk appelsintærte. Ashley havde fem kasser med ti appelsiner i hver kasse med, "
@@ -130,6 +133,9 @@ def test_a_name_transliterated_into_cyrillic_chinese_katakana_or_greek_meets_its
                            ("Raymond", "Раймонда", "雷蒙德", "レイモンド", "Ρέιμοντ"), ("Marissa", "Марисса", "玛丽莎")):
         assert {sound_key(n) for n in others} == {sound_key(latin)}, latin
     assert len({sound_key(n) for n in ("Kylar", "Jill", "Samantha", "Marissa", "Toula")}) == 5
+    # "th": a t in Cyrillic and Greek, an s in katakana and Chinese; a unit's name is read both ways
+    assert sound_keys("Cynthia") == {sound_key("Синтия"), sound_key("シンシア")} and sound_key("辛西娅") == sound_key("シンシア")
+    assert sound_keys("Kylar") == {sound_key("Kylar")}
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +169,7 @@ def test_japanese_and_greek_translations_are_found_by_their_numbers_and_names(gs
     index, sentences = gsm_keys
     host = " ".join(sentences[:6])
     for item, translated, keys in ((5, JA_5, {"Kylar", "16", "60"}), (17, JA_17, {"Jill", "20", "30", "50", "35"}),
-                                   (5, EL_5, {"Kylar", "16", "60"})):
+                                   (5, EL_5, {"Kylar", "16", "60"}), (27, JA_27, {"Cynthia", "15", "60"})):
         found = {u: ev for u, _, _, _, ev in _matches(index, host + " " + translated, 0.3)}
         assert item in found and keys <= set(found[item][0].split()[1:]), (item, found)
 

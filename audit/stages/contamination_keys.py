@@ -18,9 +18,10 @@ names.
    loosely with the unit's Latin-script names by a sound skeleton (Кайлар, 凯拉, カイラー, Κάιλαρ ~
    Kylar; Джилл, 吉尔, ジル ~ Jill):
    the first three consonants, with what transliteration confuses merged (c/k/q, r/l,
-   s/z/sh, j/dzh/zh, ng/n). Each key is weighted by its rarity: the lower
-   of its inverse frequency among the units and among the corpus sample's documents (a "2" or a
-   "10" is in most documents with numbers: nearly no evidence).
+   s/z/sh, j/dzh/zh, ng/n; a unit's "th" read as t and as s: Синтия, シンシア, 辛西娅 ~ Cynthia).
+   Each key is weighted by its rarity: the lower of its inverse frequency among the units and among
+   the corpus sample's documents (a "2" or a "10" is in most documents with numbers: nearly no
+   evidence).
 2. Candidates, from the sets of the record's numbers and names (one findall each; with the stage's
    Arrow column at hand, numbers only in the records where one RE2 pass over the batch finds a
    digit; names only where one finds a name of the units, Cyrillic, Greek, Chinese and katakana ones
@@ -45,7 +46,8 @@ names.
 
 Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
 numbers and no name, a multiple-choice question in words), a name that is a word of the corpus
-sample (Gloria, John: lower-case somewhere) or transliterated past the skeleton (Cynthia as 辛西娅),
+sample (Gloria, John: lower-case somewhere) or transliterated past the skeleton (Toula as 图拉 is
+reached, a name given a native form is not: Jacob as 雅各布),
 names translated rather than transliterated, number words of a language num2words does not write
 (or writes without spaces: Korean, Thai) and inflected forms it does not write (Polish dziesięciu,
 Turkish on bir as 11: one is no number word), number words of another language than the record's
@@ -371,6 +373,16 @@ def sound_key(name: str) -> str:
     return s[:3]  # endings differ by case and by transliteration (Саманты, 萨曼莎 ~ Samantha)
 
 
+def sound_keys(name: str) -> set[str]:
+    """A Latin-script name's sound skeletons: `sound_key`, and where it writes "th", the skeleton
+    with th as s as well: Russian and Greek keep a t (Синтия), Japanese and Chinese, which have
+    no such sound, write an s (シンシア, 辛西娅 ~ Cynthia; スミス ~ Smith)."""
+    keys = {sound_key(name)}
+    if "th" in name.lower():
+        keys.add(sound_key(re.sub("th", "s", name, flags=re.IGNORECASE)))
+    return keys
+
+
 def foreign_names(text: str) -> Iterable[tuple[str, int, int]]:
     """(sound key, start, end) of each name-like word of `text` in Cyrillic or Greek (capitalised,
     its lower-case form not in the text), Chinese (a run of transliteration characters, and every
@@ -611,9 +623,9 @@ class KeyIndex:
         # unless the sample's Cyrillic/Chinese words often read as it (a common word, not a name)
         sound: dict[str, list[int]] = {}
         for k, i in key_id.items():
-            sk = "" if k[0].isdigit() else sound_key(k)
-            if len(sk) >= 2:
-                sound.setdefault(sk, []).append(i)
+            for sk in () if k[0].isdigit() else sound_keys(k):
+                if len(sk) >= 2:
+                    sound.setdefault(sk, []).append(i)
         fdf = Counter(sk for t in sample or () for sk in {sk for sk, _, _ in foreign_names(t)} if sk in sound)
         sound = {sk: ids for sk, ids in sound.items() if fdf[sk] <= max(_MIN_DF, _RARE_SHARE * n_sample)}
         small = {key_id[k] for k in _SMALL if k in key_id}
