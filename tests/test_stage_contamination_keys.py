@@ -41,6 +41,11 @@ EL_5 = ("Ο Κάιλαρ πήγε στο κατάστημα να αγοράσε�
 # Item 27 (Cynthia's ice cream) in Japanese: her name as Japanese writes "th", with an s (シンシア).
 JA_27 = ("シンシアは毎晩アイスを1食分食べる。アイスは1箱15食分入りで、1箱4.00ドルで売られている。60日たつと、"
          "彼女はアイスにいくら払っていることになるか。")
+# Item 11 in Japanese, each price before its count as Japanese puts them (1ダース68ドルのドーナツを3ダース):
+# three neighbours swapped of seven keys, after a page whose own 2 and 3 come first.
+JA_11 = ("トゥーラはケーキ屋でお菓子をいろいろ買った。1ダース68ドルのドーナツを3ダース、1ダース80ドルのミニカップケーキを"
+         "2ダース、1ダース55ドルのミニチーズケーキを6ダース。全部でいくらかかったか。")
+JA_PAGE = "週末の予定：土曜日は2時から買い物、日曜日は3時から友だちとお茶。"
 # Item 498 (Brianne's orange pies) in Danish, its small numbers in words (fem, ti, tre): without
 # them it holds one number of two digits (20), too few with its names.
 DA_498 = ("Brianne og Ashley laver græsk appelsintærte. Ashley havde fem kasser med ti appelsiner i hver kasse med, "
@@ -172,6 +177,20 @@ def test_japanese_and_greek_translations_are_found_by_their_numbers_and_names(gs
                                    (5, EL_5, {"Kylar", "16", "60"}), (27, JA_27, {"Cynthia", "15", "60"})):
         found = {u: ev for u, _, _, _, ev in _matches(index, host + " " + translated, 0.3)}
         assert item in found and keys <= set(found[item][0].split()[1:]), (item, found)
+
+
+def test_neighbours_swapped_by_the_grammar_are_in_order_and_the_window_is_the_leaks(gsm_keys):
+    """Japanese puts a price before its count: the longest run in order is 4 of 7 keys, but most
+    pairs are in order; the page's own 2 and 3 before the leak are not read as the leak's, and
+    the evidence's span starts at the leak."""
+    index, _ = gsm_keys
+    text = JA_PAGE + JA_11
+    found = [(u, span, ev) for u, _, span, _, ev in _matches(index, text, 0.3)]
+    assert [u for u, _, _ in found] == [11]
+    assert found[0][1][0] == len(JA_PAGE) and found[0][2][1] == "in order 4 of 7"
+    # the same keys in an order no translation has (most pairs reversed) are still no match
+    shuffled = "トゥーラ：6ダース、55ドル、2ダース、80ドル、3ダース、68ドル。"
+    assert _matches(index, JA_PAGE + shuffled, 0.3) == []
 
 
 def test_a_russian_translation_is_found_by_number_words_and_a_transliterated_name(gsm_keys):

@@ -39,10 +39,12 @@ names.
    words stand between them (no list of figures); their weight is at least _MIN_WEIGHT (a rare
    combination) and covers the measure floor of the unit's key weight (judged, like every rewrite
    match, by `rewrite_threshold`). With a name among them, _MIN_STRONG_NAMED of them are numbers of
-   two digits or more and _IN_ORDER of them stand in the unit's order; without one (numbers alone
-   meet by chance in reports and stories), _MIN_STRONG_NUMBERS such numbers and _IN_ORDER_NUMBERS in
-   order (a translation keeps the order of most quantities). The evidence names the keys and how
-   many are in order.
+   two digits or more and _IN_ORDER of them stand in the unit's order (or _PAIRS_IN_ORDER of their
+   pairs: a language that puts a price before its count swaps neighbours); without one (numbers
+   alone meet by chance in reports and stories), _MIN_STRONG_NUMBERS such numbers and
+   _IN_ORDER_NUMBERS in order (a translation keeps the order of most quantities). The window is the
+   tightest with those keys (a small number of the page around the leak is not read as the
+   leak's). The evidence names the keys and how many are in order.
 
 Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
 numbers and no name, a multiple-choice question in words), a name that is a word of the corpus
@@ -486,6 +488,10 @@ _MIN_STRONG_NUMBERS = 4
 # (without a name, numbers are the only evidence: most of them in order)
 _IN_ORDER = 0.6
 _IN_ORDER_NUMBERS = 0.8
+# ... or, with a name, this share of its pairs of keys in the unit's order: a language that puts a
+# price before its count (Japanese 1ダース68ドルのドーナツを3ダース: 68 $ a dozen, 3 dozen) swaps
+# neighbours, which breaks the longest run but few pairs; numbers in chance order keep half.
+_PAIRS_IN_ORDER = 0.8
 # Capitalised words that are no names (a date's, not an item's): weekdays and months.
 _CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march april
 june july august september october november december""".split())
@@ -540,6 +546,13 @@ def _in_order(seq: list[int]) -> int:
         at = bisect_left(tails, x)
         tails[at:at + 1] = [x]
     return len(tails)
+
+
+def _pairs_in_order(seq: list[int]) -> float:
+    """The share of the pairs of `seq` that stand in increasing order (1.0 with fewer than two)."""
+    n = len(seq)
+    pairs = n * (n - 1) // 2
+    return sum(1 for i in range(n) for j in range(i + 1, n) if seq[i] < seq[j]) / pairs if pairs else 1.0
 
 
 def _word_at(text: str, word: str) -> Iterable[int]:
@@ -790,8 +803,10 @@ class KeyIndex:
                     or n_mine < _KEY_SHARE * (last - first) or bare > _BARE_SHARE * max(1, last - first - 1) \
                     or _CODE.search(text, a, b):
                 continue
-            in_order = _in_order([keys[i][0][0] for i in dict.fromkeys(i for _, _, i in window)])
-            if in_order < (_IN_ORDER if named else _IN_ORDER_NUMBERS) * len(found):
+            seq = [keys[i][0][0] for i in dict.fromkeys(i for _, _, i in window)]
+            in_order = _in_order(seq)
+            if in_order < (_IN_ORDER if named else _IN_ORDER_NUMBERS) * len(found) and not (
+                    named and _pairs_in_order(seq) >= _PAIRS_IN_ORDER):
                 continue
             spans = sorted(s for i in found for s in keys[i])
             rarest = sorted(found, key=lambda i: -self.weight[i])[:10]
@@ -886,4 +901,16 @@ class KeyIndex:
                 lo += 1
             if len(held) >= need and (best is None or got > best[0] + 1e-9):
                 best = (got, lo, hi)
-        return None if best is None else (best[0], mine[best[1]:best[2] + 1])
+        if best is None:
+            return None
+        got, lo, hi = best
+        # the tightest such window: a key's hit at an end whose key comes again inside is the page's
+        # (a small number of the text around the leak), not the leak's: its order is no evidence
+        hits = Counter(i for _, _, i in mine[lo:hi + 1])
+        while hits[mine[lo][2]] > 1:
+            hits[mine[lo][2]] -= 1
+            lo += 1
+        while hits[mine[hi][2]] > 1:
+            hits[mine[hi][2]] -= 1
+            hi -= 1
+        return got, mine[lo:hi + 1]
