@@ -18,7 +18,8 @@ names.
    loosely with the unit's Latin-script names by a sound skeleton (Кайлар, 凯拉, カイラー, Κάιλαρ ~
    Kylar; Джилл, 吉尔, ジル ~ Jill):
    the first three consonants, with what transliteration confuses merged (c/k/q, r/l,
-   s/z/sh, j/dzh/zh, ng/n; a unit's "th" read as t and as s: Синтия, シンシア, 辛西娅 ~ Cynthia).
+   s/z/sh, j/dzh/zh, ng/n; a unit's "th" read as t and as s: Синтия, シンシア, 辛西娅 ~ Cynthia;
+   Greek γκ, ντ, μπ for g, d, b: Γκούντερ ~ Gunter, Ρόμπερτ ~ Robert).
    Each key is weighted by its rarity: the lower of its inverse frequency among the units and among
    the corpus sample's documents (a "2" or a "10" is in most documents with numbers: nearly no
    evidence).
@@ -360,6 +361,8 @@ _HAN_NAME = re.compile(f"[{HAN_NAME_CHARS}]{{2,6}}")
 _HAN_ANY = re.compile(r"[\u4e00-\u9fff]")
 _FOREIGN = re.compile("[А-ЯЁΑ-Ω\u4e00-\u9fff\u30a1-\u30fa]")  # (the characters themselves, not escapes: RE2 reads it too)
 _SOUND_RULES = [(re.compile(a), b) for a, b in (
+    # (Greek writes a foreign name's g, d at its start and b anywhere as γκ, ντ, μπ: Γκούντερ, Ντέιβιντ, Ρόμπερτ)
+    (r"^gk", "g"), (r"^nt", "d"), (r"mp", "b"),
     (r"dzh|dj|zh|j", "j"), (r"tsch|sch|sh|ch|z|x|c(?=[eiy])", "s"), (r"ph", "f"), (r"th", "t"), (r"ck|c|q", "k"),
     (r"ng", "n"), (r"r", "l"), (r"w", "v"), (r"[aeiouyh'`]", ""), (r"(.)\1+", r"\1"))]
 
