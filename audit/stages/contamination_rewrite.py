@@ -29,7 +29,7 @@ names, and loses the word order and the common words that n-grams and alignment 
    1-3; it lacks the question's form. A unit that asks (a question mark) is matched only by a
    span whose sentences, or one either side, ask (a question mark, a question word or a request
    opening one: which, find, name...) or that holds two of the unit's numbers; a list unit (the
-   choices) only by words of two of its lines each that line's own, with a word of the rest of
+   choices; any unit of several lines and no question mark) only by words of two of its lines each that line's own, with a word of the rest of
    its item (its question) near. On 11,421 clean documents: 21 false documents -> 1
    (bench/eval_heldout_rewrites.py --clean 14000 --clean-synthetic 300).
 
@@ -365,8 +365,8 @@ class Topic:
     names its terms as a restatement does (a news story on ozone: ozone, ultraviolet, radiation,
     sun, layer); it lacks the question's form and particulars. So a unit that asks (a question
     mark) is matched by a span among sentences that ask (`asks`) or holding _NUMBERS of its
-    numbers (a restated problem keeps them); a list (several lines, none asking: the choices of a
-    multiple-choice item) by stems of _LIST_LINES of its lines, each a stem of that line alone
+    numbers (a restated problem keeps them); a list (several lines, no question mark: the choices
+    of a multiple-choice item, a worked answer's steps) by stems of _LIST_LINES of its lines, each a stem of that line alone
     (one choice named, GNU General Public License, is that thing, not the list; License, in each
     choice, names none), with a stem of the rest of its item (its question) near the span (three
     gases in a story on air pollution are a list of gases, not the item's choices)."""
