@@ -41,7 +41,8 @@ Project Gutenberg passages (3,000 characters each), Python documentation pages (
 Leipzig sentences of 75 languages (15 of one language a document) and Debian fortunes in English,
 Chinese, Russian, German and Spanish (8 a document), in equal parts; then --clean-zh Chinese
 documents (kind "chinese": Leipzig zh sentences, 15 a document, and Chinese Debian fortunes, 8 a
-document, modern prose and classical verse, none drawn already). Prints item recall per kind
+document, modern prose and classical verse, none drawn already); then --clean-synthetic documents of
+five Presidio sentences each (kind "synthetic": letters, forms and chat around fake personal data). Prints item recall per kind
 (and by method), false contaminated documents per kind of clean text and by method, and the
 stage's MB/s on the clean text (one process). As in a job, the language stage runs first (not
 timed): its column names the language whose number words the translation keys read.
@@ -701,9 +702,11 @@ def _sentences_by_lang(data: Path) -> dict[str, list[str]]:
     return out
 
 
-def _clean_docs(data: Path, n: int, rng: random.Random, n_zh: int = 0) -> list[tuple[str, str]]:
-    """(kind, text) of n clean documents, a sixth of each kind, then `n_zh` Chinese ones (kind
-    "chinese": Leipzig zh sentences and Chinese fortunes not drawn already)."""
+def _clean_docs(data: Path, n: int, rng: random.Random, n_zh: int = 0, n_synthetic: int = 0) -> list[tuple[str, str]]:
+    """(kind, text) of n clean documents, a sixth of each kind (a kind with fewer: all of it), then
+    `n_zh` Chinese ones (kind "chinese": Leipzig zh sentences and Chinese fortunes not drawn
+    already), then `n_synthetic` of five Presidio sentences (kind "synthetic": letters, forms and
+    chat written around fake personal data)."""
     def jl(p: str) -> list[dict]:
         with open(data / p, encoding="utf-8") as f:
             return [json.loads(x) for x in f if x.strip()]
@@ -731,7 +734,12 @@ def _clean_docs(data: Path, n: int, rng: random.Random, n_zh: int = 0) -> list[t
     zh += ["\n\n".join(by_lang["zh"][k:k + 8]) for k in range(0, len(by_lang["zh"]) - 8, 8)]
     zh = [t for t in zh if t not in drawn]
     rng.shuffle(zh)
-    return out + [("chinese", t) for t in zh[:n_zh]]
+    out += [("chinese", t) for t in zh[:n_zh]]
+    if n_synthetic:  # (drawn last: the other kinds' documents stay as they were)
+        with open(data / "pii/presidio_synth_dataset_v2.json", encoding="utf-8") as f:
+            lines = [r["full_text"] for r in json.load(f)]
+        out += [("synthetic", "\n".join(lines[k:k + 5])) for k in range(0, len(lines), 5)][:n_synthetic]
+    return out
 
 
 def eval_config(data: Path, settings: list[str], extra_mc: Sequence[tuple[str, list[str]]] = ()
@@ -805,6 +813,8 @@ def bench_arguments(description: str, clean: int, clean_zh: int, seed: int) -> a
     ap.add_argument("--clean", type=int, default=clean)
     ap.add_argument("--clean-zh", type=int, default=clean_zh,
                     help="Chinese clean documents on top of --clean (the wild bench's)")
+    ap.add_argument("--clean-synthetic", type=int, default=0,
+                    help="Presidio's synthetic documents (up to 300) on top of --clean")
     ap.add_argument("--seed", type=int, default=seed)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a contamination setting")
@@ -850,7 +860,7 @@ def main() -> None:
         paras = rng.sample(sentences[lang], 8) if lang else hosts[k % len(hosts)].split("\n")
         at = rng.randint(0, len(paras))
         leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
-    clean = _clean_docs(args.data, args.clean, rng, args.clean_zh)
+    clean = _clean_docs(args.data, args.clean, rng, args.clean_zh, args.clean_synthetic)
     # held-out languages, with an RNG of their own: every kind and clean document above stays as it was
     held_rng = random.Random(args.seed + 1)
     held = [(f"heldout_{lang}_mc_question", ("mc", f"mc{i}"), t) for lang, d in HELD_MC.items() for i, t in d.items()]

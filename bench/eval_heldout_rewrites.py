@@ -2,7 +2,8 @@
 per half (even positions: the half looked at while tuning; odd: untouched), and false documents on
 real clean text.
 
-    python bench/eval_heldout_rewrites.py --data ../shared/data [--clean 1800] [--clean-zh 0] [--json]
+    python bench/eval_heldout_rewrites.py --data ../shared/data [--clean 1800] [--clean-zh 0]
+        [--clean-synthetic 0] [--json]
         [--set KEY=VALUE]   (a contamination setting, e.g. semantic=true)
 
 Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
@@ -16,7 +17,9 @@ tuned on (NEW_KINDS): new_gsm8k_question_answer, new_mc_reworded; and Chinese tr
 zh_mc_full (with its choices), zh_gsm8k, and the second Chinese set's zh_mc_question2 (new items,
 never tuned on); the third English set's new_mc_reworded2 (MC_HELDOUT3: compounds joined or split,
 choices kept, reworded or dropped, short answers restated; never tuned on). Clean documents: the wild bench's
-six kinds of real text (news, forum lines, books, Python docs, 75 languages, fortunes).
+six kinds of real text (news, forum lines, books, Python docs, 75 languages, fortunes); the larger
+check, `--clean 14000 --clean-synthetic 300`: 2,333 each of news, books, 75 languages and fortunes,
+all 1,292 forum and 497 Python docs documents, and 300 of Presidio's synthetic text (11,421).
 """
 from __future__ import annotations
 
@@ -76,7 +79,7 @@ def main() -> None:
         paras = zh_rng.sample(zh_hosts, 8) if kind.startswith("zh_") else hosts[k % len(hosts)].split("\n")
         at = (zh_rng if kind.startswith("zh_") else rng).randint(0, len(paras))
         leak_docs.append("\n".join(paras[:at] + [leak] + paras[at:]))
-    clean = _clean_docs(args.data, args.clean, rng, args.clean_zh)
+    clean = _clean_docs(args.data, args.clean, rng, args.clean_zh, args.clean_synthetic)
     matches, _, _ = run_stage(config, leak_docs + [t for _, t in clean], len(leak_docs))
     hit, total = Counter(), Counter()
     missed: dict[str, list[str]] = defaultdict(list)

@@ -598,7 +598,7 @@ class ContaminationIndex:
             code_parent = np.zeros(len(owners), dtype=bool)
             code_parent[parent[looks_like_code(texts)]] = True
             rewrite = RewriteIndex.build(texts, tokens, (size > 0) & ~code_parent[parent], vectors, sample,
-                                         sample_tokens)
+                                         sample_tokens, parent)
             if c.rewrite_keys:
                 keys = KeyIndex.build(texts, ((size > 0) & ~code_parent[parent]).tolist(), sample)
             if c.rewrite_gloss:
@@ -645,7 +645,7 @@ class ContaminationIndex:
             if keyed is not None:
                 self._code_key_matches(texts, a, b, keyed, found)
             if self.rewrite is not None:
-                self._rewrite_matches(tokens.slice(a, b), found)
+                self._rewrite_matches(tokens.slice(a, b), found, texts[a:b])
             if self.keys is not None:
                 self._key_matches(texts, a, b, found, None if column is None else column.slice(a, b - a),
                                   None if languages is None else languages[a:b])
@@ -709,15 +709,17 @@ class ContaminationIndex:
                 coverage, spans, longest, runs = got
                 self._add(found, p, coverage, coverage, spans, "semantic", longest, [f"cosine {cosine:.3f}"], runs)
 
-    def _rewrite_matches(self, tokens: Tokens, found: dict[int, list[dict[str, Any]]]) -> None:
-        """Add to `found` the rewrite matches of the chunk's records (pairs another tier found
-        whole are skipped: a fixed bar, as for the semantic tier)."""
+    def _rewrite_matches(self, tokens: Tokens, found: dict[int, list[dict[str, Any]]],
+                         texts: Sequence[str | None]) -> None:
+        """Add to `found` the rewrite matches of the chunk's records (`texts`: them, whose
+        sentences confirm a unit that asks; pairs another tier found whole are skipped: a fixed
+        bar, as for the semantic tier)."""
         rw = self.rewrite
         assert rw is not None
         c = self.settings
         n_items = len(self.item_ids)
         done = {(text, m["eval_set"], m["eval_id"]) for text, ms in found.items() for m in ms if m["coverage"] >= 1.0}
-        for t, u, coverage, w0, w1, cosine, stems in rw.matches(tokens, c.rewrite_floor, c.rewrite_similarity):
+        for t, u, coverage, w0, w1, cosine, stems in rw.matches(tokens, c.rewrite_floor, c.rewrite_similarity, texts):
             if (t, self.set_names[self.item_set[u]], self.item_ids[u]) in done:
                 continue
             runs = _stem_runs(rw, u, stems)
