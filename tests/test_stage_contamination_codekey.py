@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from audit.stages.code_canon import looks_like_code
 from audit.stages.contamination_codekey import (CodeKeyIndex, defined_signatures, looks_like_any_code, port_tokens,
                                                  type_class)
 
@@ -54,6 +55,18 @@ def humaneval(shared_data: Path) -> CodeKeyIndex:
     index = CodeKeyIndex.build(texts, looks_like_any_code(texts))
     assert index is not None
     return index
+
+
+def test_every_text_the_code_tier_reads_has_a_sign_the_key_reads(shared_data):
+    # ContaminationIndex.match looks for the code tier's signs only in the texts with the code
+    # key's (one pass over every text instead of two): those must hold the code tier's.
+    with gzip.open(shared_data / "evals/HumanEval.jsonl.gz", "rt", encoding="utf-8") as f:
+        items = [json.loads(x) for x in f if x.strip()]
+    texts = [r["prompt"] + "\n" + r["canonical_solution"] for r in items] + [RUST_93] + [
+        "const f = function (a, b)\n  {\n  return a;\n}", "x = function add(a) { return a }", "int f(int a) {\n",
+        "if (ok) {\n", "def f(x): pass\n", "a walk in the park.\n    return home", "func main() {", None, ""]
+    code, signs = looks_like_code(texts), looks_like_any_code(texts)
+    assert code.sum() > 150 and not (code & ~signs).any()
 
 
 def test_the_port_key_is_the_literals_and_calls():

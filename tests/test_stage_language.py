@@ -164,6 +164,21 @@ def test_lid176_alone_misnames_them():
     assert set(alone(pa.table({"text": [SAMPLES["en"]]})).column("language_model").to_pylist()) == {"lid.176"}
 
 
+def test_heliport_is_built_on_first_consult(monkeypatch):
+    # Its models take about a CPU second a process: a worker whose records lid.176 names surely never pays it.
+    import heliport
+
+    built = []
+    real = heliport.Identifier
+    monkeypatch.setattr(heliport, "Identifier", lambda: built.append(1) or real())
+    fresh = LanguageStage(config()).ready()
+    sure = fresh(pa.table({"text": [SAMPLES[k] for k in ("en", "zh", "ru", "de")]}))
+    assert set(sure.column("language_model").to_pylist()) == {"lid.176"} and built == []
+    assert fresh(pa.table({"text": paragraphs("zu", 2)})).column("language").to_pylist() == ["zu", "zu"]
+    fresh(pa.table({"text": paragraphs("xh", 1)}))
+    assert built == [1]
+
+
 def test_language_share_of_a_mixed_document(stage):
     english = " ".join([SAMPLES["en"]] * 12)
     german = " ".join([SAMPLES["de"]] * 12)

@@ -623,14 +623,22 @@ class ContaminationIndex:
         tiers = []
         if self.skeleton is not None:
             tiers.append((self.skeleton, number_skeleton(texts, tokens, _NUMBER), "skeleton"))
+        arr = column if column is not None or (self.code is None and self.code_key is None) else \
+            pa.array(list(texts), pa.string())
+        # the code_key tier's signs of code hold the code tier's: one pass over every text, the
+        # code tier's only over the texts with a sign (tests/test_stage_contamination_codekey.py)
+        signs = looks_like_any_code(arr) if self.code_key is not None else None
         if self.code is not None:
-            code = looks_like_code(column if column is not None else texts)
+            if signs is None:
+                code = looks_like_code(arr)
+            else:
+                code = np.zeros(len(signs), dtype=bool)
+                if signs.any():
+                    code[signs] = looks_like_code(arr.filter(pa.array(signs)))
             self.code_records += int(code.sum())
             tiers.append((self.code, code_tokens(texts, code), "code"))
-        keyed = None
-        if self.code_key is not None:
-            arr = column if column is not None else pa.array(list(texts), pa.string())
-            keyed = looks_like_any_code(arr)
+        keyed = signs
+        if keyed is not None:
             if keyed.any():  # the names' regex (the costlier) only over the texts that look like code
                 keyed[keyed] = self.code_key.maybe(arr.filter(pa.array(keyed)))
         # only records holding Chinese are glossed

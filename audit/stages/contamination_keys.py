@@ -412,6 +412,9 @@ def foreign_names(text: str) -> Iterable[tuple[str, int, int]]:
 
 # Words per RE2 pattern (`_holding`): a few thousand words compile in milliseconds.
 _RE2_WORDS = 2000
+# A language's number words are looked for by RE2 first in this many texts or more (its pattern
+# compiles in about a millisecond, the time Python's regex takes to read some 20 texts).
+_RE2_MIN_TEXTS = 16
 
 
 def _holding(texts: pa.Array, words: Iterable[str]) -> np.ndarray:
@@ -700,7 +703,9 @@ class KeyIndex:
         worded = np.zeros(len(read), dtype=bool)
         for table in {id(x): x for x in tables}.values():
             mine = np.array([x is table for x in tables])
-            worded[mine] = texts_holding(reading.filter(pa.array(mine)), table.re2)
+            # (a few texts are read in Python at once: compiling the pattern for RE2 costs more)
+            worded[mine] = texts_holding(reading.filter(pa.array(mine)), table.re2) \
+                if mine.sum() >= _RE2_MIN_TEXTS else True
         han = texts_holding(reading, _HAN_NUMBER.pattern)
         for j, has_words, has_han, lang in zip(read, worded.tolist(), han.tolist(), langs):
             t, present, names, foreign = looked[j]

@@ -123,10 +123,20 @@ class SecondIdentifier:
         "msa": frozenset({"id", "ms", "min", "jv", "su"})}
 
     def __init__(self) -> None:
-        import heliport
+        import heliport  # noqa: F401 - imported now (cheap), so a missing wheel fails at set-up
 
-        self.model = heliport.Identifier()
+        self._model: Any = None
         self._lingua: dict[str, Any] = {}
+
+    @property
+    def model(self) -> Any:
+        """heliport's identifier, built on first use: its models take ~1 CPU s a process, and a
+        worker none of whose records lid.176 names weakly in a Latin script never consults it."""
+        if self._model is None:
+            import heliport
+
+            self._model = heliport.Identifier()
+        return self._model
 
     def _lingua_for(self, group: str):
         """A lingua detector for the group's languages, built on first use (models load lazily)."""
@@ -219,12 +229,6 @@ class LanguageStage(ConfigStage):
     reads: ClassVar[tuple[str, ...]] = ("text",)
     writes: ClassVar[tuple[str, ...]] = ("language", "language_score", "language_tag", "language_share",
                                          "language_model")
-
-    @classmethod
-    def preload(cls) -> None:
-        """fastText's and heliport's bindings, imported but no model loaded."""
-        import fasttext  # noqa: F401
-        import heliport  # noqa: F401
 
     def __init__(self, config: "AuditConfig") -> None:
         super().__init__(config)

@@ -604,15 +604,6 @@ class PiiStage(ConfigStage):
     reads: ClassVar[tuple[str, ...]] = ("text",)
     writes: ClassVar[tuple[str, ...]] = ("pii",)
 
-    @classmethod
-    def preload(cls) -> None:
-        """Presidio, spaCy's English language data and tldextract, imported but not built."""
-        import presidio_analyzer.context_aware_enhancers  # noqa: F401
-        import presidio_analyzer.nlp_engine  # noqa: F401
-        import presidio_analyzer.predefined_recognizers  # noqa: F401
-        import spacy.lang.en  # noqa: F401
-        import tldextract  # noqa: F401
-
     def __init__(self, config: "AuditConfig", prefilter: bool | None = None) -> None:
         super().__init__(config)
         cfg = config.pii
