@@ -194,6 +194,28 @@ def test_neighbours_swapped_by_the_grammar_are_in_order_and_the_window_is_the_le
     assert _matches(index, JA_PAGE + shuffled, 0.3) == []
 
 
+def test_a_name_followed_by_a_surname_is_another_person_except_where_nouns_are_capitalised(gsm_keys):
+    """"Toula Papadakis" (or a byline's "Steve Dower") is not the unit's Toula: without its name,
+    three numbers of two digits are no match. German capitalises its nouns: there a capitalised
+    word after a name says nothing, and the translation is found."""
+    index, sentences = gsm_keys
+    host = " ".join(sentences[:6]) + " "
+    text = host + DE_11.replace("Toula ging", "Toula Papadakis ging")
+    assert [u for _, u, *_ in index.matches_many([text], 0.3, None, ["de"])] == [11]
+    assert list(index.matches_many([text, text], 0.3, None, ["nl", None])) == []
+    assert [u for _, u, *_ in index.matches_many([host + DE_11], 0.3, None, ["nl"])] == [11]
+
+
+def test_a_name_lower_case_in_one_sample_document_is_still_a_name():
+    """Gloria stands lower-case in a hymn once: still a name; "Will" is lower-case in most documents."""
+    units = ["Gloria buys 12 boots for 35 dollars and 48 socks. Will she pay more than 90 dollars?"]
+    hymn = "gloria in excelsis deo, sung at 9 in the morning"
+    plain = [f"Page {k}: the weather will be fine." for k in range(20)]
+    assert "Gloria" in KeyIndex.build(units, [True], [hymn] + plain).name_keys
+    assert "Gloria" not in KeyIndex.build(units, [True], [hymn] * 3 + plain).name_keys
+    assert "Will" not in KeyIndex.build(units, [True], [hymn] + plain).name_keys
+
+
 def test_a_russian_translation_is_found_by_number_words_and_a_transliterated_name(gsm_keys):
     index, sentences = gsm_keys
     host = " ".join(sentences[:6])

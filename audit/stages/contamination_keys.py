@@ -7,7 +7,10 @@ names.
    ("5,000", "5.000", "5 000" and "5000" -> 5000; "1.2" and "1,2" -> 1.2; full-width digits as
    ASCII; a number inside a time, date, range, version or identifier is none), and its names:
    capitalised Latin-script words (Eliza, Toula, Windows) whose lower-case form is no word of any
-   unit nor of the corpus sample ("What" is a word) and that name no weekday or month. Numbers
+   unit nor of _MIN_DF documents of the corpus sample ("What" is a word; Gloria, lower-case in one
+   hymn, is a name) and that name no weekday or month; in a record, a name followed by a
+   capitalised word the unit does not write after it is another person (Steve Dower, Juan Carlos),
+   except in a language that capitalises its nouns (German). Numbers
    written as words read as digits, in the words of the record's identified language (the language
    stage's column; the cardinals of some fifty languages as num2words writes them, with what it
    lacks by hand: twice, dreimal, пяти) or, where none is known, of English, German, Spanish, French
@@ -49,7 +52,7 @@ names.
 
 Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
 numbers and no name, a multiple-choice question in words), a name that is a word of the corpus
-sample (Gloria, John: lower-case somewhere) or transliterated past the skeleton (Toula as 图拉 is
+sample (Will, Rose: lower-case in several documents) or transliterated past the skeleton (Toula as 图拉 is
 reached, a name given a native form is not: Jacob as 雅各布),
 names translated rather than transliterated, number words of a language num2words does not write
 (or writes without spaces: Korean, Thai) and inflected forms it does not write (Polish dziesięciu,
@@ -434,18 +437,20 @@ def texts_holding(texts: pa.Array | pa.ChunkedArray, pattern: str) -> np.ndarray
     return pc.fill_null(pc.match_substring_regex(texts, pattern), False).to_numpy(zero_copy_only=False)
 
 
-def _lower_words(texts: Sequence[str], candidates: set[str]) -> set[str]:
-    """The `candidates` that stand as lower-case words (_LOWER) somewhere in `texts`: _LOWER reads
-    only the texts `_holding` a candidate not yet found, in chunks that grow as the candidates left
-    get rarer (most are found early: "what", "the")."""
+def _lower_words(texts: Sequence[str], candidates: set[str], docs: int = 1) -> set[str]:
+    """The `candidates` that stand as lower-case words (_LOWER) in `docs` of `texts` or more:
+    _LOWER reads only the texts `_holding` a candidate not yet found so often, in chunks that grow
+    as the candidates left get rarer (most are found early: "what", "the")."""
     left = {c for c in candidates if _LOWER.fullmatch(c)}
+    seen: Counter = Counter()
     out: set[str] = set()
     at, step = 0, 64
     while left and at < len(texts):
         part = texts[at:at + step]
         at, step = at + step, step * 4
         for k in np.flatnonzero(_holding(pa.array(part, pa.string()), left)).tolist():
-            got = left.intersection(_LOWER.findall(part[k]))
+            seen.update(left.intersection(_LOWER.findall(part[k])))
+            got = {c for c in left if seen[c] >= docs}
             out |= got
             left -= got
     return out
@@ -498,6 +503,11 @@ _IN_ORDER_NUMBERS = 0.8
 # price before its count (Japanese 1ダース68ドルのドーナツを3ダース: 68 $ a dozen, 3 dozen) swaps
 # neighbours, which breaks the longest run but few pairs; numbers in chance order keep half.
 _PAIRS_IN_ORDER = 0.8
+# A capitalised word right after a name: a surname or a second name (Steve Dower, Juan Carlos I) names
+# another person than the unit's, unless the unit writes it so too; not in a language that
+# capitalises its nouns (German "Toula Kuchen" is Toula's cake).
+_NEXT_CAPITAL = re.compile(r"[ \u00a0]([A-ZÀ-ÖØ-Þ][\w.]*)")
+_NOUNS_CAPITALISED = frozenset({"de", "lb"})
 # Capitalised words that are no names (a date's, not an item's): weekdays and months.
 _CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march april
 june july august september october november december""".split())
@@ -590,6 +600,7 @@ class KeyIndex:
     unit_small: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # per unit: its keys 2-12
     unit_small_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per unit: their weight
     unit_teens: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # per unit: its keys 10-12
+    name_next: dict[int, frozenset[str]] = field(default_factory=dict)  # name key -> the capitalised words after it in units
 
     @classmethod
     def build(cls, texts: Sequence[str], indexed: Sequence[bool], sample: Sequence[str] | None = None) -> "KeyIndex":
@@ -600,7 +611,9 @@ class KeyIndex:
         # every word of the sample would cost more than reading them)
         capitals = {k.lower() for keys in found for k, _, _ in keys if not k[0].isdigit()}
         lower = _lower_words(list(texts), capitals)
-        lower |= _lower_words(list(sample or ()), capitals - lower)  # the chunks grow anew: sample texts are longer
+        # (in the sample, a word lower-case in _MIN_DF documents: Gloria and John stand so in a Latin
+        # hymn or a slang page once, will and may in most; the chunks grow anew: sample texts are longer)
+        lower |= _lower_words(list(sample or ()), capitals - lower, _MIN_DF)
         unit_keys: list[dict[str, list[list[int]]]] = []
         for unit_found in found:
             keys: dict[str, list[list[int]]] = {}
@@ -647,8 +660,15 @@ class KeyIndex:
                     sound.setdefault(sk, []).append(i)
         fdf = Counter(sk for t in sample or () for sk in {sk for sk, _, _ in foreign_names(t)} if sk in sound)
         sound = {sk: ids for sk, ids in sound.items() if fdf[sk] <= max(_MIN_DF, _RARE_SHARE * n_sample)}
+        name_set = {i for k, i in key_id.items() if not k[0].isdigit()}
         small = {key_id[k] for k in _SMALL if k in key_id}
         teens = {i for k, i in key_id.items() if k in _SMALL and len(k) > 1}
+        name_next: dict[int, set[str]] = {}
+        for text, keys in zip(texts, ids):
+            for i, spans in keys.items():
+                if i in name_set:
+                    name_next.setdefault(i, set()).update(m.group(1) for _, b in spans
+                                                          if (m := _NEXT_CAPITAL.match(text, b)))
         return cls(key_id, list(key_id), weight, rare_units, ids,
                    [sum(weight[i] for i in keys) for keys in ids], [len(t) for t in texts],
                    frozenset(k for k in key_id if not k[0].isdigit()),
@@ -657,7 +677,8 @@ class KeyIndex:
                    sound, frozenset(key_id[k] for k in key_id if not k[0].isdigit()),
                    np.array([sum(1 for i in keys if i in small) for keys in ids], dtype=np.int32),
                    np.array([sum(weight[i] for i in keys if i in small) for keys in ids]),
-                   np.array([sum(1 for i in keys if i in teens) for keys in ids], dtype=np.int32))
+                   np.array([sum(1 for i in keys if i in teens) for keys in ids], dtype=np.int32),
+                   {i: frozenset(w) for i, w in name_next.items()})
 
     def matches_many(self, texts: Sequence[str | None], floor: float, column: pa.Array | pa.ChunkedArray | None = None,
                      languages: Sequence[str | None] | None = None
@@ -774,8 +795,11 @@ class KeyIndex:
             hits = sorted(hits + [(a, b, i) for i, a, b in worded if i in wanted])
         # numbers on lines of code, markup or tables are no word problem's
         hits = _off_code_lines(text, hits)
+        surnames = lang not in _NOUNS_CAPITALISED
         for i in names & wanted:
-            hits += ((a, a + len(self.names[i]), i) for a in _word_at(text, self.names[i]))
+            w = self.names[i]
+            hits += ((a, a + len(w), i) for a in _word_at(text, w) if not surnames or not (
+                m := _NEXT_CAPITAL.match(text, a + len(w))) or m.group(1) in self.name_next.get(i, ()))
         hits += (h for h in foreign if h[2] in wanted)
         hits.sort()
         by_key: dict[int, list[tuple[int, int, int]]] = {}  # each key's hits (a unit's are gathered from them)
