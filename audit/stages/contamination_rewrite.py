@@ -29,9 +29,11 @@ names, and loses the word order and the common words that n-grams and alignment 
    1-3; it lacks the question's form. A unit that asks (a question mark) is matched only by a
    span whose sentences, or one either side, ask (a question mark, a question word or a request
    opening one: which, find, name...) or that holds two of the unit's numbers; a list unit (the
-   choices; any unit of several lines and no question mark) only by words of two of its lines each that line's own, with a word of the rest of
-   its item (its question) near. On 11,421 clean documents: 21 false documents -> 1
-   (bench/eval_heldout_rewrites.py --clean 14000 --clean-synthetic 300).
+   choices; any unit of several lines and no question mark) only by words of two of its lines,
+   each that line's own, with a word of the rest of its item (its question) near. On 11,421 clean
+   documents: 21 false documents -> 1 (bench/eval_heldout_rewrites.py --clean 14000
+   --clean-synthetic 300). Not reached: a question restated as a statement of its answer (an MRI
+   "relies on powerful magnets and radio waves"), which reads as text about the topic does.
 
 Compounds (`Bridges`): a unit word written with a hyphen (beta-blocker) is one joined word to the
 normaliser, as a record's beta-blocker or betablocker is; a record that writes it apart (beta
@@ -366,8 +368,8 @@ class Topic:
     sun, layer); it lacks the question's form and particulars. So a unit that asks (a question
     mark) is matched by a span among sentences that ask (`asks`) or holding _NUMBERS of its
     numbers (a restated problem keeps them); a list (several lines, no question mark: the choices
-    of a multiple-choice item, a worked answer's steps) by stems of _LIST_LINES of its lines, each a stem of that line alone
-    (one choice named, GNU General Public License, is that thing, not the list; License, in each
+    of a multiple-choice item, a worked answer's steps) by stems of _LIST_LINES of its lines, each
+    a stem of that line alone (one choice named, GNU General Public License, is that thing, not the list; License, in each
     choice, names none), with a stem of the rest of its item (its question) near the span (three
     gases in a story on air pollution are a list of gases, not the item's choices)."""
 
