@@ -52,8 +52,8 @@ names.
 
 Not reached: a translation that keeps fewer than _MIN_KEYS keys (a question with one or two
 numbers and no name, a multiple-choice question in words), a name that is a word of the corpus
-sample (Will, Rose: lower-case in several documents) or transliterated past the skeleton (Toula as 图拉 is
-reached, a name given a native form is not: Jacob as 雅各布),
+sample (Will, Rose: lower-case in several documents) or transliterated past the skeleton (Toula
+as 图拉 is reached, a name given a native form is not: Jacob as 雅各布),
 names translated rather than transliterated, number words of a language num2words does not write
 (or writes without spaces: Korean, Thai) and inflected forms it does not write (Polish dziesięciu,
 Turkish on bir as 11: one is no number word), number words of another language than the record's
@@ -674,7 +674,7 @@ class KeyIndex:
                    frozenset(k for k in key_id if not k[0].isdigit()),
                    np.array([sum(weight[i] for i in keys) for keys in ids], dtype=np.float64),
                    np.array([max(_MIN_KEYS, math.ceil(_KEYS_SHARE * len(keys))) for keys in ids], dtype=np.int32),
-                   sound, frozenset(key_id[k] for k in key_id if not k[0].isdigit()),
+                   sound, frozenset(name_set),
                    np.array([sum(1 for i in keys if i in small) for keys in ids], dtype=np.int32),
                    np.array([sum(weight[i] for i in keys if i in small) for keys in ids]),
                    np.array([sum(1 for i in keys if i in teens) for keys in ids], dtype=np.int32),
