@@ -408,6 +408,16 @@ class ContaminationConfig(Section):
     # 3,000 clean and 700 Chinese documents. Only records with these languages' function words pay:
     # on the bench corpus 0.36 CPU-s of the stage's 3.5 for 31 MB; on English text nothing measurable.
     rewrite_cognate: bool = measure(True)
+    # ... and questions translated into Arabic, Chinese, Dutch, French, German, Italian, Japanese,
+    # Korean, Polish, Portuguese, Russian, Spanish, Thai or Turkish, read through a multilingual
+    # sentence embedding (audit/stages/contamination_translation.py; Universal Sentence Encoder
+    # multilingual v3, inside its wheel): a window ending with an asking sentence of a record in
+    # another language than the unit's, at cosine >= rewrite_translation_similarity with the unit
+    # (0.6 where it holds half of the unit's numbers, at least two; a unit with numbers is never
+    # matched by a window without them). Only asking sentences of non-English records pay: about a
+    # millisecond of one core each.
+    rewrite_translation: bool = measure(True)
+    rewrite_translation_similarity: float = measure(0.7, gt=0, le=1)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
     semantic_dim: Literal[64, 128, 256] = measure(256)
     # Corpus document frequency: before the scan, the driver reads `corpus_df_sample` documents (the

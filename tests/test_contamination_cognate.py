@@ -11,6 +11,9 @@ from audit.stages.contamination import ContaminationIndex
 from audit.stages.contamination_cognate import cognate_form, cognate_forms, lexicon
 from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
 
+# These tests read one tier: the translation tier (contamination_translation.py) finds these
+# translations too, with another evidence.
+NO_TRANSLATION = {"rewrite_translation": False}
 # Two questions of academic words (cognates in every language here), beside MC_ITEMS.
 ITEMS = MC_ITEMS + [
     ("photo", "Which organelle is the site of photosynthesis in plant cells, containing the chlorophyll that "
@@ -76,7 +79,7 @@ def test_the_array_passes_of_the_rules_equal_their_plain_forms():
 def test_a_german_and_a_russian_translated_question_are_found_with_their_evidence(tmp_path):
     de = HOST_DE + "\n" + PHOTO_DE + "\n" + HOST_DE
     ru = HOST_RU + "\n" + PARKINSON_RU + "\n" + HOST_RU
-    [[m], [r]] = mc_counted(tmp_path, [de, ru], items=ITEMS)
+    [[m], [r]] = mc_counted(tmp_path, [de, ru], NO_TRANSLATION, items=ITEMS)
     assert (m["eval_id"], m["unit"], m["method"]) == ("photo", "question", "rewrite") and m["coverage"] >= 0.5
     kind, pairs = m["evidence"]
     assert kind.startswith("cognate ")
@@ -88,7 +91,7 @@ def test_a_german_and_a_russian_translated_question_are_found_with_their_evidenc
     assert (r["eval_id"], r["unit"]) == ("parkinson", "question") and r["evidence"][0].startswith("cognate ")
     assert dict(p.split("=")[::-1] for p in r["evidence"][1].split())["Паркинсона"] == "parkinson"
     # with the tier off, neither is found
-    assert mc_counted(tmp_path, [de, ru], {"rewrite_cognate": False}, ITEMS) == [[], []]
+    assert mc_counted(tmp_path, [de, ru], NO_TRANSLATION | {"rewrite_cognate": False}, ITEMS) == [[], []]
 
 
 # Italian and Portuguese, worded apart from bench/heldout_romance.py's (a school page; a news brief).
@@ -116,7 +119,7 @@ def test_italian_and_portuguese_spellings_meet_the_english_one():
 def test_italian_and_portuguese_questions_are_found_with_their_evidence(tmp_path):
     it = HOST_IT + "\n" + PARKINSON_IT + "\n" + HOST_IT
     pt = HOST_PT + "\n" + PHOTO_PT + "\n" + HOST_PT
-    [[i], [p]] = mc_counted(tmp_path, [it, pt], items=ITEMS)
+    [[i], [p]] = mc_counted(tmp_path, [it, pt], NO_TRANSLATION, items=ITEMS)
     assert (i["eval_id"], i["unit"], i["method"]) == ("parkinson", "question", "rewrite")
     assert (p["eval_id"], p["unit"], p["method"]) == ("photo", "question", "rewrite")
     assert dict(x.split("=")[::-1] for x in p["evidence"][1].split())["fotossíntese"].startswith("photosynthes")

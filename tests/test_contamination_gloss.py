@@ -20,6 +20,10 @@ from audit.stages.contamination_gloss import (_MANY_CHARS, _MIN_RARE_HIT, _MIN_S
                                               name_runs, name_sounds, ordinal_stems, segment)
 from tests.fixtures_rewrite import MC_ITEMS, mc_config, mc_counted
 
+# These tests read one tier: the translation tier (contamination_translation.py) finds these
+# translations too, with another evidence.
+NO_TRANSLATION = {"rewrite_translation": False}
+
 # The DNA question of MC_ITEMS translated by hand with its choices, as a Chinese quiz page prints it ...
 DNA_ZH = "在复制叉处，哪种酶通过断开碱基对之间的氢键来解开DNA双螺旋？A. 解旋酶 B. 连接酶 C. 引物酶 D. 拓扑异构酶"
 # ... and without them, worded by another hand.
@@ -65,7 +69,7 @@ THEATRE_ZH = ("剧团宣布下个月上演莎士比亚的新剧，主角普洛�
 
 def test_a_multiple_choice_question_translated_into_chinese_is_found_with_its_evidence(tmp_path):
     text = HOST_ZH + "\n" + DNA_ZH + "\n" + HOST_ZH
-    [[m]] = mc_counted(tmp_path, [text])
+    [[m]] = mc_counted(tmp_path, [text], NO_TRANSLATION)
     assert (m["eval_id"], m["method"]) == ("dna", "rewrite") and m["coverage"] >= 0.5
     method, pairs = m["evidence"]
     assert method.startswith("gloss ")
@@ -79,9 +83,9 @@ def test_a_multiple_choice_question_translated_into_chinese_is_found_with_its_ev
     spans = " | ".join(unit[x:y] for x, y in m["item_spans"])  # runs of the unit's words glossed
     assert "hydrogen" in spans and "helix" in spans and "Which" not in spans
     # the question alone, translated by another hand, is found too; with the tier off, neither is
-    [[q]] = mc_counted(tmp_path, [HOST_ZH + DNA_ZH_QUESTION + HOST_ZH])
+    [[q]] = mc_counted(tmp_path, [HOST_ZH + DNA_ZH_QUESTION + HOST_ZH], NO_TRANSLATION)
     assert (q["eval_id"], q["unit"]) == ("dna", "question") and q["evidence"][0].startswith("gloss ")
-    assert mc_counted(tmp_path, [text, HOST_ZH + DNA_ZH_QUESTION], {"rewrite_gloss": False}) == [[], []]
+    assert mc_counted(tmp_path, [text, HOST_ZH + DNA_ZH_QUESTION], NO_TRANSLATION | {"rewrite_gloss": False}) == [[], []]
 
 
 def test_chinese_text_on_the_same_subject_asking_something_else_is_not_found(tmp_path):
@@ -178,7 +182,7 @@ def test_latin_words_and_numbers_are_read_as_the_regex_reads_them():
 
 
 def test_a_number_in_chinese_numerals_counts_as_the_units_number(tmp_path):
-    [[m]] = mc_counted(tmp_path, [HOST_ZH + "\n" + RUBICON_ZH + "\n" + HOST_ZH])
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + "\n" + RUBICON_ZH + "\n" + HOST_ZH], NO_TRANSLATION)
     assert (m["eval_id"], m["method"]) == ("rubicon", "rewrite") and m["evidence"][0].startswith("gloss ")
     found = dict(p.split("=") for p in m["evidence"][1].split())
     assert found["49"] == "四十九"  # the numeral read as the unit's "49", shown as its pair
@@ -187,7 +191,7 @@ def test_a_number_in_chinese_numerals_counts_as_the_units_number(tmp_path):
 
 
 def test_a_name_transliterated_into_characters_counts_as_the_units_name(tmp_path):
-    [[m]] = mc_counted(tmp_path, [HOST_ZH + TEMPEST_ZH + HOST_ZH], items=MC_ITEMS + [TEMPEST])
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + TEMPEST_ZH + HOST_ZH], NO_TRANSLATION, items=MC_ITEMS + [TEMPEST])
     assert (m["eval_id"], m["unit"], m["method"]) == ("tempest", "question", "rewrite")
     found = dict(p.split("=") for p in m["evidence"][1].split())
     assert found["prospero"] == "普洛斯彼罗" and found["shakespear"] == "莎士比亚"
@@ -204,7 +208,7 @@ def test_a_short_word_problem_is_found_by_most_of_its_weight_and_its_name(tmp_pa
     """A word problem of everyday words whose one rare stem is its name: a translation holding the
     name and most of the unit's weight is found; the name among other everyday words is not."""
     items = MC_ITEMS + [GARDEN]
-    [[m]] = mc_counted(tmp_path, [HOST_ZH + GARDEN_ZH + HOST_ZH], items=items)
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + GARDEN_ZH + HOST_ZH], NO_TRANSLATION, items=items)
     assert (m["eval_id"], m["unit"]) == ("garden", "question") and m["coverage"] >= 0.7
     found = dict(p.split("=") for p in m["evidence"][1].split())
     assert found["lucinda"] == "露辛达" and found["ros"] == "玫瑰"
@@ -212,7 +216,7 @@ def test_a_short_word_problem_is_found_by_most_of_its_weight_and_its_name(tmp_pa
 
 
 def test_decimals_and_thousands_are_the_units_numbers(tmp_path):
-    [[m]] = mc_counted(tmp_path, [HOST_ZH + COIN_ZH + HOST_ZH], items=MC_ITEMS + [COIN])
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + COIN_ZH + HOST_ZH], NO_TRANSLATION, items=MC_ITEMS + [COIN])
     assert (m["eval_id"], m["unit"]) == ("coin", "question")
     found = dict(p.split("=") for p in m["evidence"][1].split())
     assert found["035"] == "0.35" and found["1200"] == "1,200"  # as the normaliser writes the unit's
@@ -232,7 +236,7 @@ def test_a_latin_plural_meets_the_singular_the_dictionary_glosses():
 
 
 def test_a_translation_is_found_by_the_latin_plural_of_its_unit(tmp_path):
-    [[m]] = mc_counted(tmp_path, [HOST_ZH + MITO_ZH + HOST_ZH], items=MC_ITEMS + [MITO])
+    [[m]] = mc_counted(tmp_path, [HOST_ZH + MITO_ZH + HOST_ZH], NO_TRANSLATION, items=MC_ITEMS + [MITO])
     assert (m["eval_id"], m["unit"], m["method"]) == ("mito", "question", "rewrite")
     assert "mitochondria=线粒体" in m["evidence"][1].split()
 
@@ -295,7 +299,7 @@ def test_a_short_unit_is_asked_only_the_rare_and_strong_stems_it_holds(tmp_path)
             assert gloss.unit_need[u] - 2 >= _MIN_RARE_HIT and gloss.rare_need[u] == 2 < _MIN_RARE_HIT
         else:  # tungsten and selenium are rare from 钨 and 硒 alone: stratosphere (平流层) is the one strong
             assert gloss.rare_need[u] == _MIN_RARE_HIT and gloss.strong_need[u] == 1 < _MIN_STRONG
-        [[m]] = mc_counted(tmp_path, [HOST_ZH + text + HOST_ZH], items=MC_ITEMS + [item])
+        [[m]] = mc_counted(tmp_path, [HOST_ZH + text + HOST_ZH], NO_TRANSLATION, items=MC_ITEMS + [item])
         assert (m["eval_id"], m["unit"]) == (item[0], "question") and m["evidence"][0].startswith("gloss ")
 
 

