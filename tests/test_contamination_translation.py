@@ -23,6 +23,20 @@ HOST_FR = ("Le conseil municipal a voté mardi soir le budget de la nouvelle pis
 # On the VAT question's subject, asking about it, but another question.
 VAT_OTHER_DE = ("Wussten Sie, dass die Mehrwertsteuer in Deutschland seit 2007 bei neunzehn Prozent liegt? Viele "
                 "Händler geben die Senkung nicht an ihre Kunden weiter.")
+# The Rubicon question in Russian, and a question of its subject asking about another battle.
+RUBICON_RU = ("Какой римский полководец перешёл реку Рубикон в 49 году до н. э., начав гражданскую войну против "
+              "сената и Помпея?")
+PHARSALUS_RU = "Какой римский полководец победил Помпея в битве при Фарсале в 48 году до н. э.?"
+# Two units of one sentence, a translation of each, and questions of their form asking something else.
+NEPTUNE = ("neptune", "Which planet of the solar system takes about 165 years to orbit the Sun once?",
+           ["Uranus", "Neptune", "Saturn", "Jupiter"])
+INSULIN = ("insulin", "Which organ of the human body produces insulin, the hormone that lowers the level of sugar "
+                      "in the blood?", ["Liver", "Pancreas", "Kidney", "Spleen"])
+NEPTUNE_ES = "¿Qué planeta del sistema solar tarda unos 165 años en dar una vuelta completa al Sol?"
+URANUS_ES = "¿Qué planeta del sistema solar tarda unos 84 años en dar una vuelta completa al Sol?"
+LARGEST_ES = "¿Cuál es el planeta más grande de todo el sistema solar, según los astrónomos?"
+INSULIN_DE = ("Welches Organ des menschlichen Körpers produziert Insulin, das Hormon, das den Blutzuckerspiegel "
+              "senkt?")
 # The same question translated into Greek, a language the model does not read.
 VAT_EL = ("Ποιο είδος φόρου επιβάλλεται στην προστιθέμενη αξία σε κάθε στάδιο της παραγωγής και της διανομής "
           "των αγαθών;")
@@ -50,8 +64,9 @@ def test_translated_questions_are_found_with_their_evidence(tmp_path):
     fr = HOST_FR + " " + DNA_FR + " " + HOST_FR
     [[v], [d]] = mc_counted(tmp_path, [de, fr], {"rewrite_cognate": False, "rewrite_keys": False})
     assert (v["eval_id"], v["unit"], v["method"]) == ("vat", "question", "rewrite")
-    cosine, language = v["evidence"]
+    cosine, language, near = v["evidence"]
     assert cosine.startswith("translation cosine ") and float(cosine.split()[-1]) >= 0.7 and language == "language de"
+    assert near.startswith("halves ") and min(map(float, near.split()[1:])) >= 0.3
     [[a, b]] = v["spans"]
     assert de[a:b] == VAT_DE
     assert v["item_spans"] == [[0, len(MC_ITEMS[2][1])]]
@@ -66,6 +81,19 @@ def test_another_question_and_text_that_asks_nothing_are_not_matched(tmp_path):
     tr = index.translation
     statement = HOST_DE + " " + VAT_DE.replace("Welche Art von Steuer wird", "Diese Steuer wird").rstrip("?") + "."
     assert list(tr.matches([VAT_OTHER_DE + " " + HOST_DE, statement], 0.3)) == []
+    # the Rubicon question in Russian is found with its year; without it (the unit's one number) it
+    # would need cosine 0.8; a question on Caesar and Pompey asking something else is not found
+    rubicon = list(tr.matches([RUBICON_RU, RUBICON_RU.replace(" в 49 году до н. э.", ""), PHARSALUS_RU], 0.3))
+    assert [t for t, *_ in rubicon] == [0] and rubicon[0][-1][2] == "numbers 49"
+
+
+def test_a_question_of_the_same_form_asking_something_else_is_not_matched(tmp_path):
+    """Each at cosine >= 0.7 with its unit: the largest planet lacks the unit's one number (165), and
+    84 years is another number than the unit's one (the planet is Uranus, not Neptune)."""
+    index = ContaminationIndex.build(mc_config(tmp_path, items=MC_ITEMS + [NEPTUNE, INSULIN]))
+    tr = index.translation
+    got = {(t, index.item_ids[u]) for t, u, *_ in tr.matches([NEPTUNE_ES, URANUS_ES, LARGEST_ES, INSULIN_DE], 0.3)}
+    assert got == {(0, "neptune"), (3, "insulin")}
     # Greek is not read: its asking sentence is never embedded
     before = tr.anchors_read
     assert list(tr.matches([VAT_EL], 0.3)) == [] and tr.anchors_read == before
@@ -75,6 +103,10 @@ def test_an_english_record_is_not_read_and_a_unit_numbers_must_survive(tmp_path)
     items = MC_ITEMS + [BAKER]
     index = ContaminationIndex.build(mc_config(tmp_path, items=items))
     tr = index.translation
+    # English records (and text asking nothing) never load the model nor embed the units
+    assert list(tr.matches([HOST + " Which enzyme unwinds DNA at the replication fork, breaking its bonds?",
+                            HOST_DE], 0.3, ["en", "de"])) == []
+    assert tr._vectors is None and tr.encoder._model is None
     english = HOST + " " + VAT_DE
     assert [t for t, *_ in tr.matches([english], 0.3)] == [0]  # the window is German: read ...
     before = tr.anchors_read

@@ -10,7 +10,8 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
 
 1. Units: those of an eval item that ask (a question mark), are no code, and are at most
    _MAX_UNIT_CHARS long (a question, not a document); an item's whole self only when it has no
-   field unit. Each is embedded once at index time (cached per machine by its text, audit.cache).
+   field unit. Each, and each half of one with fewer than _MIN_NUMBERS numbers, is embedded by the
+   first process that reads an anchor (kept per machine by its text, audit.cache).
 2. Anchors: a record's sentences that ask (?, ？, ؟) in _MIN_ASK_WORDS words or more (a CJK
    character two thirds of one), or with the sentence before them _MIN_WORDS words holding
    _MIN_NUMBERS numbers; read only in records whose identified language is one of _MODEL_LANGS
@@ -20,10 +21,13 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
 3. Candidates: the _TOP units nearest the first window, at cosine >= _PROPOSE. For each, windows
    of as many sentences as the unit has and one more, ending with the asking sentence, are
    embedded too; the best of them is the pair's cosine.
-4. Match: cosine >= `rewrite_translation_similarity`; a unit holding _MIN_NUMBERS numbers or more
-   (digits or number words: contamination_keys) is matched only by a window holding at least half
-   of them (a translation keeps its quantities: a window without them is another problem), and
-   then already at cosine >= _NUMBERED_SIMILARITY. The match's coverage is the cosine, judged by
+4. Match: cosine >= `rewrite_translation_similarity`; a unit holding numbers (digits or number
+   words: contamination_keys) is matched only by a window holding at least half of them (a
+   translation keeps its quantities: a window without them is another problem), with
+   _MIN_NUMBERS or more already at cosine >= _NUMBERED_SIMILARITY; a unit with fewer only by a
+   window at cosine >= _HALF_SIMILARITY with each half of it (a question on the unit's subject
+   asking something else meets one half); a window without the unit's one number only at
+   _UNNUMBERED_SIMILARITY, and never one holding other numbers instead. The match's coverage is the cosine, judged by
    `rewrite_threshold` like every rewrite match.
 
 Cost: one embedding of about 50 pieces (a millisecond of one core) per asking sentence of a
@@ -32,7 +36,10 @@ non-English record, a few more per candidate; nothing for English records.
 Not reached: languages the model does not read (Greek, Swedish, Ukrainian, Czech, ...), a
 translated unit that does not ask (a statement, an answer), a translation quoted inside a record
 of the unit's own language, and a question whose translation is cut into more sentences than its
-unit has plus one.
+unit has plus one. Matched though it should not be: a question of the unit's subject and form
+asking something else, worded so closely that each half of the unit is met, with no number to
+tell them apart ("Which planet of the solar system is closest to the Sun?" in German at 0.82 with
+"Which planet of the solar system takes the longest to orbit the Sun?").
 """
 from __future__ import annotations
 
@@ -73,6 +80,15 @@ _TOP = 3
 _PROPOSE = 0.4
 _MIN_NUMBERS = 2
 _NUMBERED_SIMILARITY = 0.6
+# A unit not corroborated so by numbers is matched only by a window near each half of it (its
+# sentences, or words, in two): a question of the same subject asking something else meets one
+# ("Which planet of the solar system is the largest?" is at 0.72 with the unit "Which planet ...
+# has the shortest day, rotating once on its axis in about ten hours?", at 0.26 with its second half).
+_HALF_SIMILARITY = 0.3
+# A unit's one number missing from the window: another question of its form as often as a
+# translation dropping it ("Which is the largest planet of the solar system?" is at 0.77 with
+# "Which planet ... takes about 165 years to orbit the Sun once?"): matched at this cosine only.
+_UNNUMBERED_SIMILARITY = 0.8
 # Windows embedded per process and kept for the next record holding the same text (boilerplate).
 _CACHE = 4096
 
@@ -159,6 +175,16 @@ def numbers_of(text: str, lang: str | None) -> set[str]:
     return keys
 
 
+def halves(text: str) -> tuple[str, str]:
+    """`text` cut in two: between its middle sentences, or, a single sentence, its middle words."""
+    sents = sentences(text)
+    if len(sents) >= 2:
+        at = sents[len(sents) // 2][0]
+        return text[:at].strip(), text[at:].strip()
+    words = text.split()
+    return " ".join(words[:len(words) // 2]), " ".join(words[len(words) // 2:])
+
+
 def _words(text: str) -> int:
     """Words of `text`, a Chinese, Japanese or Korean character two thirds of one."""
     cjk = len(_UNSPACED.findall(text))
@@ -167,9 +193,10 @@ def _words(text: str) -> int:
 
 @dataclass
 class TranslationIndex:
-    """The asking units' vectors, languages, sentence counts and numbers (see the module docstring)."""
+    """The asking units' texts, languages, sentence counts and numbers, and their vectors, embedded
+    on first use (see the module docstring)."""
     units: np.ndarray  # indices into the contamination index's items
-    vectors: np.ndarray  # (len(units), 512) float32
+    texts: list[str]
     langs: list[str]
     n_sentences: np.ndarray
     numbers: list[frozenset[str]]
@@ -177,6 +204,7 @@ class TranslationIndex:
     similarity: float
     encoder: SentenceEncoder = field(default_factory=SentenceEncoder)
     _lid: Any = None
+    _vectors: tuple[np.ndarray, np.ndarray] | None = None
     anchors_read: int = 0  # asking sentences embedded (the tier's cost)
 
     def __getstate__(self) -> dict:
@@ -186,23 +214,39 @@ class TranslationIndex:
 
     @classmethod
     def build(cls, texts: Sequence[str], eligible: Sequence[bool], similarity: float) -> "TranslationIndex":
-        """The index of the `eligible` units of `texts` that ask and are short enough."""
+        """The index of the `eligible` units of `texts` that ask and are short enough (their
+        vectors are embedded by the first process that reads an anchor: an English corpus never
+        pays for them)."""
         _package()
         units = np.array([i for i, (t, ok) in enumerate(zip(texts, eligible))
                           if ok and _ASK.search(t) and len(t) <= _MAX_UNIT_CHARS], dtype=np.int64)
         chosen = [texts[i] for i in units.tolist()]
-        digest = hashlib.sha256("\x00".join(chosen).encode()).hexdigest()
-        encoder = SentenceEncoder()
-
-        def derive() -> dict[str, np.ndarray]:
-            return {"vectors": encoder.encode(chosen) if chosen else np.zeros((0, 512), np.float32)}
-        vectors = cached_arrays("translation-units", f"{model_version()}|{digest}|{len(chosen)}", derive,
-                                {"vectors": ((len(chosen), 512), np.float32)})["vectors"]
-        index = cls(units, vectors, [], np.array([max(1, len(sentences(t))) for t in chosen], dtype=np.int32),
-                    [], np.array([len(t) for t in chosen], dtype=np.int64), similarity, encoder)
+        index = cls(units, chosen, [], np.array([max(1, len(sentences(t))) for t in chosen], dtype=np.int32), [],
+                    np.array([len(t) for t in chosen], dtype=np.int64), similarity)
         index.langs = index._languages(chosen)
         index.numbers = [frozenset(numbers_of(t, lang)) for t, lang in zip(chosen, index.langs)]
         return index
+
+    def vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """(len(units), 512) vectors of the units, and (len(units), 2, 512) of their halves (zeros
+        for a unit with _MIN_NUMBERS numbers): from the per-machine cache, else embedded (about 2 ms
+        a unit) and saved there."""
+        if self._vectors is None:
+            chosen = self.texts
+            halved = [k for k, need in enumerate(self.numbers) if len(need) < _MIN_NUMBERS]
+
+            def derive() -> dict[str, np.ndarray]:
+                vecs = self.encoder.encode(chosen) if chosen else np.zeros((0, 512), np.float32)
+                half = np.zeros((len(chosen), 2, 512), np.float32)
+                if halved:
+                    half[halved] = self.encoder.encode([h for k in halved for h in halves(chosen[k])]).reshape(-1, 2, 512)
+                return {"vectors": vecs, "half_vectors": half}
+            digest = hashlib.sha256("\x00".join(chosen).encode()).hexdigest()
+            arrays = cached_arrays("translation-units", f"{model_version()}|{digest}|{len(chosen)}|{halved}", derive,
+                                   {"vectors": ((len(chosen), 512), np.float32),
+                                    "half_vectors": ((len(chosen), 2, 512), np.float32)})
+            self._vectors = (arrays["vectors"], arrays["half_vectors"])
+        return self._vectors
 
     def _languages(self, texts: Sequence[str]) -> list[str]:
         """lid.176's label of each text (its lines joined)."""
@@ -249,7 +293,7 @@ class TranslationIndex:
             return
         self.anchors_read += len(read)
         first_vecs = self.encoder.encode([x[3] for x, _ in read])
-        sims = first_vecs @ self.vectors.T
+        sims = first_vecs @ self.vectors()[0].T
         best: dict[tuple[int, int], tuple[float, list[int], list[str], int]] = {}
         for (x, lang), row in zip(read, sims):
             t, sents, i, first = x
@@ -282,7 +326,7 @@ class TranslationIndex:
         n = int(self.n_sentences[k])
         sizes = sorted({n, n + 1} - {2})
         windows = [self._window(text, sents, i, m) for m in sizes]
-        sims = (self.encoder.encode(windows) @ self.vectors[k]).tolist() if windows else []
+        sims = (self.encoder.encode(windows) @ self.vectors()[0][k]).tolist() if windows else []
         size, best = 2, cosine
         for m, s in zip(sizes, sims):
             if s > best:
@@ -290,15 +334,25 @@ class TranslationIndex:
         need = self.numbers[k]
         evidence = [f"translation cosine {best:.3f}", f"language {lang}"]
         bar = self.similarity
-        if len(need) >= _MIN_NUMBERS:
-            window = self._window(text, sents, i, size)
-            held = need & numbers_of(window, lang)
+        window = self._window(text, sents, i, size)
+        held = need & numbers_of(window, lang) if need else set()
+        if len(need) >= _MIN_NUMBERS:  # a translation keeps its quantities: without most, another problem
             if 2 * len(held) < len(need):
                 return None
-            evidence.append("numbers " + " ".join(sorted(held, key=float)))
             bar = min(bar, _NUMBERED_SIMILARITY)
+        if held:
+            evidence.append("numbers " + " ".join(sorted(held, key=float)))
+        if need and not held:
+            if numbers_of(window, lang):
+                return None  # its one number is not there, another is: another question (84 years, not 165)
+            bar = _UNNUMBERED_SIMILARITY
         if best < max(bar, floor):
             return None
+        if len(need) < _MIN_NUMBERS:
+            near = self.vectors()[1][k] @ self.encoder.encode([window])[0]
+            if near.min() < _HALF_SIMILARITY:
+                return None
+            evidence.append(f"halves {near[0]:.3f} {near[1]:.3f}")
         b = sents[i][1]
         a = max(sents[max(0, i - size + 1)][0], b - _MAX_WINDOW_CHARS)
         while b > a and text[b - 1].isspace():
