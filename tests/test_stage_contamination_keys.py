@@ -330,4 +330,7 @@ def test_the_stage_reports_a_translation_as_a_rewrite_of_its_question(shared_dat
     # (its words, not its numbers)
     [g], _ = run(rewrite_keys=False, rewrite_translation=False)
     assert g["evidence"][0].startswith("gloss ")
-    assert run(rewrite_keys=False, rewrite_gloss=False) == [[], []]
+    assert run(rewrite_keys=False, rewrite_gloss=False, rewrite_translation=False) == [[], []]
+    # ... and the sentence embedding alone finds it too, its numbers there
+    [t], _ = run(rewrite_keys=False, rewrite_gloss=False)
+    assert t["evidence"][0].startswith("translation cosine ") and t["evidence"][-1] == "numbers 2 3 6 55 68 80
