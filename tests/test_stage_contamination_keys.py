@@ -333,4 +333,4 @@ def test_the_stage_reports_a_translation_as_a_rewrite_of_its_question(shared_dat
     assert run(rewrite_keys=False, rewrite_gloss=False, rewrite_translation=False) == [[], []]
     # ... and the sentence embedding alone finds it too, its numbers there
     [t], _ = run(rewrite_keys=False, rewrite_gloss=False)
-    assert t["evidence"][0].startswith("translation cosine ") and t["evidence"][-1] == "numbers 2 3 6 55 68 80
+    assert t["evidence"][0].startswith("translation cosine ") and t["evidence"][-1] == "numbers 2 3 6 55 68 80"
