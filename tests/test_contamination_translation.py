@@ -117,6 +117,20 @@ def test_an_english_record_is_not_read_and_a_unit_numbers_must_survive(tmp_path)
     assert evidence[-1] == "numbers 3 5 15 24"
 
 
+def test_the_units_are_embedded_at_index_time_only_for_a_corpus_the_tier_reads(tmp_path):
+    from audit.stages.contamination_translation import TranslationIndex
+
+    texts = [item[1] for item in MC_ITEMS]
+    english = TranslationIndex.build(texts, [True] * 4, 0.7, [HOST, HOST + " Did they?", VAT_EL])
+    assert english._vectors is None and english.encoder._model is None  # English, or no model language
+    german = TranslationIndex.build(texts, [True] * 4, 0.7, [HOST, VAT_OTHER_DE])
+    vectors, half = german._vectors
+    assert vectors.shape == (4, 512) and half.shape == (4, 2, 512) and abs(float(vectors[2] @ vectors[2]) - 1) < 1e-4
+    # shipped to a worker with the index, not embedded again there
+    copy = pickle.loads(pickle.dumps(german))
+    assert copy.encoder._model is None and (copy._vectors[0] == vectors).all()
+
+
 def test_the_index_travels_without_its_model(tmp_path):
     index = ContaminationIndex.build(mc_config(tmp_path))
     tr = index.translation

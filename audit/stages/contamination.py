@@ -612,7 +612,7 @@ class ContaminationIndex:
                 alone = np.bincount(parent, minlength=len(owners))[parent] == 1
                 translation = TranslationIndex.build(
                     texts, ((size > 0) & ~code_parent[parent] & (~whole | alone)).tolist(),
-                    c.rewrite_translation_similarity)
+                    c.rewrite_translation_similarity, sample)
         return cls(names, ids, item_set, words, grams, fuzzy, c, per_set, too_short, sub, code, numbers, coverable,
                    semantic=semantic, code_key=code_key, rewrite=rewrite, keys=keys, gloss=gloss, cognate=cognate,
                    translation=translation, need=need, item_units=units, item_starts=tokens.starts.astype(np.int32),

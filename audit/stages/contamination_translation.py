@@ -10,8 +10,9 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
 
 1. Units: those of an eval item that ask (a question mark), are no code, and are at most
    _MAX_UNIT_CHARS long (a question, not a document); an item's whole self only when it has no
-   field unit. Each, and each half of one with fewer than _MIN_NUMBERS numbers, is embedded by the
-   first process that reads an anchor (kept per machine by its text, audit.cache).
+   field unit. Each, and each half of one with fewer than _MIN_NUMBERS numbers, is embedded once
+   (kept per machine by its text, audit.cache): at index time when the corpus sample holds a record
+   the tier reads, else by the first process that reads an anchor.
 2. Anchors: a record's sentences that ask (?, ？, ؟) in _MIN_ASK_WORDS words or more (a CJK
    character two thirds of one), or with the sentence before them _MIN_WORDS words holding
    _MIN_NUMBERS numbers; read only in records whose identified language is one of _MODEL_LANGS
@@ -213,10 +214,12 @@ class TranslationIndex:
         return state
 
     @classmethod
-    def build(cls, texts: Sequence[str], eligible: Sequence[bool], similarity: float) -> "TranslationIndex":
-        """The index of the `eligible` units of `texts` that ask and are short enough (their
-        vectors are embedded by the first process that reads an anchor: an English corpus never
-        pays for them)."""
+    def build(cls, texts: Sequence[str], eligible: Sequence[bool], similarity: float,
+              sample: Sequence[str] | None = None) -> "TranslationIndex":
+        """The index of the `eligible` units of `texts` that ask and are short enough. Their vectors
+        are embedded now when the corpus `sample` holds a record the tier reads (once, not by each
+        worker at its first anchor), else by the first process that reads an anchor (an English
+        corpus never pays for them)."""
         _package()
         units = np.array([i for i, (t, ok) in enumerate(zip(texts, eligible))
                           if ok and _ASK.search(t) and len(t) <= _MAX_UNIT_CHARS], dtype=np.int64)
@@ -225,6 +228,10 @@ class TranslationIndex:
                     np.array([len(t) for t in chosen], dtype=np.int64), similarity)
         index.langs = index._languages(chosen)
         index.numbers = [frozenset(numbers_of(t, lang)) for t, lang in zip(chosen, index.langs)]
+        if chosen and sample:
+            asking = [" ".join(d[:_MAX_WINDOW_CHARS].split()) for d in sample if d and _ASK.search(d)]
+            if any(lang in _MODEL_LANGS and index._others(lang) for lang in index._languages(asking)):
+                index.vectors()
         return index
 
     def vectors(self) -> tuple[np.ndarray, np.ndarray]:
@@ -237,15 +244,16 @@ class TranslationIndex:
 
             def derive() -> dict[str, np.ndarray]:
                 vecs = self.encoder.encode(chosen) if chosen else np.zeros((0, 512), np.float32)
-                half = np.zeros((len(chosen), 2, 512), np.float32)
-                if halved:
-                    half[halved] = self.encoder.encode([h for k in halved for h in halves(chosen[k])]).reshape(-1, 2, 512)
-                return {"vectors": vecs, "half_vectors": half}
+                half = self.encoder.encode([h for k in halved for h in halves(chosen[k])]) if halved else \
+                    np.zeros((0, 512), np.float32)
+                return {"vectors": vecs, "halves": half.reshape(-1, 2, 512)}
             digest = hashlib.sha256("\x00".join(chosen).encode()).hexdigest()
             arrays = cached_arrays("translation-units", f"{model_version()}|{digest}|{len(chosen)}|{halved}", derive,
                                    {"vectors": ((len(chosen), 512), np.float32),
-                                    "half_vectors": ((len(chosen), 2, 512), np.float32)})
-            self._vectors = (arrays["vectors"], arrays["half_vectors"])
+                                    "halves": ((len(halved), 2, 512), np.float32)})
+            half = np.zeros((len(chosen), 2, 512), np.float32)
+            half[halved] = arrays["halves"]
+            self._vectors = (arrays["vectors"], half)
         return self._vectors
 
     def _languages(self, texts: Sequence[str]) -> list[str]:
