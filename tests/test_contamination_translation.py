@@ -20,6 +20,10 @@ HOST_DE = ("Der Stadtrat hat am Dienstag beschlossen, die Brücke über den Flus
            "Die Arbeiten sollen im Frühjahr beginnen und etwa acht Monate dauern.")
 HOST_FR = ("Le conseil municipal a voté mardi soir le budget de la nouvelle piscine. Les travaux commenceront "
            "au printemps et dureront huit mois.")
+# A long sentence of another subject (a council meeting).
+LONG_DE = ("Nach einer langen Sitzung, die bis spät in die Nacht dauerte und in der über die Sanierung der Schwimmhalle, "
+           "die neuen Radwege am Flussufer, die Gebühren für die Müllabfuhr und den Haushalt des kommenden Jahres "
+           "gestritten wurde, vertagte sich der Rat auf Donnerstag.")
 # On the VAT question's subject, asking about it, but another question.
 VAT_OTHER_DE = ("Wussten Sie, dass die Mehrwertsteuer in Deutschland seit 2007 bei neunzehn Prozent liegt? Viele "
                 "Händler geben die Senkung nicht an ihre Kunden weiter.")
@@ -77,6 +81,14 @@ def test_translated_questions_are_found_with_their_evidence(tmp_path):
     # the tier off: neither is found
     off = {"rewrite_cognate": False, "rewrite_keys": False, "rewrite_translation": False}
     assert mc_counted(tmp_path, [de, fr], off) == [[], []]
+
+
+def test_a_long_question_after_a_long_sentence_of_another_subject_is_found(tmp_path):
+    """A question of 12 words or more is embedded alone: with the council's long sentence before it,
+    the VAT question's window is at 0.39 with its unit, under the bar that proposes a candidate."""
+    index = ContaminationIndex.build(mc_config(tmp_path))
+    got = [(t, index.item_ids[u]) for t, u, *_ in index.translation.matches([LONG_DE + "\n" + VAT_DE], 0.3, ["de"])]
+    assert got == [(0, "vat")]
 
 
 def test_another_question_and_text_that_asks_nothing_are_not_matched(tmp_path):

@@ -18,9 +18,11 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
    character two thirds of one), or with the sentence before them _MIN_WORDS words holding
    _MIN_NUMBERS numbers; read only in records whose identified language is one of _MODEL_LANGS
    and not the units' (an English record is the English rewrite tier's). The asking sentence and
-   the one before it make a first window, whose language lid.176 names: only windows in a
-   language of _MODEL_LANGS other than the unit's are embedded, all of a batch in one pass.
-3. Candidates: the _TOP units nearest the first window, at cosine >= _PROPOSE. For each, windows
+   the one before it make a first window (and, of _ALONE_WORDS or more, the asking sentence
+   alone: the sentence before blurs a question that stands alone), whose language lid.176
+   names: only windows in a language of _MODEL_LANGS other than the unit's are embedded, all of
+   a batch in one pass.
+3. Candidates: the _TOP units nearest a first window, at cosine >= _PROPOSE. For each, windows
    of as many sentences as the unit has and one more, ending with the asking sentence, are
    embedded too; the best of them is the pair's cosine.
 4. Match: cosine >= `rewrite_translation_similarity`; a unit holding numbers (digits or number
@@ -74,6 +76,7 @@ _WORD = re.compile(r"[^\W\d_]+|\d+")
 # told from a unit by its embedding alone), or a two-sentence window of _MIN_WORDS words holding
 # _MIN_NUMBERS numbers (a word problem's question is short: "How much does he pay?").
 _MIN_ASK_WORDS = 7
+_ALONE_WORDS = 12
 _MIN_WORDS = 6
 _MAX_UNIT_CHARS = 1500
 # A window is cut to its last this many characters (a sentence running on over a page).
@@ -285,8 +288,8 @@ class TranslationIndex:
             return
         only = set(self.langs)
         only_lang = next(iter(only)) if len(only) == 1 else None
-        # (text, sentences, asking sentence index, first window text)
-        anchors: list[tuple[int, list[tuple[int, int]], int, str]] = []
+        # (text, sentences, asking sentence index, the first windows' sizes in sentences)
+        anchors: list[tuple[int, list[tuple[int, int]], int, tuple[int, ...]]] = []
         for t, text in enumerate(texts):
             lang = None if languages is None else languages[t]
             # a record in a language the model does not read, or in the units' only one, is not read
@@ -298,27 +301,32 @@ class TranslationIndex:
             for i, (a, b) in enumerate(sents):
                 if not _ASK.search(text, a, b):
                     continue
-                first = self._window(text, sents, i, 2)
-                if _words(text[a:b]) >= _MIN_ASK_WORDS or (
-                        _words(first) >= _MIN_WORDS and len(numbers_of(first, lang)) >= _MIN_NUMBERS):
-                    anchors.append((t, sents, i, first))
+                asked = _words(text[a:b])
+                pair = self._window(text, sents, i, 2)
+                if asked >= _MIN_ASK_WORDS or (
+                        _words(pair) >= _MIN_WORDS and len(numbers_of(pair, lang)) >= _MIN_NUMBERS):
+                    # a question of _ALONE_WORDS is read alone too (the sentence before blurs it)
+                    anchors.append((t, sents, i, (1, 2) if asked >= _ALONE_WORDS and i > 0 else (2,)))
         if not anchors:
             return
-        langs = self._languages([w for *_, w in anchors])
+        langs = self._languages([self._window(texts[t] or "", sents, i, 2) for t, sents, i, _ in anchors])
         read = [(x, lang) for x, lang in zip(anchors, langs) if lang in _MODEL_LANGS and self._others(lang)]
         if not read:
             return
         self.anchors_read += len(read)
-        first_vecs = self.encoder.encode([x[3] for x, _ in read])
-        sims = first_vecs @ self.vectors()[0].T
+        firsts = [self._window(texts[t] or "", sents, i, m) for (t, sents, i, sizes), _ in read for m in sizes]
+        sims = self.encoder.encode(firsts) @ self.vectors()[0].T
         best: dict[tuple[int, int], tuple[float, list[int], list[str], int]] = {}
-        for (x, lang), row in zip(read, sims):
-            t, sents, i, first = x
+        at = 0
+        for (x, lang) in read:
+            t, sents, i, sizes = x
+            row = sims[at:at + len(sizes)].max(axis=0)
+            at += len(sizes)
             top = np.argsort(-row)[:_TOP]
             for k in top[row[top] >= _PROPOSE].tolist():
                 if self.langs[k] == lang:
                     continue
-                got = self._confirm(texts[t] or "", sents, i, k, lang, float(row[k]), floor)
+                got = self._confirm(texts[t] or "", sents, i, k, lang, sizes, floor)
                 if got is not None:
                     key = (t, int(self.units[k]))
                     if key not in best or got[0] > best[key][0]:
@@ -337,17 +345,14 @@ class TranslationIndex:
         b = sents[i][1]
         return text[max(a, b - _MAX_WINDOW_CHARS):b].strip()
 
-    def _confirm(self, text: str, sents: list[tuple[int, int]], i: int, k: int, lang: str, cosine: float,
-                 floor: float) -> tuple[float, list[int], list[str]] | None:
-        """(cosine, span, evidence) of unit k's best window ending with asking sentence i, or None."""
+    def _confirm(self, text: str, sents: list[tuple[int, int]], i: int, k: int, lang: str,
+                 firsts: tuple[int, ...], floor: float) -> tuple[float, list[int], list[str]] | None:
+        """(cosine, span, evidence) of unit k's best window ending with asking sentence i (the first
+        windows, of `firsts` sentences, are embedded already), or None."""
         n = int(self.n_sentences[k])
-        sizes = sorted({n, n + 1} - {2})
-        windows = [self._window(text, sents, i, m) for m in sizes]
-        sims = (self.encoder.encode(windows) @ self.vectors()[0][k]).tolist() if windows else []
-        size, best = 2, cosine
-        for m, s in zip(sizes, sims):
-            if s > best:
-                size, best = m, s
+        sizes = sorted({n, n + 1, *firsts})
+        sims = (self.encoder.encode([self._window(text, sents, i, m) for m in sizes]) @ self.vectors()[0][k]).tolist()
+        best, size = max(zip(sims, sizes))
         need = self.numbers[k]
         evidence = [f"translation cosine {best:.3f}", f"language {lang}"]
         bar = self.similarity
