@@ -19,7 +19,8 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
    _MIN_NUMBERS numbers; read only in records whose identified language is one of _MODEL_LANGS
    and not the units' (an English record is the English rewrite tier's). The asking sentence and
    the one before it make a first window (and, of _ALONE_WORDS or more, the asking sentence
-   alone: the sentence before blurs a question that stands alone), whose language lid.176
+   alone: the sentence before blurs a question that stands alone; where no unit has two
+   sentences, the asking sentence alone), whose language lid.176
    names: only windows in a language of _MODEL_LANGS other than the unit's are embedded, all of
    a batch in one pass.
 3. Candidates: the _TOP units nearest a first window, at cosine >= _PROPOSE. For each, windows
@@ -288,6 +289,7 @@ class TranslationIndex:
             return
         only = set(self.langs)
         only_lang = next(iter(only)) if len(only) == 1 else None
+        single = int(self.n_sentences.max()) == 1
         # (text, sentences, asking sentence index, the first windows' sizes in sentences)
         anchors: list[tuple[int, list[tuple[int, int]], int, tuple[int, ...]]] = []
         for t, text in enumerate(texts):
@@ -305,8 +307,10 @@ class TranslationIndex:
                 pair = self._window(text, sents, i, 2)
                 if asked >= _MIN_ASK_WORDS or (
                         _words(pair) >= _MIN_WORDS and len(numbers_of(pair, lang)) >= _MIN_NUMBERS):
-                    # a question of _ALONE_WORDS is read alone too (the sentence before blurs it)
-                    anchors.append((t, sents, i, (1, 2) if asked >= _ALONE_WORDS and i > 0 else (2,)))
+                    # a question of _ALONE_WORDS is read alone too (the sentence before blurs it);
+                    # with no unit of two sentences, alone only
+                    anchors.append((t, sents, i, (1,) if single else (1, 2) if asked >= _ALONE_WORDS and i > 0
+                                    else (2,)))
         if not anchors:
             return
         langs = self._languages([self._window(texts[t] or "", sents, i, 2) for t, sents, i, _ in anchors])
