@@ -42,9 +42,10 @@ Not reached: languages the model does not read (Greek, Swedish, Ukrainian, Czech
 translated unit that does not ask (a statement, an answer), a translation quoted inside a record
 of the unit's own language, and a question whose translation is cut into more sentences than its
 unit has plus one. Matched though it should not be: a question of the unit's subject and form
-asking something else, worded so closely that each half of the unit is met, with no number to
-tell them apart ("Which planet of the solar system is closest to the Sun?" in German at 0.82 with
-"Which planet of the solar system takes the longest to orbit the Sun?").
+asking something else, worded so closely that each half of the unit is met and past the bar of
+a window without the unit's one number ("Which planet of the solar system is closest to the
+Sun?" in German at 0.82 with "Which planet of the solar system takes about 165 years to orbit
+the Sun once?").
 """
 from __future__ import annotations
 
