@@ -21,9 +21,9 @@ HOST_DE = ("Der Stadtrat hat am Dienstag beschlossen, die Brücke über den Flus
 HOST_FR = ("Le conseil municipal a voté mardi soir le budget de la nouvelle piscine. Les travaux commenceront "
            "au printemps et dureront huit mois.")
 # A long sentence of another subject (a council meeting).
-LONG_DE = ("Nach einer langen Sitzung, die bis spät in die Nacht dauerte und in der über die Sanierung der Schwimmhalle, "
-           "die neuen Radwege am Flussufer, die Gebühren für die Müllabfuhr und den Haushalt des kommenden Jahres "
-           "gestritten wurde, vertagte sich der Rat auf Donnerstag.")
+LONG_DE = ("Nach einer langen Sitzung, die bis spät in die Nacht dauerte und in der über die Sanierung der "
+           "Schwimmhalle, die neuen Radwege am Flussufer, die Gebühren für die Müllabfuhr und den Haushalt des "
+           "kommenden Jahres gestritten wurde, vertagte sich der Rat auf Donnerstag.")
 # On the VAT question's subject, asking about it, but another question.
 VAT_OTHER_DE = ("Wussten Sie, dass die Mehrwertsteuer in Deutschland seit 2007 bei neunzehn Prozent liegt? Viele "
                 "Händler geben die Senkung nicht an ihre Kunden weiter.")
@@ -125,7 +125,8 @@ def test_an_english_record_is_not_read_and_a_unit_numbers_must_survive(tmp_path)
     english = HOST + " " + VAT_DE
     assert [t for t, *_ in tr.matches([english], 0.3)] == [0]  # the window is German: read ...
     before = tr.anchors_read
-    assert list(tr.matches([english], 0.3, ["en"])) == [] and tr.anchors_read == before  # ... unless the record is English
+    # ... unless the record is English
+    assert list(tr.matches([english], 0.3, ["en"])) == [] and tr.anchors_read == before
     got = list(tr.matches([HOST_IT + " " + BAKER_IT, HOST_IT + " " + BAKER_OTHER_IT], 0.3, ["it", "it"]))
     assert [(t, index.item_ids[u]) for t, u, *_ in got] == [(0, "baker")]
     evidence = got[0][-1]

@@ -72,10 +72,10 @@ from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.contamination_codekey import CodeKeyIndex, looks_like_any_code
 from audit.stages.contamination_cognate import CognateIndex
-from audit.stages.contamination_translation import TranslationIndex
 from audit.stages.contamination_gloss import GlossIndex, han_counts
 from audit.stages.contamination_keys import KeyIndex
 from audit.stages.contamination_rewrite import RewriteIndex
+from audit.stages.contamination_translation import TranslationIndex
 from audit.stages.semantic import WordVectors
 
 if TYPE_CHECKING:
