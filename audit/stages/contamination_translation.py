@@ -11,18 +11,17 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
 1. Units: those of an eval item that ask (a question mark), are no code, and are at most
    _MAX_UNIT_CHARS long up to the end of their last asking sentence (a question, not a document;
    a word problem and its worked answer in one field read as the problem); an item's whole self
-   only when it has no field unit. Each, and each half of one with fewer than _MIN_NUMBERS numbers, is embedded once
-   (kept per machine by its text, audit.cache): at index time when the corpus sample holds a record
-   the tier reads, else by the first process that reads an anchor.
+   only when it has no field unit. Each, and each half of one with fewer than _MIN_NUMBERS
+   numbers, is embedded once (kept per machine by its text, audit.cache): at index time when the
+   corpus sample holds a record the tier reads, else by the first process that reads an anchor.
 2. Anchors: a record's sentences that ask (?, ？, ؟) in _MIN_ASK_WORDS words or more (a CJK
    character two thirds of one), or with the sentence before them _MIN_WORDS words holding
    _MIN_NUMBERS numbers; read only in records whose identified language is one of _MODEL_LANGS
    and not the units' (an English record is the English rewrite tier's). The asking sentence and
    the one before it make a first window (and, of _ALONE_WORDS or more, the asking sentence
    alone: the sentence before blurs a question that stands alone; where no unit has two
-   sentences, the asking sentence alone), whose language lid.176
-   names: only windows in a language of _MODEL_LANGS other than the unit's are embedded, all of
-   a batch in one pass.
+   sentences, the asking sentence alone only), whose language lid.176 names: only windows in a
+   language of _MODEL_LANGS other than the unit's are embedded, all of a batch in one pass.
 3. Candidates: the _TOP units nearest a first window, at cosine >= _PROPOSE. For each, windows
    of as many sentences as the unit has and one more, ending with the asking sentence, are
    embedded too; the best of them is the pair's cosine.
@@ -32,11 +31,12 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
    _MIN_NUMBERS or more already at cosine >= _NUMBERED_SIMILARITY; a unit with fewer only by a
    window at cosine >= _HALF_SIMILARITY with each half of it (a question on the unit's subject
    asking something else meets one half); a window without the unit's one number only at
-   _UNNUMBERED_SIMILARITY, and never one holding other numbers instead. The match's coverage is the cosine, judged by
-   `rewrite_threshold` like every rewrite match.
+   _UNNUMBERED_SIMILARITY, and never one holding other numbers instead. The match's coverage is
+   the cosine, judged by `rewrite_threshold` like every rewrite match.
 
-Cost: one embedding of about 50 pieces (a millisecond of one core) per asking sentence of a
-non-English record, a few more per candidate; nothing for English records.
+Cost: about 2 ms of one core per asking sentence of a non-English record (one embedding of some
+30 pieces, nearly all of it matrix products), a few more per candidate, and 0.45 s per process
+to load the model; nothing for English records.
 
 Not reached: languages the model does not read (Greek, Swedish, Ukrainian, Czech, ...), a
 translated unit that does not ask (a statement, an answer), a translation quoted inside a record
@@ -70,7 +70,7 @@ _MODEL_LANGS = frozenset({"ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", 
                           "zh"})
 _ASK = re.compile(r"[?？؟]")
 # A sentence ends after ., !, ?, … (and closing quotes or brackets) and a space, after a CJK end
-# mark, or at a line break ("1.50", "z.B." and "e.g.," end none).
+# mark, or at a line break ("1.50" and "e.g.," end none).
 _SENTENCE_END = re.compile(r"[.!?…؟]+[\"'”’»)\]]*\s+|[。！？]+[」』”’）)]*\s*|\n\s*")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W\d_]+|\d+")
