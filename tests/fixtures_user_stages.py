@@ -43,26 +43,28 @@ def stage_config(root: Path, use: str, params: dict[str, Any] | None = None, **s
 
 
 class OnEveryNode(Stage):
-    """Holds its first worker in `setup` until a worker on each of `nodes` Ray nodes has started one:
-    a busy node's CPU sends the next shard to another node, so tiny shards cannot all land on one
-    (Ray reuses a worker lease for short tasks). Adds a column, judges nothing."""
+    """Holds each worker's first batch until a worker on each of `nodes` Ray nodes has one: a busy
+    node's CPU sends the next shard to another node, so tiny shards cannot all land on one (Ray
+    reuses a worker lease for short tasks). In `__call__`, not `setup`: the run's warm-up sets the
+    stage up on every worker, measuring nothing. Adds a column, judges nothing."""
 
     name = "on_every_node"
     writes = ("on_every_node",)
 
     def __init__(self, folder: str, nodes: int = 2) -> None:
         self.folder, self.nodes = Path(folder), nodes
-
-    def setup(self) -> None:
-        import ray
-
-        (self.folder / ray.get_runtime_context().get_node_id()).touch()
-        deadline = time.monotonic() + 120
-        # another node's worker announces itself by a file: nothing to wait on across nodes but the folder
-        while len(list(self.folder.iterdir())) < self.nodes and time.monotonic() < deadline:
-            time.sleep(0.05)
+        self._held = False
 
     def __call__(self, batch: pa.Table) -> pa.Table:
+        if not self._held:
+            import ray
+
+            self._held = True
+            (self.folder / ray.get_runtime_context().get_node_id()).touch()
+            deadline = time.monotonic() + 120
+            # another node's worker announces itself by a file: nothing to wait on across nodes but the folder
+            while len(list(self.folder.iterdir())) < self.nodes and time.monotonic() < deadline:
+                time.sleep(0.05)
         return batch.append_column("on_every_node", pa.array([True] * batch.num_rows, pa.bool_()))
 
 
