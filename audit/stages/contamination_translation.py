@@ -215,7 +215,6 @@ class TranslationIndex:
     langs: list[str]
     n_sentences: np.ndarray
     numbers: list[frozenset[str]]
-    chars: np.ndarray  # each unit's length in characters (its span in the evidence)
     similarity: float
     encoder: SentenceEncoder = field(default_factory=SentenceEncoder)
     _lid: Any = None
@@ -239,7 +238,7 @@ class TranslationIndex:
         units = np.array([i for i, q in asked.items() if q and len(q) <= _MAX_UNIT_CHARS], dtype=np.int64)
         chosen = [asked[i] for i in units.tolist()]
         index = cls(units, chosen, [], np.array([max(1, len(sentences(t))) for t in chosen], dtype=np.int32), [],
-                    np.array([len(t) for t in chosen], dtype=np.int64), similarity)
+                    similarity)
         index.langs = index._languages(chosen)
         index.numbers = [frozenset(numbers_of(t, lang)) for t, lang in zip(chosen, index.langs)]
         if chosen and sample:
@@ -337,7 +336,7 @@ class TranslationIndex:
                     if key not in best or got[0] > best[key][0]:
                         best[key] = (*got, k)
         for (t, u), (cosine, span, evidence, k) in best.items():
-            yield t, u, cosine, span, [0, int(self.chars[k])], evidence
+            yield t, u, cosine, span, [0, len(self.texts[k])], evidence
 
     def _others(self, lang: str) -> set[str]:
         """The unit languages other than `lang`."""
