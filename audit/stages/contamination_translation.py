@@ -55,6 +55,7 @@ import importlib.util
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,7 @@ class SentenceEncoder:
         self.__init__()
 
     @staticmethod
+    @cache  # one model per process, shared by every index that process builds or receives
     def _load() -> Any:
         """The package's numpy forward pass over the C++ SentencePiece tokenizer of the same model
         file (its own pure-Python one takes 0.55 s to load and 27 times as long to tokenise; they
