@@ -10,7 +10,7 @@ import pickle
 import pytest
 
 from audit.stages.contamination import ContaminationIndex
-from audit.stages.contamination_translation import numbers_of, question_of, sentences
+from audit.stages.contamination_translation import _reachable_sentences, numbers_of, question_of, sentences
 from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
 
 # Translated by hand for this test (question alone, no choices), each among text of its language.
@@ -56,6 +56,15 @@ BAKER_OTHER_IT = ("Un fornaio vende ogni giorno 30 muffin a 2 dollari l'uno e do
                   "Quanti soldi incassa il fornaio ogni giorno?")
 HOST_IT = ("Il consiglio comunale ha approvato ieri sera il nuovo piano per le piste ciclabili del centro. I lavori "
            "cominceranno a marzo e dureranno circa sei mesi.")
+# Reworded in English, not translated: the VAT question in other words (the stems alone miss it);
+# a question of the DNA question's subject asking something else (the enzyme that joins fragments);
+# the baker's problem reworded, and the same story with two of its four numbers changed.
+VAT_REWORDED = "Which kind of tax is charged at each step of making and selling goods, on the value that step adds?"
+LIGASE = "Which enzyme joins the fragments of DNA together on the lagging strand at the replication fork?"
+BAKER_REWORDED = ("Every day a baker sells 24 muffins for $3 apiece and 15 loaves of bread for $5 apiece. How much "
+                  "money does the baker take in per day?")
+BAKER_OTHER = ("Every day a baker sells 30 muffins for $3 apiece and 12 loaves of bread for $5 apiece. How much "
+               "money does the baker take in per day?")
 
 
 def test_sentences_end_at_marks_and_breaks_not_inside_numbers():
@@ -179,3 +188,39 @@ def test_the_encoder_equals_the_package_own():
     ours = SentenceEncoder().encode(texts)
     theirs = USE(threads=1).encode(texts)
     assert ours.shape == (5, 512) and (ours * theirs).sum(axis=1).min() > 0.999
+
+
+def test_a_question_reworded_in_its_own_language_is_found_by_the_units_sharing_its_stems(tmp_path):
+    reworded = HOST + " " + VAT_REWORDED + " " + HOST
+    [[m], none] = mc_counted(tmp_path, [reworded, HOST + " " + LIGASE + " " + HOST])
+    assert (m["eval_id"], m["unit"], m["method"]) == ("vat", "question", "rewrite") and none == []
+    cosine, language, near = m["evidence"]
+    assert cosine.startswith("paraphrase cosine ") and float(cosine.split()[-1]) >= 0.75 and language == "language en"
+    [[a, b]] = m["spans"]
+    assert reworded[a:b] == VAT_REWORDED
+    # the stems alone do not find it
+    assert mc_counted(tmp_path, [reworded], {"rewrite_translation": False}) == [[]]
+
+
+def test_a_reworded_problem_keeps_its_numbers_and_unrelated_questions_are_never_embedded(tmp_path):
+    index = ContaminationIndex.build(mc_config(tmp_path, items=MC_ITEMS + [BAKER]))
+    tr, cover = index.translation, index.rewrite.stem_cover
+    got = list(tr.matches([BAKER_REWORDED, BAKER_OTHER], 0.3, ["en", "en"], cover))
+    assert [(t, index.item_ids[u]) for t, u, *_ in got] == [(0, "baker")] and got[0][-1][-1] == "numbers 3 5 15 24"
+    # an English question sharing no unit's stems, or a unit found whole by another tier, is not embedded
+    fresh = ContaminationIndex.build(mc_config(tmp_path))
+    fresh.match([HOST + " Did the museum open its east wing on Saturday after all those repairs?",
+                 HOST + " " + MC_ITEMS[2][1] + " " + HOST])
+    assert fresh.translation.anchors_read == 0 and fresh.translation.encoder._model is None
+    # without the cover, an English record is not read at all
+    assert list(tr.matches([VAT_REWORDED], 0.3, ["en"])) == []
+
+
+def test_the_sentences_a_window_reaches_are_those_of_the_whole_text():
+    text = "Ein Satz. " * 300 + "Wie viel kostet das? " + "Noch ein Satz. " * 40 + "Und das hier?" + " Ende." * 200
+    near, full = _reachable_sentences(text), sentences(text)
+    # from before the first asking sentence to the end of the last; its first one maybe cut
+    assert near[-1] == next(s for s in full if text[s[0]:s[1]] == "Und das hier? ")
+    assert near[1:] == [s for s in full if near[1][0] <= s[0] and s[1] <= near[-1][1]]
+    assert text.index("Wie viel") - near[0][0] >= 1400 and near[0][0] > 0
+    assert _reachable_sentences("Nothing asked.") == []

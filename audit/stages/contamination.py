@@ -787,11 +787,23 @@ class ContaminationIndex:
     def _translation_matches(self, texts: Sequence[str | None], a: int, b: int, found: dict[int, list[dict[str, Any]]],
                              languages: list[str | None] | None = None) -> None:
         """Add to `found` (keyed by text - a) the rewrite matches of texts[a:b] read through the
-        multilingual sentence embedding (a question translated into another language)."""
+        multilingual sentence embedding: a question translated into another language, or reworded
+        in its own (the units sharing enough of its stems, by the rewrite tier's `stem_cover`)."""
         assert self.translation is not None
         n_items = len(self.item_ids)
+        cover = self.rewrite.stem_cover if self.rewrite is not None else None
+        # the units of items another tier found whole are not compared again (as for the rewrite tier)
+        units_of: dict[tuple[str, str], list[int]] = {}
+        skip: dict[int, set[int]] = {}
+        for text, ms in found.items():
+            whole = {(m["eval_set"], m["eval_id"]) for m in ms if m["coverage"] >= 1.0}
+            if whole and not units_of:
+                for it in self.translation.units.tolist():
+                    units_of.setdefault((self.set_names[self.item_set[it]], self.item_ids[it]), []).append(it)
+            if whole:
+                skip[text] = {it for key in whole for it in units_of.get(key, ())}
         for t, u, cosine, span, unit_span, evidence in self.translation.matches(texts[a:b], self.settings.rewrite_floor,
-                                                                                languages):
+                                                                                languages, cover, skip):
             self._add(found, t * n_items + u, cosine, cosine, [span], "rewrite", span, evidence, item_chars=[unit_span])
 
     def _code_key_matches(self, texts: Sequence[str | None], a: int, b: int, keyed: np.ndarray,

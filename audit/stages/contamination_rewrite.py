@@ -548,6 +548,23 @@ class RewriteIndex:
         unit = self.post_unit[np.repeat(lo, count) + np.arange(total) - np.repeat(np.cumsum(count) - count, count)]
         return np.repeat(words, count), np.repeat(stems, count), unit.astype(np.int64)
 
+    def stem_cover(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(text, unit, distinct stems, share of the unit's stem weight) of each unit holding a
+        stem of one of the short `texts` (a sentence or two each: the whole text is the window)."""
+        tokens = tokenize_hashed(list(texts))
+        hit, at = self.forms.find(tokens.hashes)
+        stem = self.form_stem[at].astype(np.int64)
+        if self.bridges is not None:  # compounds written otherwise count, as in `matches`
+            b_word, b_stem = self.bridges.hits(tokens)
+            hit, stem = np.concatenate([hit, b_word]), np.concatenate([stem, b_stem])
+        word, stem, unit = self.postings(hit, stem)
+        n_units, n_stems = len(self.unit_total), len(self.weight) + 1
+        key = distinct((tokens.text_of[word] * n_units + unit) * n_stems + stem)
+        pairs, first, count = np.unique(key // n_stems, return_index=True, return_counts=True)
+        got = np.add.reduceat(self.weight[key % n_stems], first) if len(first) else np.zeros(0)
+        text, unit = np.divmod(pairs, n_units)
+        return text, unit, count, got / np.maximum(self.unit_total[unit], 1e-9)
+
     def _step(self, unit: np.ndarray) -> np.ndarray:
         """Per unit, the words of a block: a window (_WINDOW times its words, at least _MIN_WINDOW)
         over _BLOCKS."""
