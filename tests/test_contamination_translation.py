@@ -63,6 +63,11 @@ VAT_REWORDED = "Which kind of tax is charged at each step of making and selling 
 LIGASE = "Which enzyme joins the fragments of DNA together on the lagging strand at the replication fork?"
 BAKER_REWORDED = ("Every day a baker sells 24 muffins for $3 apiece and 15 loaves of bread for $5 apiece. How much "
                   "money does the baker take in per day?")
+# A unit whose one number is a word (twice), reworded without it (a second time).
+JEOPARDY = ("jeopardy", "Which protection of the Fifth Amendment prevents a person from being tried twice for the same "
+                        "crime?", ["Double jeopardy", "Due process", "Self-incrimination", "Eminent domain"])
+JEOPARDY_REWORDED = ("Which Fifth Amendment protection stops a person from being put on trial a second time for the "
+                     "same crime?")
 BAKER_OTHER = ("Every day a baker sells 30 muffins for $3 apiece and 12 loaves of bread for $5 apiece. How much "
                "money does the baker take in per day?")
 
@@ -203,10 +208,11 @@ def test_a_question_reworded_in_its_own_language_is_found_by_the_units_sharing_i
 
 
 def test_a_reworded_problem_keeps_its_numbers_and_unrelated_questions_are_never_embedded(tmp_path):
-    index = ContaminationIndex.build(mc_config(tmp_path, items=MC_ITEMS + [BAKER]))
+    index = ContaminationIndex.build(mc_config(tmp_path, items=MC_ITEMS + [BAKER, JEOPARDY]))
     tr, cover = index.translation, index.rewrite.stem_cover
-    got = list(tr.matches([BAKER_REWORDED, BAKER_OTHER], 0.3, ["en", "en"], cover))
-    assert [(t, index.item_ids[u]) for t, u, *_ in got] == [(0, "baker")] and got[0][-1][-1] == "numbers 3 5 15 24"
+    got = list(tr.matches([BAKER_REWORDED, BAKER_OTHER, JEOPARDY_REWORDED], 0.3, ["en"] * 3, cover))
+    assert [(t, index.item_ids[u]) for t, u, *_ in got] == [(0, "baker"), (2, "jeopardy")]
+    assert got[0][-1][-1] == "numbers 3 5 15 24"  # its digits; a number word may be said otherwise
     # an English question sharing no unit's stems, or a unit found whole by another tier, is not embedded
     fresh = ContaminationIndex.build(mc_config(tmp_path))
     fresh.match([HOST + " Did the museum open its east wing on Saturday after all those repairs?",

@@ -39,7 +39,8 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
    asking something else meets one half); a window without the unit's one number only at
    _UNNUMBERED_SIMILARITY, and never one holding other numbers instead. A window in the unit's
    own language is matched at _SAME_SIMILARITY or the setting, the higher, and only holding three
-   quarters of the unit's numbers. The match's coverage is the cosine, judged by
+   quarters of the unit's numbers written in digits (a number word may be reworded: twice, a
+   second time). The match's coverage is the cosine, judged by
    `rewrite_threshold` like every rewrite match.
 
 Cost: about 2 ms of one core per window embedded (some 30 pieces, nearly all of it matrix
@@ -118,8 +119,8 @@ _UNNUMBERED_SIMILARITY = 0.8
 # replication fork?" 0.33 of the helicase question's, at cosine 0.77), at this cosine or more to
 # be tried, and matched at _SAME_SIMILARITY: related questions of one language meet closer than
 # across two (the nearest unrelated English question of 1,800 clean documents to any unit: 0.74);
-# and with three quarters of the unit's numbers (a word problem reworded keeps its quantities,
-# another problem of its story shares some: 2 of 4).
+# and with three quarters of the unit's numbers in digits (a word problem reworded keeps its
+# quantities, another problem of its story shares some: 2 of 4).
 _SAME_STEMS = 2
 _SAME_SHARE = 0.4
 _SAME_PROPOSE = 0.6
@@ -257,6 +258,7 @@ class TranslationIndex:
     langs: list[str]
     n_sentences: np.ndarray
     numbers: list[frozenset[str]]
+    digits: list[frozenset[str]]  # the numbers written in digits
     similarity: float
     encoder: SentenceEncoder = field(default_factory=SentenceEncoder)
     _lid: Any = None
@@ -280,10 +282,11 @@ class TranslationIndex:
         asked = {i: question_of(t) for i, (t, ok) in enumerate(zip(texts, eligible)) if ok and _ASK.search(t)}
         units = np.array([i for i, q in asked.items() if q and len(q) <= _MAX_UNIT_CHARS], dtype=np.int64)
         chosen = [asked[i] for i in units.tolist()]
-        index = cls(units, chosen, [], np.array([max(1, len(sentences(t))) for t in chosen], dtype=np.int32), [],
+        index = cls(units, chosen, [], np.array([max(1, len(sentences(t))) for t in chosen], dtype=np.int32), [], [],
                     similarity)
         index.langs = index._languages(chosen)
         index.numbers = [frozenset(numbers_of(t, lang)) for t, lang in zip(chosen, index.langs)]
+        index.digits = [frozenset(k for k, _, _ in text_numbers(t)) - {"1"} for t in chosen]
         if chosen and sample:
             asking = [" ".join(d[:_MAX_WINDOW_CHARS].split()) for d in sample if d and _ASK.search(d)]
             if any(lang in _MODEL_LANGS and index._others(lang) for lang in index._languages(asking)):
@@ -436,7 +439,9 @@ class TranslationIndex:
         sizes = sorted({n, n + 1, *firsts})
         sims = (self.encoder.encode([self._window(text, sents, i, m) for m in sizes]) @ self.vectors()[0][k]).tolist()
         best, size = max(zip(sims, sizes))
-        need = self.numbers[k]
+        # a rewording in the unit's language may say a number word otherwise (twice: a second time,
+        # half: fifty percent); its digits stay
+        need = self.digits[k] if same else self.numbers[k]
         evidence = [f"{'paraphrase' if same else 'translation'} cosine {best:.3f}", f"language {lang}"]
         bar = max(self.similarity, _SAME_SIMILARITY) if same else self.similarity
         window = self._window(text, sents, i, size)
