@@ -424,7 +424,7 @@ class ContaminationConfig(Section):
     # 4.77 -> 3.52 MB/s on the wild bench's clean text, 40% non-English and full of questions).
     # A question reworded in the unit's own language is read too: compared only with the units
     # holding two of its word stems and 0.4 of their stem weight, matched at cosine 0.75 with three
-    # quarters of the unit's numbers (held out: reworded GSM8K questions 0.85 -> 0.95, with their
+    # quarters of the unit's digits (held out: reworded GSM8K questions 0.85 -> 0.95, with their
     # answers 0.8 -> 1.0, multiple-choice questions 0.85 -> 0.95; 0.7 CPU-s on the 31 MB bench corpus).
     rewrite_translation: bool = measure(True)
     rewrite_translation_similarity: float = measure(0.7, gt=0, le=1)
