@@ -55,6 +55,7 @@ import dataclasses
 import hashlib
 import logging
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -416,6 +417,7 @@ class ContaminationIndex:
     numbers: dict[int, str] = field(default_factory=dict)  # skeleton: (item << 32 | word) -> the item's number
     coverable: np.ndarray | None = None  # int32, words of each item held by its kept (not template) n-grams
     code_records: int = 0  # records the code tier canonicalised (its prefilter passed them), in this process
+    tier_seconds: dict[str, float] = field(default_factory=dict)  # per tier, its seconds in `match`, in this process
     semantic: SemanticIndex | None = None  # item embeddings (the semantic tier), None when off
     corpus_common_grams: int = 0  # n-grams left out as common in the corpus sample (corpus_common)
     corpus_sample_docs: int = 0   # documents in that sample
@@ -629,14 +631,17 @@ class ContaminationIndex:
         """
         out: list[list[dict[str, Any]] | None] = [None if t is None else [] for t in texts]
         tokens = tokens if tokens is not None else tokenize_hashed(texts)
+        t0 = time.perf_counter()
         tiers = []
         if self.skeleton is not None:
             tiers.append((self.skeleton, number_skeleton(texts, tokens, _NUMBER), "skeleton"))
+        t0 = self._clock("skeleton", t0)
         arr = column if column is not None or (self.code is None and self.code_key is None) else \
             pa.array(list(texts), pa.string())
         # the code_key tier's signs of code hold the code tier's: one pass over every text, the
         # code tier's only over the texts with a sign (tests/test_stage_contamination_codekey.py)
         signs = looks_like_any_code(arr) if self.code_key is not None else None
+        t0 = self._clock("code_key", t0)
         if self.code is not None:
             if signs is None:
                 code = looks_like_code(arr)
@@ -646,35 +651,53 @@ class ContaminationIndex:
                     code[signs] = looks_like_code(arr.filter(pa.array(signs)))
             self.code_records += int(code.sum())
             tiers.append((self.code, code_tokens(texts, code), "code"))
+        t0 = self._clock("code", t0)
         keyed = signs
         if keyed is not None:
             if keyed.any():  # the names' regex (the costlier) only over the texts that look like code
                 keyed[keyed] = self.code_key.maybe(arr.filter(pa.array(keyed)))
+        t0 = self._clock("code_key", t0)
         # only records holding Chinese are glossed
         han = han_counts(column if column is not None else texts) if self.gloss is not None else None
+        t0 = self._clock("rewrite_gloss", t0)
         for a, b in chunk_texts(texts):  # bounds the probe's temporary arrays
             found = self._match_chunk(tokens.slice(a, b))
+            t0 = self._clock("exact_ngram+fuzzy", t0)
             for sub, sub_tokens, method in tiers:
                 for k, extra in sub._match_chunk(sub_tokens.slice(a, b), method, texts[a:b]).items():
                     found.setdefault(k, []).extend(extra)
+                t0 = self._clock(method, t0)
             if self.semantic is not None:
                 self._semantic_matches(texts[a:b], tokens.slice(a, b), found)
+                t0 = self._clock("semantic", t0)
             if keyed is not None:
                 self._code_key_matches(texts, a, b, keyed, found)
+                t0 = self._clock("code_key", t0)
             if self.rewrite is not None:
                 self._rewrite_matches(tokens.slice(a, b), found, texts[a:b])
+                t0 = self._clock("rewrite", t0)
             if self.keys is not None:
                 self._key_matches(texts, a, b, found, None if column is None else column.slice(a, b - a),
                                   None if languages is None else languages[a:b])
+                t0 = self._clock("rewrite_keys", t0)
             if han is not None:
                 self._gloss_matches(texts, a, b, han, found)
+                t0 = self._clock("rewrite_gloss", t0)
             if self.cognate is not None:
                 self._cognate_matches(texts, a, b, tokens.slice(a, b), found)
+                t0 = self._clock("rewrite_cognate", t0)
             if self.translation is not None:
                 self._translation_matches(texts, a, b, found, None if languages is None else languages[a:b])
+                t0 = self._clock("rewrite_translation", t0)
             for k, matches in found.items():
                 out[a + k] = _best_per_method(matches)
         return out
+
+    def _clock(self, tier: str, t0: float) -> float:
+        """Add the seconds since `t0` to `tier`'s (tier_seconds); now."""
+        now = time.perf_counter()
+        self.tier_seconds[tier] = self.tier_seconds.get(tier, 0.0) + now - t0
+        return now
 
     def _match_chunk(self, tokens: Tokens, method: str = "exact_ngram",
                      texts: list[str | None] | None = None) -> dict[int, list[dict[str, Any]]]:

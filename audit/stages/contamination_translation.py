@@ -63,6 +63,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -352,9 +353,12 @@ class TranslationIndex:
             if not _ASK.search(text):
                 continue
             sents = _reachable_sentences(text)
-            for i, (a, b) in enumerate(sents):
-                if not _ASK.search(text, a, b):
+            ends = [b for _, b in sents]
+            # the sentences holding an asking mark (found once, not sought in every sentence)
+            for i in sorted({bisect_right(ends, m.start()) for m in _ASK.finditer(text, sents[0][0])} if sents else ()):
+                if i == len(sents):
                     continue
+                a, b = sents[i]
                 asked = _words(text[a:b])
                 pair = self._window(text, sents, i, 2)
                 if asked >= _MIN_ASK_WORDS or (
