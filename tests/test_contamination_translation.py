@@ -218,6 +218,9 @@ def test_a_reworded_problem_keeps_its_numbers_and_unrelated_questions_are_never_
     fresh.match([HOST + " Did the museum open its east wing on Saturday after all those repairs?",
                  HOST + " " + MC_ITEMS[2][1] + " " + HOST])
     assert fresh.translation.anchors_read == 0 and fresh.translation.encoder._model is None
+    # each tier that ran has its seconds (bench/bench_contamination_tiers.py); one that is off, none
+    assert {"exact_ngram+fuzzy", "rewrite", "rewrite_translation"} <= set(fresh.tier_seconds)
+    assert "semantic" not in fresh.tier_seconds and min(fresh.tier_seconds.values()) >= 0
     # without the cover, an English record is not read at all
     assert list(tr.matches([VAT_REWORDED], 0.3, ["en"])) == []
 
