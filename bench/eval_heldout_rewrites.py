@@ -8,7 +8,7 @@ real clean text.
 
 Eval sets, as a user would configure them (each field also a unit of its own): GSM8K test
 (question, answer), HumanEval (prompt, canonical_solution) and multiple-choice items (question,
-choices): the wild bench's 32 and this set's 15 + 20 + 25.
+choices): the wild bench's 32 and this set's 15 + 20 + 25 (Chinese) + 24 + 20.
 
 Leak kinds, each planted into a real ABC news paragraph (a blog post quoting it): js_port, c_port,
 py_rewrite, gsm8k_question, gsm8k_question_answer, mc_reworded; the second held-out set, never
@@ -16,8 +16,10 @@ tuned on (NEW_KINDS): new_gsm8k_question_answer, new_mc_reworded; and Chinese tr
 (bench/heldout_zh.py), each planted among 8 Chinese Leipzig sentences: zh_mc_question,
 zh_mc_full (with its choices), zh_gsm8k, and the second Chinese set's zh_mc_question2 (new items,
 never tuned on); the third English set's new_mc_reworded2 (MC_HELDOUT3: compounds joined or split,
-choices kept, reworded or dropped, short answers restated; never tuned on). Clean documents: the wild bench's
-six kinds of real text (news, forum lines, books, Python docs, 75 languages, fortunes); the larger
+choices kept, reworded or dropped, short answers restated; never tuned on); and mc_not_asking
+(MC_HELDOUT4: MMLU-style stems that do not ask, to complete or instructions, reworded into a
+question or a statement; by half, as the first set). Clean documents: the wild bench's six kinds of
+real text (news, forum lines, books, Python docs, 75 languages, fortunes); the larger
 check, `--clean 14000 --clean-synthetic 300`: 2,333 each of news, books, 75 languages and fortunes,
 all 1,292 forum and 497 Python docs documents, and 300 of Presidio's synthetic text (11,421).
 """
@@ -36,7 +38,7 @@ from eval_contamination_wild import (_clean_docs, _sentences_by_lang, bench_argu
 from heldout_zh import GSM8K_ZH, MC_ZH2, MC_ZH_FULL, MC_ZH_QUESTION  # noqa: E402
 from heldout_rewrites import (C_PORTS, GSM8K_REWORDED, GSM8K_REWORDED_QA, JS_PORTS, MC_HELDOUT,  # noqa: E402
                               PY_REWRITES)
-from heldout_rewrites import GSM8K_REWORDED_QA2, MC_HELDOUT2, MC_HELDOUT3  # noqa: E402
+from heldout_rewrites import GSM8K_REWORDED_QA2, MC_HELDOUT2, MC_HELDOUT3, MC_HELDOUT4  # noqa: E402
 
 # Kinds of the second held-out set: never tuned on, reported whole (no halves).
 NEW_KINDS = ("new_gsm8k_question_answer", "new_mc_reworded", "zh_mc_question2", "new_mc_reworded2")
@@ -61,13 +63,16 @@ def leaks(he_ids: list[str]) -> list[tuple[str, int, tuple[str, str], str]]:
     out += [("zh_mc_question2", k, ("mc", f"mch{first + k}"), zh) for k, (_, _, zh) in enumerate(MC_ZH2)]
     first += len(MC_ZH2)
     out += [("new_mc_reworded2", k, ("mc", f"mch{first + k}"), r) for k, (_, _, r) in enumerate(MC_HELDOUT3)]
+    first += len(MC_HELDOUT3)
+    out += [("mc_not_asking", k, ("mc", f"mch{first + k}"), r) for k, (_, _, r) in enumerate(MC_HELDOUT4)]
     return out
 
 
 def main() -> None:
     args = bench_arguments(__doc__.splitlines()[0], clean=1800, clean_zh=0, seed=21).parse_args()
     rng = random.Random(args.seed)
-    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT + MC_HELDOUT2 + MC_ZH2 + MC_HELDOUT3])
+    config, _, he = eval_config(args.data, args.set, [(q, c) for q, c, _ in MC_HELDOUT + MC_HELDOUT2 + MC_ZH2 + MC_HELDOUT3
+                                                          + MC_HELDOUT4])
     planted = leaks([r["task_id"] for r in he])
     with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
         hosts = [json.loads(x)["text"] for x in f if x.strip()]

@@ -1474,3 +1474,96 @@ MC_HELDOUT3 = [
      "The bacterium behind most peptic ulcers, which doctors treat by combining antibiotics with medication "
      "that reduces stomach acid, is Helicobacter pylori (H. pylori)."),
 ]
+
+# A fourth held-out set: MMLU-style items whose question does not ask (a statement to complete, an
+# instruction), as a good part of MMLU's are, each with a rewording as a chat model asked to rephrase
+# it writes one: the stem turned into a question or kept a statement in other words, and the choices
+# kept, reworded, reordered or dropped. Even positions were looked at while building the tier that
+# reads them; odd ones were not.
+MC_HELDOUT4 = [
+    ("The longest bone in the human body is the", ["humerus", "femur", "tibia", "fibula"],
+     "Which bone is the longest one in the human body?\nA) Tibia\nB) Humerus\nC) Femur\nD) Fibula"),
+    ("The process by which plants lose water vapour through the stomata of their leaves is called",
+     ["transpiration", "respiration", "guttation", "osmosis"],
+     "What do we call the loss of water vapour from a plant through the small pores (stomata) on its "
+     "leaves? Options: osmosis, guttation, transpiration, respiration."),
+    ("In Keynesian economics, the multiplier effect refers to",
+     ["the increase in final income arising from any new injection of spending",
+      "the rise in prices caused by an increase in the money supply",
+      "the tendency of savings to exceed investment",
+      "the effect of taxes on labour supply"],
+     "Within Keynesian theory, what does the term multiplier effect describe?\n(A) A rise in the price level "
+     "brought about by a larger money supply\n(B) The growth in final income that results from a fresh "
+     "injection of spending\n(C) Savings tending to outstrip investment\n(D) How taxation affects the "
+     "supply of labour"),
+    ("The part of the brain chiefly responsible for coordinating balance and fine motor movements is the",
+     ["cerebellum", "medulla oblongata", "hypothalamus", "frontal lobe"],
+     "Balance and the fine coordination of movement are mainly controlled by which part of the brain: "
+     "the frontal lobe, the hypothalamus, the cerebellum, or the medulla oblongata?"),
+    ("Find the number of edges in a complete graph with 10 vertices.", ["45", "90", "100", "55"],
+     "How many edges does a complete graph on 10 vertices have?\nA. 90\nB. 45\nC. 55\nD. 100"),
+    ("The treaty that formally ended the First World War between Germany and the Allied Powers was signed "
+     "at", ["Versailles", "Utrecht", "Westphalia", "Brest-Litovsk"],
+     "At which place was the peace treaty signed that officially brought the First World War to a close "
+     "between Germany and the Allies?"),
+    ("A contract entered into by a minor is generally considered",
+     ["voidable at the option of the minor", "void from the outset", "fully enforceable against the minor",
+      "illegal"],
+     "Under general contract law, an agreement made by a minor is usually treated as:\nA) void from the "
+     "start\nB) illegal\nC) voidable at the minor's option\nD) fully binding on the minor"),
+    ("The main function of the mitochondria in a eukaryotic cell is to",
+     ["produce ATP through cellular respiration", "synthesize proteins", "store genetic information",
+      "package proteins for secretion"],
+     "In eukaryotic cells, mitochondria mainly serve to produce ATP by way of cellular respiration, rather "
+     "than to make proteins, hold the genetic information or package proteins for export."),
+    ("In computer science, the time complexity of binary search on a sorted array of n elements is",
+     ["O(log n)", "O(n)", "O(n log n)", "O(1)"],
+     "What is the time complexity of running a binary search over a sorted array holding n elements?\n"
+     "A) O(n)\nB) O(1)\nC) O(log n)\nD) O(n log n)"),
+    ("The philosopher who argued that the unexamined life is not worth living was",
+     ["Socrates", "Aristotle", "Epicurus", "Descartes"],
+     "Which philosopher held that a life without examination is not worth living? (a) Aristotle (b) "
+     "Descartes (c) Socrates (d) Epicurus"),
+    ("Select the gas that makes up the largest share of the Earth's atmosphere by volume.",
+     ["Nitrogen", "Oxygen", "Argon", "Carbon dioxide"],
+     "By volume, which gas accounts for the biggest portion of Earth's atmosphere? Nitrogen, oxygen, argon "
+     "or carbon dioxide?"),
+    ("The hormone produced by the pancreas that raises blood glucose levels when they fall too low is",
+     ["glucagon", "insulin", "cortisol", "adrenaline"],
+     "When blood sugar drops too far, the pancreas releases a hormone that brings glucose levels back up. "
+     "Which hormone is it?\n1. insulin\n2. cortisol\n3. glucagon\n4. adrenaline"),
+    ("In accounting, the principle that expenses should be recorded in the same period as the revenues "
+     "they help generate is known as the",
+     ["matching principle", "going concern principle", "historical cost principle", "materiality principle"],
+     "Which accounting principle says that expenses must be recognised in the same period as the revenue "
+     "they helped to earn?"),
+    ("The speed of sound in dry air at 20 degrees Celsius is approximately",
+     ["343 m/s", "300 m/s", "1,500 m/s", "3,000 m/s"],
+     "Roughly how fast does sound travel through dry air at a temperature of 20 degrees Celsius?\nA) "
+     "1,500 m/s\nB) 343 m/s\nC) 3,000 m/s\nD) 300 m/s"),
+    ("The economic system in which the means of production are privately owned and operated for profit "
+     "is called", ["capitalism", "socialism", "feudalism", "mercantilism"],
+     "What name is given to an economic system where the means of production are owned privately and run "
+     "to make a profit?"),
+    ("Identify the organelle in plant cells where photosynthesis takes place.",
+     ["Chloroplast", "Mitochondrion", "Nucleus", "Vacuole"],
+     "Photosynthesis in a plant cell happens inside which organelle?\nA. Nucleus\nB. Vacuole\nC. "
+     "Chloroplast\nD. Mitochondrion"),
+    ("The legal doctrine under which an employer is held liable for the wrongful acts of an employee "
+     "committed within the scope of employment is",
+     ["respondeat superior", "res ipsa loquitur", "caveat emptor", "habeas corpus"],
+     "Which legal doctrine makes an employer answerable for wrongs an employee commits while acting within "
+     "the scope of the job?\n(A) res ipsa loquitur (B) respondeat superior (C) habeas corpus (D) caveat "
+     "emptor"),
+    ("The first person to walk on the surface of the Moon was", ["Neil Armstrong", "Buzz Aldrin",
+                                                                 "Yuri Gagarin", "John Glenn"],
+     "Who became the first human to set foot on the Moon's surface?"),
+    ("A sample of a radioactive isotope has a half-life of 8 days. The fraction of the sample remaining "
+     "after 24 days is", ["1/8", "1/4", "1/3", "1/16"],
+     "If a radioactive isotope's half-life is 8 days, what fraction of a sample of it will still be left "
+     "after 24 days have passed?\nA) 1/4\nB) 1/16\nC) 1/8\nD) 1/3"),
+    ("The novel One Hundred Years of Solitude was written by",
+     ["Gabriel Garcia Marquez", "Jorge Luis Borges", "Mario Vargas Llosa", "Isabel Allende"],
+     "Which author wrote the novel One Hundred Years of Solitude: Jorge Luis Borges, Isabel Allende, "
+     "Gabriel Garcia Marquez or Mario Vargas Llosa?"),
+]

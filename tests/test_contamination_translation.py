@@ -68,6 +68,10 @@ JEOPARDY = ("jeopardy", "Which protection of the Fifth Amendment prevents a pers
                         "crime?", ["Double jeopardy", "Due process", "Self-incrimination", "Eminent domain"])
 JEOPARDY_REWORDED = ("Which Fifth Amendment protection stops a person from being put on trial a second time for the "
                      "same crime?")
+# A multiple-choice stem that does not ask (to complete), and a question asking it.
+BONE = ("bone", "The longest bone in the human body is the", ["humerus", "femur", "tibia", "fibula"])
+BONE_ASKED = "Which bone is the longest one in the whole human body?"
+BONE_DE = "Welcher Knochen ist der längste im ganzen menschlichen Körper?"
 BAKER_OTHER = ("Every day a baker sells 30 muffins for $3 apiece and 12 loaves of bread for $5 apiece. How much "
                "money does the baker take in per day?")
 
@@ -233,3 +237,17 @@ def test_the_sentences_a_window_reaches_are_those_of_the_whole_text():
     assert near[1:] == [s for s in full if near[1][0] <= s[0] and s[1] <= near[-1][1]]
     assert text.index("Wie viel") - near[0][0] >= 1400 and near[0][0] > 0
     assert _reachable_sentences("Nothing asked.") == []
+
+
+def test_a_stem_that_does_not_ask_is_found_asked_in_its_own_language_only(tmp_path):
+    """A stem to complete is a unit of its own language: a question asking it after a sentence of
+    another subject (read alone: with the sentence before, under the bar that proposes it) is found;
+    a translation of the question is compared with the units that ask only."""
+    # (with a unit of two sentences, a question is read with the sentence before it)
+    index = ContaminationIndex.build(mc_config(tmp_path, items=MC_ITEMS + [BONE, BAKER]))
+    tr, cover = index.translation, index.rewrite.stem_cover
+    assert [index.item_units[u] for u, asks in zip(tr.units.tolist(), tr.asks.tolist()) if not asks] == ["question"]
+    [(t, u, cosine, span, _, evidence)] = tr.matches([HOST + " " + BONE_ASKED], 0.3, ["en"], cover)
+    assert (index.item_ids[u], index.item_units[u]) == ("bone", "question") and cosine >= 0.75
+    assert evidence[0].startswith("paraphrase cosine ") and (HOST + " " + BONE_ASKED)[span[0]:span[1]] == BONE_ASKED
+    assert list(tr.matches([BONE_DE], 0.3, ["de"], cover)) == []

@@ -94,3 +94,19 @@ def test_a_restatement_writing_the_compounds_otherwise_is_found(tmp_path):
     [m] = got
     assert (m["eval_id"], m["method"], m["unit"]) == ("fpga", "rewrite", "question")
     assert {"fieldprogrammabl", "breadboard"} <= set(m["evidence"][1].split()[1:])
+
+
+# An instruction (no question mark), the same asked, and text about its topic (a textbook's lines).
+EDGES = ("edges", "Find the number of edges in a complete graph with 10 vertices.", ["45", "90", "100", "55"])
+EDGES_ASKED = "How many edges does a complete graph on 10 vertices have?"
+GRAPH_TEXT = ("Graph theory basics: a complete graph joins every pair of vertices by an edge, and the edges of a tree "
+              "number one fewer than its vertices.")
+
+
+def test_an_instruction_asks_as_a_question_does(tmp_path):
+    """A unit of one line opening with a request (find, name, select...) is matched by a span that
+    asks, as a question is, not by text naming its terms (each of these at cosine 0.77-0.87)."""
+    stems_alone = {"rewrite_translation": False}
+    asked, about = mc_counted(tmp_path, [HOST + " " + EDGES_ASKED, GRAPH_TEXT], stems_alone, items=MC_ITEMS + [EDGES])
+    assert [(m["eval_id"], m["unit"], m["method"]) for m in asked] == [("edges", "question", "rewrite")]
+    assert about == []

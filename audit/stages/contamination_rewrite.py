@@ -366,14 +366,15 @@ class Topic:
     """What a rewrite match must hold beyond its unit's topic words. Text about a question's topic
     names its terms as a restatement does (a news story on ozone: ozone, ultraviolet, radiation,
     sun, layer); it lacks the question's form and particulars. So a unit that asks (a question
-    mark) is matched by a span among sentences that ask (`asks`) or holding _NUMBERS of its
+    mark, or one line with a request: find, name, select...) is matched by a span among sentences
+    that ask (`asks`) or holding _NUMBERS of its
     numbers (a restated problem keeps them); a list (several lines, no question mark: the choices
     of a multiple-choice item, a worked answer's steps) by stems of _LIST_LINES of its lines, each
     a stem of that line alone (one choice named, GNU General Public License, is that thing, not the list; License, in each
     choice, names none), with a stem of the rest of its item (its question) near the span (three
     gases in a story on air pollution are a list of gases, not the item's choices)."""
 
-    asks: np.ndarray        # bool, per unit: it holds a question mark
+    asks: np.ndarray        # bool, per unit: it holds a question mark, or is one line with a request
     listed: np.ndarray      # bool, per unit: a list (several lines, no question mark)
     word_line: np.ndarray   # int32, per unit word (as RewriteIndex.word_stem): its line in its unit
     own_line: np.ndarray    # bool, per unit word: its stem is in no other line of its unit
@@ -388,7 +389,9 @@ class Topic:
         """From the units `texts` (`tokens`: their words, `word_stem` and `number` per word),
         `indexed` per unit, `evidence` per stem and `item_of` per unit (None: each its own item)."""
         n = len(texts)
-        asks_ = np.array([bool(_QUESTION.search(t)) for t in texts], dtype=bool)
+        # (one line opening a request asks too: "Find the number of edges in a complete graph")
+        asks_ = np.array([bool(_QUESTION.search(t) or "\n" not in t.strip() and _ASKING.search(t)) for t in texts],
+                         dtype=bool)
         word_line = np.zeros(len(tokens.hashes), dtype=np.int32)
         own = np.ones(len(tokens.hashes), dtype=bool)
         listed = np.zeros(n, dtype=bool)

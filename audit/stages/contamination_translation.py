@@ -13,9 +13,12 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
 1. Units: those of an eval item that ask (a question mark), are no code, and are at most
    _MAX_UNIT_CHARS long up to the end of their last asking sentence (a question, not a document;
    a word problem and its worked answer in one field read as the problem); an item's whole self
-   only when it has no field unit. Each, and each half of one with fewer than _MIN_NUMBERS
-   numbers, is embedded once (kept per machine by its text, audit.cache): at index time when the
-   corpus sample holds a record the tier reads, else by the first process that reads an anchor.
+   only when it has no field unit. Units that do not ask but state (a multiple-choice stem to
+   complete, an instruction: one line of _MIN_STATED_WORDS to _MAX_STATED_WORDS words) are read in
+   their own language only (a rewording asks them as often as not). Each, and each half of one
+   with fewer than _MIN_NUMBERS numbers, is embedded once (kept per machine by its text,
+   audit.cache): at index time when the corpus sample holds a record the tier reads, else by the
+   first process that reads an anchor.
 2. Anchors: a record's sentences that ask (?, ？, ؟) in _MIN_ASK_WORDS words or more (a CJK
    character two thirds of one), or with the sentence before them _MIN_WORDS words holding
    _MIN_NUMBERS numbers, in records whose identified language is one of _MODEL_LANGS. The asking
@@ -26,11 +29,12 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
    language is one of _MODEL_LANGS other than some unit's, or when units of its own language
    hold _SAME_STEMS of its word stems and _SAME_SHARE of their own stem weight (the rewrite
    tier's stems and rarity weights, `RewriteIndex.stem_cover`: a few percent of a corpus's asking
-   windows). Units of an item another tier found whole in the record are not compared.
+   windows); such a window is read alone too (the sentence before it is the host's as often as
+   not). Units of an item another tier found whole in the record are not compared.
 3. Candidates: the _TOP units nearest a first window in other languages, at cosine >= _PROPOSE,
    and those of its own language sharing its stems, at _SAME_PROPOSE. For each, windows of as
    many sentences as the unit has and one more, ending with the asking sentence, are embedded
-   too; the best of them is the pair's cosine.
+   too; the most similar of them holding the unit's numbers as step 4 asks is judged.
 4. Match: cosine >= `rewrite_translation_similarity`; a unit holding numbers (digits or number
    words: contamination_keys) is matched only by a window holding at least half of them (a
    translation keeps its quantities: a window without them is another problem), with
@@ -39,9 +43,9 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
    asking something else meets one half); a window without the unit's one number only at
    _UNNUMBERED_SIMILARITY, and never one holding other numbers instead. A window in the unit's
    own language is matched at _SAME_SIMILARITY or the setting, the higher, and only holding three
-   quarters of the unit's numbers written in digits (a number word may be reworded: twice, a
-   second time). The match's coverage is the cosine, judged by
-   `rewrite_threshold` like every rewrite match.
+   quarters of the unit's numbers when it has one in digits (a unit whose numbers are all words
+   may be reworded without them: twice, a second time). The match's coverage is the cosine,
+   judged by `rewrite_threshold` like every rewrite match.
 
 Cost: about 2 ms of one core per window embedded (some 30 pieces, nearly all of it matrix
 products), a few more per candidate, and 0.45 s per process to load the model. In the units' own
@@ -98,6 +102,8 @@ _MIN_ASK_WORDS = 7
 _ALONE_WORDS = 12
 _MIN_WORDS = 6
 _MAX_UNIT_CHARS = 1500
+_MIN_STATED_WORDS = 6
+_MAX_STATED_WORDS = 60
 # A window is cut to its last this many characters (a sentence running on over a page).
 _MAX_WINDOW_CHARS = 1500
 _TOP = 3
@@ -120,8 +126,9 @@ _UNNUMBERED_SIMILARITY = 0.8
 # replication fork?" 0.33 of the helicase question's, at cosine 0.77), at this cosine or more to
 # be tried, and matched at _SAME_SIMILARITY: related questions of one language meet closer than
 # across two (the nearest unrelated English question of 1,800 clean documents to any unit: 0.74);
-# and with three quarters of the unit's numbers in digits (a word problem reworded keeps its
-# quantities, another problem of its story shares some: 2 of 4).
+# and with three quarters of the unit's numbers where it has digits (a word problem reworded keeps
+# its quantities, another problem of its story shares some: 2 of 4, or its 64 but not its three and
+# a half).
 _SAME_STEMS = 2
 _SAME_SHARE = 0.4
 _SAME_PROPOSE = 0.6
@@ -219,6 +226,14 @@ def _reachable_sentences(text: str) -> list[tuple[int, int]]:
     return [(a + lo, b + lo) for a, b in sentences(text[lo:hi])]
 
 
+def _stated(text: str) -> bool:
+    """Whether a unit that does not ask reads as one stated sentence or two (a multiple-choice stem
+    to complete, an instruction): one line of _MIN_STATED_WORDS to _MAX_STATED_WORDS words (not a
+    list of choices, a worked answer or a document)."""
+    text = text.strip()
+    return "\n" not in text and _MIN_STATED_WORDS <= _words(text) <= _MAX_STATED_WORDS
+
+
 def numbers_of(text: str, lang: str | None) -> set[str]:
     """The number keys of `text` (digits, and number words of `lang`), less 1 (an article)."""
     keys = {k for k, _, _ in text_numbers(text)} | {k for k, _, _ in word_numbers(text, lang=lang)}
@@ -261,6 +276,7 @@ class TranslationIndex:
     numbers: list[frozenset[str]]
     digits: list[frozenset[str]]  # the numbers written in digits
     similarity: float
+    asks: np.ndarray  # bool, per unit: it asks (a stated one is read in its own language only)
     encoder: SentenceEncoder = field(default_factory=SentenceEncoder)
     _lid: Any = None
     _vectors: tuple[np.ndarray, np.ndarray] | None = None
@@ -281,10 +297,15 @@ class TranslationIndex:
         corpus never pays for them)."""
         _package()
         asked = {i: question_of(t) for i, (t, ok) in enumerate(zip(texts, eligible)) if ok and _ASK.search(t)}
-        units = np.array([i for i, q in asked.items() if q and len(q) <= _MAX_UNIT_CHARS], dtype=np.int64)
-        chosen = [asked[i] for i in units.tolist()]
+        asked = {i: q for i, q in asked.items() if q and len(q) <= _MAX_UNIT_CHARS}
+        # ... and, read in their own language only, those that state (a stem to complete: "The longest
+        # bone in the human body is the"), one line of _MIN_STATED_WORDS to _MAX_STATED_WORDS words
+        stated = {i: t.strip() for i, (t, ok) in enumerate(zip(texts, eligible))
+                  if ok and i not in asked and _stated(t)}
+        units = np.array(sorted([*asked, *stated]), dtype=np.int64)
+        chosen = [asked[i] if i in asked else stated[i] for i in units.tolist()]
         index = cls(units, chosen, [], np.array([max(1, len(sentences(t))) for t in chosen], dtype=np.int32), [], [],
-                    similarity)
+                    similarity, np.array([i in asked for i in units.tolist()], dtype=bool))
         index.langs = index._languages(chosen)
         index.numbers = [frozenset(numbers_of(t, lang)) for t, lang in zip(chosen, index.langs)]
         index.digits = [frozenset(k for k, _, _ in text_numbers(t)) - {"1"} for t in chosen]
@@ -377,6 +398,9 @@ class TranslationIndex:
         for j, lang in zip(unknown, self._languages([pairs[j] for j in unknown])):
             langs[j] = lang
         same = self._same_language(pairs, langs, [t for t, *_ in anchors], cover, skip or {}) if cover is not None else {}
+        # such a window (few) is read alone too: the sentence before it is the host's as often as not
+        anchors = [(t, sents, i, tuple(sorted({1, *sizes})) if j in same else sizes)
+                   for j, (t, sents, i, sizes) in enumerate(anchors)]
         across = {lang: lang in _MODEL_LANGS and bool(self._others(lang)) for lang in set(langs)}
         read = [(j, x, lang) for j, (x, lang) in enumerate(zip(anchors, langs)) if across[lang] or j in same]
         if not read:
@@ -390,7 +414,7 @@ class TranslationIndex:
             t, sents, i, sizes = x
             row = sims[at:at + len(sizes)].max(axis=0)
             at += len(sizes)
-            top = np.argsort(-row)[:_TOP]
+            top = np.argsort(-np.where(self.asks, row, -1.0))[:_TOP]
             # the nearest units in other languages, and those of its own sharing its stems
             mine = [k for k in same.get(j, ()) if row[k] >= _SAME_PROPOSE]
             for k in [k for k in top[row[top] >= _PROPOSE].tolist() if self.langs[k] != lang] + mine:
@@ -424,8 +448,8 @@ class TranslationIndex:
         return out
 
     def _others(self, lang: str) -> set[str]:
-        """The unit languages other than `lang`."""
-        return set(self.langs) - {lang}
+        """The languages of the units that ask, other than `lang`."""
+        return {unit_lang for unit_lang, asks in zip(self.langs, self.asks.tolist()) if asks} - {lang}
 
     @staticmethod
     def _window(text: str, sents: list[tuple[int, int]], i: int, n: int) -> str:
@@ -441,21 +465,25 @@ class TranslationIndex:
         language), or None."""
         n = int(self.n_sentences[k])
         sizes = sorted({n, n + 1, *firsts})
-        sims = (self.encoder.encode([self._window(text, sents, i, m) for m in sizes]) @ self.vectors()[0][k]).tolist()
-        best, size = max(zip(sims, sizes))
-        # a rewording in the unit's language may say a number word otherwise (twice: a second time,
-        # half: fifty percent); its digits stay
-        need = self.digits[k] if same else self.numbers[k]
+        windows = [self._window(text, sents, i, m) for m in sizes]
+        sims = (self.encoder.encode(windows) @ self.vectors()[0][k]).tolist()
+        # a rewording in the unit's language may say a unit's number words otherwise where it has no
+        # digits (twice: a second time); a problem with digits keeps its quantities, in words too
+        need = self.numbers[k] if self.digits[k] or not same else frozenset()
+        helds = [need & numbers_of(w, lang) if need else set() for w in windows]
+        # a rewording keeps its quantities (another problem of the story shares some), a translation
+        # most of them: the most similar window holding them is judged (a problem retold in more
+        # sentences than its unit holds them only in the longer window)
+        kept = [j for j, held in enumerate(helds) if (4 * len(held) >= 3 * len(need) if same else
+                                                       len(need) < _MIN_NUMBERS or 2 * len(held) >= len(need))]
+        if not kept:
+            return None
+        best, j = max((sims[j], j) for j in kept)
+        size, window, held = sizes[j], windows[j], helds[j]
         evidence = [f"{'paraphrase' if same else 'translation'} cosine {best:.3f}", f"language {lang}"]
         bar = max(self.similarity, _SAME_SIMILARITY) if same else self.similarity
-        window = self._window(text, sents, i, size)
-        held = need & numbers_of(window, lang) if need else set()
-        if same and 4 * len(held) < 3 * len(need):
-            return None  # a rewording keeps its quantities; another problem of the story shares some
-        if len(need) >= _MIN_NUMBERS:  # a translation keeps its quantities: without most, another problem
-            if 2 * len(held) < len(need):
-                return None
-            bar = bar if same else min(bar, _NUMBERED_SIMILARITY)
+        if len(need) >= _MIN_NUMBERS and not same:
+            bar = min(bar, _NUMBERED_SIMILARITY)
         if held:
             evidence.append("numbers " + " ".join(sorted(held, key=float)))
         if need and not held:
@@ -464,7 +492,7 @@ class TranslationIndex:
             bar = _UNNUMBERED_SIMILARITY
         if best < max(bar, floor):
             return None
-        if len(need) < _MIN_NUMBERS:
+        if len(self.numbers[k]) < _MIN_NUMBERS:  # (the units that have halves: see vectors)
             near = self.vectors()[1][k] @ self.encoder.encode([window])[0]
             if near.min() < _HALF_SIMILARITY:
                 return None
