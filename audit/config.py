@@ -422,10 +422,12 @@ class ContaminationConfig(Section):
     # document added in 3,697, 10,348 and 11,421 clean ones. Asking sentences of non-English
     # records pay: about 2 ms of one core each, and 0.45 s per process to load the model (the stage
     # 4.77 -> 3.52 MB/s on the wild bench's clean text, 40% non-English and full of questions).
-    # A question reworded in the unit's own language is read too: compared only with the units
-    # holding two of its word stems and 0.4 of their stem weight, matched at cosine 0.75 with three
-    # quarters of the unit's digits (held out: reworded GSM8K questions 0.85 -> 0.95, with their
-    # answers 0.8 -> 1.0, multiple-choice questions 0.85 -> 0.95; 0.7 CPU-s on the 31 MB bench corpus).
+    # A question reworded in the unit's own language is read too (and a stem that does not ask, in
+    # its own language only): compared only with the units holding two of its word stems and 0.4 of
+    # their stem weight, matched at cosine 0.75 with three quarters of the unit's numbers where it
+    # has digits (held out: reworded GSM8K questions 0.85 -> 1.0, with their answers 0.8 -> 1.0,
+    # multiple-choice questions 0.85 -> 0.95, stems that do not ask 0.9 -> 1.0, no false document
+    # added; the tier's 2.2 CPU-s on the 31 MB bench corpus, 0.6 of them for English questions).
     rewrite_translation: bool = measure(True)
     rewrite_translation_similarity: float = measure(0.7, gt=0, le=1)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
