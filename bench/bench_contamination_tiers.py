@@ -100,7 +100,8 @@ def main() -> None:
         print(f"== {name}: {r['records']} records, {r['mb']} MB; stage {r['stage_s']} s = {r['stage_mb_s']} MB/s "
               f"(one process); index built in {r['index_build_s']} s")
         for tier, t in r["tiers"].items():
-            print(f"  {tier:22s} {t['s']:6.2f} s  {t['share']:6.1%}  " + (f"{t['mb_s']:8.1f} MB/s" if t["mb_s"] else ""))
+            speed = f"{t['mb_s']:8.1f} MB/s" if t["mb_s"] else ""
+            print(f"  {tier:22s} {t['s']:6.2f} s  {t['share']:6.1%}  {speed}")
 
 
 if __name__ == "__main__":

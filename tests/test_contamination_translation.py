@@ -6,11 +6,14 @@ are not matched; the index travels to workers without its model."""
 from __future__ import annotations
 
 import pickle
+import random
+import re
 
 import pytest
 
 from audit.stages.contamination import ContaminationIndex
-from audit.stages.contamination_translation import _reachable_sentences, numbers_of, question_of, sentences
+from audit.stages.contamination_translation import (_SENTENCE_END, _reachable_sentences, numbers_of, question_of,
+                                                     sentences)
 from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
 
 # Translated by hand for this test (question alone, no choices), each among text of its language.
@@ -251,3 +254,14 @@ def test_a_stem_that_does_not_ask_is_found_asked_in_its_own_language_only(tmp_pa
     assert (index.item_ids[u], index.item_units[u]) == ("bone", "question") and cosine >= 0.75
     assert evidence[0].startswith("paraphrase cosine ") and (HOST + " " + BONE_ASKED)[span[0]:span[1]] == BONE_ASKED
     assert list(tr.matches([BONE_DE], 0.3, ["de"], cover)) == []
+
+
+def test_the_sentence_end_pattern_matches_as_its_plain_alternatives_do():
+    """The pattern is written for speed (one character class first); its matches are those of the
+    three plain alternatives it stands for, on random strings of its marks, quotes and spaces."""
+    plain = re.compile(r"[.!?…؟]+[\"'”’»)\]]*\s+|[。！？]+[」』”’）)]*\s*|\n\s*")
+    rng = random.Random(7)
+    marks = "ab .!?…؟\n。！？」』”’）)\"'»] \t"
+    for _ in range(20000):
+        text = "".join(rng.choice(marks) for _ in range(rng.randint(0, 12)))
+        assert [m.span() for m in _SENTENCE_END.finditer(text)] == [m.span() for m in plain.finditer(text)], text

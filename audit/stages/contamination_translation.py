@@ -49,13 +49,14 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
 
 Cost: about 2 ms of one core per window embedded (some 30 pieces, nearly all of it matrix
 products), a few more per candidate, and 0.45 s per process to load the model. In the units' own
-language only windows sharing enough stems with a unit are embedded (110 of the 5,910 asking
-windows of the bench corpus; with finding the asking sentences, 0.7 CPU-s on its 31 MB).
+language only windows sharing enough stems with a unit are embedded (about 2% of the 5,910 asking
+windows of the bench corpus; with finding the asking sentences, about 0.6 CPU-s of its 31 MB).
 
 Not reached: languages the model does not read (Greek, Swedish, Ukrainian, Czech, ...), a
-translated or reworded unit that does not ask (a statement, an answer), a unit that does not ask
-(a multiple-choice stem to complete), a translation quoted inside a record of the unit's own
-language, and a question whose translation is cut into more sentences than its unit has plus one. Matched though it should not be: a question of the unit's subject and form
+translated or reworded unit that does not ask (a statement, an answer), a translated unit that
+does not ask (a stem to complete is read in its own language only), a translation quoted inside a
+record of the unit's own language, and a question whose translation is cut into more sentences
+than its unit has plus one. Matched though it should not be: a question of the unit's subject and form
 asking something else, worded so closely that each half of the unit is met and past the bar of
 a window without the unit's one number ("Which planet of the solar system is closest to the
 Sun?" in German at 0.82 with "Which planet of the solar system takes about 165 years to orbit
@@ -91,8 +92,8 @@ _ASK = re.compile(r"[?？؟]")
 # A sentence ends after ., !, ?, … (and closing quotes or brackets) and a space, after a CJK end
 # mark, or at a line break ("1.50" and "e.g.," end none). Written as one character class first,
 # then the rest by what it was: the same matches as the three plain alternatives, 2.6 times as fast.
-_SENTENCE_END = re.compile(r"[.!?…؟\n。！？](?:(?<=[.!?…؟])[.!?…؟]*[\"'”’»)\]]*\s+|(?<=[。！？])[。！？]*[」』”’）)]*\s*"
-                           r"|(?<=\n)\s*)")
+_SENTENCE_END = re.compile(r"[.!?…؟\n。！？](?:(?<=[.!?…؟])[.!?…؟]*[\"'”’»)\]]*\s+"
+                           r"|(?<=[。！？])[。！？]*[」』”’）)]*\s*|(?<=\n)\s*)")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W\d_]+|\d+")
 # An anchor: an asking sentence of _MIN_ASK_WORDS words (a shorter question is too generic to be
@@ -376,7 +377,8 @@ class TranslationIndex:
             sents = _reachable_sentences(text)
             ends = [b for _, b in sents]
             # the sentences holding an asking mark (found once, not sought in every sentence)
-            for i in sorted({bisect_right(ends, m.start()) for m in _ASK.finditer(text, sents[0][0])} if sents else ()):
+            marks = _ASK.finditer(text, sents[0][0]) if sents else ()
+            for i in sorted({bisect_right(ends, m.start()) for m in marks}):
                 if i == len(sents):
                     continue
                 a, b = sents[i]
@@ -397,7 +399,7 @@ class TranslationIndex:
         langs: list[str] = [lang or "" for lang in known]
         for j, lang in zip(unknown, self._languages([pairs[j] for j in unknown])):
             langs[j] = lang
-        same = self._same_language(pairs, langs, [t for t, *_ in anchors], cover, skip or {}) if cover is not None else {}
+        same = {} if cover is None else self._same_language(pairs, langs, [t for t, *_ in anchors], cover, skip or {})
         # such a window (few) is read alone too: the sentence before it is the host's as often as not
         anchors = [(t, sents, i, tuple(sorted({1, *sizes})) if j in same else sizes)
                    for j, (t, sents, i, sizes) in enumerate(anchors)]
@@ -459,7 +461,8 @@ class TranslationIndex:
         return text[max(a, b - _MAX_WINDOW_CHARS):b].strip()
 
     def _confirm(self, text: str, sents: list[tuple[int, int]], i: int, k: int, lang: str,
-                 firsts: tuple[int, ...], floor: float, same: bool = False) -> tuple[float, list[int], list[str]] | None:
+                 firsts: tuple[int, ...], floor: float, same: bool = False
+                 ) -> tuple[float, list[int], list[str]] | None:
         """(cosine, span, evidence) of unit k's best window ending with asking sentence i (the first
         windows, of `firsts` sentences, are embedded already; `same`: the window is in the unit's
         language), or None."""
