@@ -367,8 +367,7 @@ class Topic:
     names its terms as a restatement does (a news story on ozone: ozone, ultraviolet, radiation,
     sun, layer); it lacks the question's form and particulars. So a unit that asks (a question
     mark, or one line with a request: find, name, select...) is matched by a span among sentences
-    that ask (`asks`) or holding _NUMBERS of its
-    numbers (a restated problem keeps them); a list (several lines, no question mark: the choices
+    that ask (`asks`) or holding _NUMBERS of its numbers (a restated problem keeps them); a list (several lines, no question mark: the choices
     of a multiple-choice item, a worked answer's steps) by stems of _LIST_LINES of its lines, each
     a stem of that line alone (one choice named, GNU General Public License, is that thing, not the list; License, in each
     choice, names none), with a stem of the rest of its item (its question) near the span (three
