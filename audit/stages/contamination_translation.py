@@ -292,10 +292,10 @@ class TranslationIndex:
     @classmethod
     def build(cls, texts: Sequence[str], eligible: Sequence[bool], similarity: float,
               sample: Sequence[str] | None = None) -> "TranslationIndex":
-        """The index of the `eligible` units of `texts` that ask and are short enough. Their vectors
-        are embedded now when the corpus `sample` holds a record the tier reads (once, not by each
-        worker at its first anchor), else by the first process that reads an anchor (an English
-        corpus never pays for them)."""
+        """The index of the `eligible` units of `texts` that ask and are short enough, or state (see
+        the module docstring). Their vectors are embedded now when the corpus `sample` holds an
+        asking record in a language the tier reads (once, not by each worker at its first anchor),
+        else by the first process that reads an anchor."""
         _package()
         asked = {i: question_of(t) for i, (t, ok) in enumerate(zip(texts, eligible)) if ok and _ASK.search(t)}
         asked = {i: q for i, q in asked.items() if q and len(q) <= _MAX_UNIT_CHARS}
@@ -312,7 +312,9 @@ class TranslationIndex:
         index.digits = [frozenset(k for k, _, _ in text_numbers(t)) - {"1"} for t in chosen]
         if chosen and sample:
             asking = [" ".join(d[:_MAX_WINDOW_CHARS].split()) for d in sample if d and _ASK.search(d)]
-            if any(lang in _MODEL_LANGS and index._others(lang) for lang in index._languages(asking)):
+            theirs = set(index.langs)
+            if any(lang in _MODEL_LANGS and (lang in theirs or index._others(lang))
+                   for lang in index._languages(asking)):
                 index.vectors()
         return index
 
