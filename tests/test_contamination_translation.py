@@ -267,3 +267,17 @@ def test_the_sentence_end_pattern_matches_as_its_plain_alternatives_do():
     for _ in range(20000):
         text = "".join(rng.choice(marks) for _ in range(rng.randint(0, 12)))
         assert [m.span() for m in _SENTENCE_END.finditer(text)] == [m.span() for m in plain.finditer(text)], text
+
+
+def test_a_question_reworded_in_another_model_language_is_found_against_units_of_that_language(tmp_path):
+    """The units' own language need not be English: a German eval set, a German rewording of its VAT
+    question, and a German question on VAT asking something else."""
+    items = [("vat", VAT_DE, ["Verbrauchsteuer", "Mehrwertsteuer", "Kopfsteuer", "Kapitalertragsteuer"]),
+             ("rubicon", "Welcher römische Feldherr überschritt im Jahr 49 v. Chr. den Rubikon und begann damit "
+                         "einen Bürgerkrieg gegen den Senat?", ["Caesar", "Pompeius", "Crassus", "Antonius"])]
+    reworded = ("Wie heißt die Steuer, die bei jedem Schritt von Herstellung und Vertrieb einer Ware auf den dabei "
+                "geschaffenen Mehrwert erhoben wird?")
+    other = "Wie hoch ist die Mehrwertsteuer in Deutschland, und wann wurde sie zuletzt erhöht?"
+    [[m], none] = mc_counted(tmp_path, [HOST_DE + " " + reworded, HOST_DE + " " + other], items=items)
+    assert (m["eval_id"], m["unit"]) == ("vat", "question") and none == []
+    assert m["evidence"][0].startswith("paraphrase cosine ") and m["evidence"][1] == "language de"
