@@ -20,7 +20,7 @@ import pyarrow as pa
 from audit.config import AuditConfig, ConfigError
 from audit.normalize import WORD_COLUMNS, with_tokens
 from audit.records import LINEAGE_COLUMNS, RECORD_SCHEMA
-from audit.stages import BUILTIN_KINDS, Finding, Stage
+from audit.stages import BUILTIN_KINDS, Finding, Stage, add_seconds
 from audit.stages.utf8view import VIEW, Utf8View
 
 # The entry-point group under which an installed package registers its stages by name.
@@ -320,7 +320,7 @@ class Tagger:
                              f"{type(e).__name__}: {e}: give such a record null measurements") from None
 
     def _timed(self, name: str, t0: float) -> None:
-        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+        add_seconds(self.seconds, name, t0)
 
     def _measure(self, block: pa.Table) -> pa.Table:
         self._stage = None

@@ -11,6 +11,7 @@ applies after the expensive measuring is done, so thresholds change without meas
 from __future__ import annotations
 
 import functools
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -92,6 +93,13 @@ class ConfigStage(Stage):
 
     def __init__(self, config: "AuditConfig") -> None:
         self.config = config
+
+
+def add_seconds(seconds: dict[str, float], name: str, t0: float) -> float:
+    """Add the seconds since `t0` (time.perf_counter) to `seconds[name]`; now (the next step's t0)."""
+    now = time.perf_counter()
+    seconds[name] = seconds.get(name, 0.0) + now - t0
+    return now
 
 
 def filter_list(column: pa.ListArray, keep: pa.BooleanArray | pa.ChunkedArray) -> pa.ListArray:

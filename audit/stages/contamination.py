@@ -68,7 +68,7 @@ from audit.config import ConfigError
 from audit.evalsets import EvalSet, load_eval_sets
 from audit.normalize import (HashSet, Tokens, block_tokens, char_tables_ready, chunk_texts, distinct,
                              ngram_hashes, ngram_hashes_by_size, number_skeleton, tokenize_hashed)
-from audit.stages import ConfigStage, Finding, filter_list
+from audit.stages import ConfigStage, Finding, add_seconds, filter_list
 from audit.stages.alignment import align_pieces, item_pieces, piece_starts
 from audit.stages.code_canon import code_tokens, looks_like_code
 from audit.stages.contamination_codekey import CodeKeyIndex, looks_like_any_code
@@ -695,9 +695,7 @@ class ContaminationIndex:
 
     def _clock(self, tier: str, t0: float) -> float:
         """Add the seconds since `t0` to `tier`'s (tier_seconds); now."""
-        now = time.perf_counter()
-        self.tier_seconds[tier] = self.tier_seconds.get(tier, 0.0) + now - t0
-        return now
+        return add_seconds(self.tier_seconds, tier, t0)
 
     def _match_chunk(self, tokens: Tokens, method: str = "exact_ngram",
                      texts: list[str | None] | None = None) -> dict[int, list[dict[str, Any]]]:
