@@ -282,6 +282,7 @@ class TranslationIndex:
     _lid: Any = None
     _vectors: tuple[np.ndarray, np.ndarray] | None = None
     _unit_at: dict[int, int] | None = None  # item index -> position in `units`
+    _asking_langs: frozenset[str] | None = None  # the languages of the units that ask
     anchors_read: int = 0  # asking sentences embedded (the tier's cost)
 
     def __getstate__(self) -> dict:
@@ -453,7 +454,9 @@ class TranslationIndex:
 
     def _others(self, lang: str) -> set[str]:
         """The languages of the units that ask, other than `lang`."""
-        return {unit_lang for unit_lang, asks in zip(self.langs, self.asks.tolist()) if asks} - {lang}
+        if self._asking_langs is None:
+            self._asking_langs = frozenset(unit_lang for unit_lang, asks in zip(self.langs, self.asks.tolist()) if asks)
+        return set(self._asking_langs - {lang})
 
     @staticmethod
     def _window(text: str, sents: list[tuple[int, int]], i: int, n: int) -> str:
