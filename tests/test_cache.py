@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audit.cache import cache_roots, cached_arrays
+import audit.cache
+from audit.cache import cache_roots, cached_arrays, inflated_copy
 
 EXPECT = {"a": ((3,), np.float64)}
 
@@ -107,3 +108,24 @@ def test_a_shared_temp_folder_is_not_trusted(tmp_path: Path, monkeypatch) -> Non
     with open(key_file, "wb") as out:
         np.savez(out, a=np.full(3, 9.0))  # same name, same shape: only ownership stops it
     assert cached_arrays("t", "v1", lambda: {"a": np.ones(3)}, expect=EXPECT)["a"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_compressed_npz_is_inflated_once_into_the_cache(home_cache: Path, tmp_path: Path, monkeypatch) -> None:
+    """A deflated .npz is copied uncompressed once; later calls return that copy untouched; a
+    damaged copy is made again; with no cache folder to write, the source itself is read."""
+    source = tmp_path / "w.npz"
+    np.savez_compressed(source, q1=np.arange(1000, dtype=np.uint8), scale=np.ones(3, dtype=np.float32))
+    copy = inflated_copy("w", "v1", source)
+    assert copy.parent == home_cache and copy != source
+    with np.load(copy) as got, np.load(source) as want:
+        assert sorted(got.files) == sorted(want.files) and all(np.array_equal(got[k], want[k]) for k in want.files)
+    made = copy.stat().st_mtime_ns
+    assert inflated_copy("w", "v1", source) == copy and copy.stat().st_mtime_ns == made
+    copy.write_bytes(copy.read_bytes()[:100])  # cut short
+    assert inflated_copy("w", "v1", source) == copy
+    with np.load(copy) as got:
+        assert np.array_equal(got["q1"], np.arange(1000, dtype=np.uint8))
+    nowhere = tmp_path / "a-file"
+    nowhere.write_text("")
+    monkeypatch.setattr(audit.cache, "cache_roots", lambda: [nowhere / "audit"])
+    assert inflated_copy("w", "v2", source) == source
