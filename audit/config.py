@@ -420,7 +420,7 @@ class ContaminationConfig(Section):
     # there) and, held out, 0.81-0.94 in Italian, Portuguese, Dutch and Polish and 0.72 of a second
     # Chinese set (Ukrainian, which the model does not read, stays at the cognates' 0.44), at no false
     # document added in 3,697, 10,348 and 11,421 clean ones. Asking sentences of non-English
-    # records pay: about 2 ms of one core each, and 0.45 s per process to load the model (the stage
+    # records pay: about 2 ms of one core each, and 0.2 s per process to load the model (the stage
     # 4.77 -> 3.52 MB/s on the wild bench's clean text, 40% non-English and full of questions).
     # A question reworded in the unit's own language is read too (and a stem that does not ask, in
     # its own language only): compared only with the units holding two of its word stems and 0.4 of

