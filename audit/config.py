@@ -427,7 +427,7 @@ class ContaminationConfig(Section):
     # their stem weight, matched at cosine 0.75 with three quarters of the unit's numbers where it
     # has digits (held out: reworded GSM8K questions 0.85 -> 1.0, with their answers 0.8 -> 1.0,
     # multiple-choice questions 0.85 -> 0.95, stems that do not ask 0.9 -> 1.0, no false document
-    # added; the tier's 2.2 CPU-s on the 31 MB bench corpus, 0.6 of them for English questions).
+    # added; the tier's 2.0 CPU-s on the 31 MB bench corpus, 0.6 of them for English questions).
     rewrite_translation: bool = measure(True)
     rewrite_translation_similarity: float = measure(0.7, gt=0, le=1)
     # Leading dimensions of the model's vectors used (its training makes each prefix a model).
