@@ -105,22 +105,17 @@ class EvalSetConfig(Section):
     id_field: str | None = measure(None)
     # Units: the text fields also matched each on its own (a leak often restates one part, e.g. a
     # question without its worked answer or its choices); the whole item is always a unit. None:
-    # every text field when there are two or more; []: the whole item only.
+    # every text field when there are two or more, one holding an object standing for its members
+    # (ARC's question: question.stem, question.choices); []: the whole item only.
     units: list[str] | None = measure(None)
 
     @model_validator(mode="after")
     def _units_are_text_fields(self) -> "EvalSetConfig":
-        extra = [u for u in self.units or [] if u not in self.text_fields]
+        extra = [u for u in self.units or [] if not any(u == f or u.startswith(f + ".") for f in self.text_fields)]
         if extra:
-            raise ValueError(f"units {extra} are not among text_fields {self.text_fields}: name text fields")
+            raise ValueError(f"units {extra} are not among text_fields {self.text_fields}: name text fields (or "
+                             "members of one, as question.stem)")
         return self
-
-    @property
-    def unit_fields(self) -> list[str]:
-        """The text fields matched on their own as well as the whole item."""
-        if self.units is not None:
-            return list(self.units)
-        return list(self.text_fields) if len(self.text_fields) > 1 else []
 
 
 class LanguagesConfig(Section):

@@ -39,9 +39,10 @@ EXTRA_COMMENTS = {
     ("input", "text_field"): "The field holding the document text.",
     ("input", "id_field"): "Optional: the record's own id, carried as source_id.",
     ("input", "url_field"): "Optional: the record's URL.",
-    ("eval_sets",): "Contamination targets: a list of {name, path, text_fields, id_field}; files .jsonl(.gz), "
-                    ".parquet or .csv; text_fields are joined; id_field optional (default: the item's index). "
-                    "None by default: see configs/examples/eval_sets.yaml.",
+    ("eval_sets",): "Contamination targets: a list of {name, path, text_fields, id_field, units}; files "
+                    ".jsonl(.gz), .parquet or .csv; text_fields are joined, a list read one element a line, "
+                    "an object by its values, a dotted name (question.stem) a nested field; id_field optional "
+                    "(default: the item's index). None by default: see configs/examples/eval_sets.yaml.",
     ("output",): "Output folder (audit run --out overrides it).",
     ("dedup", "exact"): "Exact duplicates: SHA-256 of the normalised text, first occurrence kept.",
     ("dedup", "near"): "Near duplicates: MinHash LSH clusters across all shards, earliest record kept.",

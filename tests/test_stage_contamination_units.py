@@ -91,6 +91,43 @@ def test_a_list_field_reads_as_its_elements_one_a_line(tmp_path):
     assert s.units == {"question": ["Which gas do plants take in?"], "choices": ["Oxygen\nCarbon dioxide\nHelium\nNeon"]}
 
 
+ARC_STEM = "Which property of a mineral can be determined just by looking at it?"
+ARC_CHOICES = ["luster", "mass", "weight", "hardness"]
+
+
+@pytest.mark.parametrize("layout", ["arc", "hf"])
+def test_an_object_field_reads_as_its_values_and_its_members_are_units(tmp_path, layout):
+    """ARC as published (question: {stem, choices: [{text, label}]}) and as on the Hub (choices:
+    {text: [...], label: [...]}): never Python's rendering of a dict; the question is its own unit."""
+    if layout == "arc":
+        rows = [{"id": "a1", "question": {"stem": ARC_STEM, "choices": [{"text": t, "label": "ABCD"[k]}
+                                                                          for k, t in enumerate(ARC_CHOICES)]}}]
+        fields, units = ["question"], {"question.stem": [ARC_STEM],
+                                       "question.choices": ["luster A\nmass B\nweight C\nhardness D"]}
+    else:
+        rows = [{"id": "a1", "question": ARC_STEM, "choices": {"text": ARC_CHOICES, "label": list("ABCD")}}]
+        fields, units = ["question", "choices"], {"question": [ARC_STEM],
+                                                  "choices": ["luster A\nmass B\nweight C\nhardness D"]}
+    config = _config(tmp_path, rows, fields)
+    [s] = load_eval_sets(config)
+    assert s.texts == [ARC_STEM + "\nluster A\nmass B\nweight C\nhardness D"]
+    assert s.units == units
+    # the question copied alone is found as its unit (as one field of the whole item it is under half)
+    [got] = _counted(config, [HOST + "\n" + ARC_STEM + "\n" + HOST])
+    assert [(m["eval_id"], m["unit"], m["coverage"]) for m in got] == [("a1", next(iter(units)), 1.0)]
+
+
+def test_a_dotted_text_field_reads_a_nested_one(tmp_path):
+    rows = [{"id": "a1", "question": {"stem": ARC_STEM, "choices": [{"text": "luster", "label": "A"}]}},
+            {"id": "a2", "question": {"stem": "What gas do plants take in?"}}]
+    [s] = load_eval_sets(_config(tmp_path, rows, ["question.stem"], units=["question.stem"]))
+    assert s.texts == [ARC_STEM, "What gas do plants take in?"]
+    assert s.units == {"question.stem": [ARC_STEM, "What gas do plants take in?"]}
+    with pytest.raises(ConfigError) as e:
+        load_eval_sets(_config(tmp_path, rows, ["question.body"]))
+    assert "no field 'question.body'" in str(e.value) and "dotted" in str(e.value)
+
+
 def test_a_python_item_is_found_in_its_javascript_port(tmp_path):
     config = _config(tmp_path, [{"id": "f1", "text": PY_FUNC}, {"id": "s1", "text": STORY}], ["text"])
     port, clean, prose = _counted(config, [JS_PORT, JS_CLEAN, HOST + " Count the vowel runs in a sentence."])
