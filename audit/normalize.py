@@ -6,10 +6,15 @@ spaces. It runs vectorised over an Arrow string array (RE2 via pyarrow.compute);
 calls the same code, so every caller gets the same answer.
 
 Words for n-grams: a word is a maximal run of non-space characters of the ORIGINAL text,
-normalised by the same rules and dropped when nothing is left (a lone "-"). So the words of a
-text are those of `normalize(text).split(" ")` (except where NFKC turns one character into a
-space, e.g. U+00A8), and each word keeps its character offsets in the original text, which is
-what contamination spans point at. `tokenize_hashed` hashes the words of many texts at once
+normalised by the same rules and dropped when nothing is left (a lone "-"), except that a
+character whose normal form is a Han ideograph or a kana (`_ALONE`: Chinese and Japanese write
+words without spaces, and each such character carries meaning of its own) is a word by itself: a
+Chinese sentence is as many words as characters, not one, so its n-grams are character n-grams,
+as decontamination of Chinese text takes them (other scripts written without spaces, Thai, Lao,
+Khmer, Myanmar, are alphabets: a letter alone is no word, and a run is read whole as before).
+So the words of a text in spaced scripts are those of `normalize(text).split(" ")` (except where
+NFKC turns one character into a space, e.g. U+00A8), and each word keeps its character offsets in
+the original text, which is what contamination spans point at. `tokenize_hashed` hashes the words of many texts at once
 with numpy: each code point is classified and lowercased through tables derived from
 `normalize_array` itself (built once per process), so the fast path cannot drift from the
 normaliser; words holding a character whose normal form depends on its neighbours (combining
@@ -33,7 +38,12 @@ _PUNCT = r"[^\p{L}\p{N}\p{M}_\s\p{Z}]+"
 _SPACE = r"[\s\p{Z}]+"
 
 # Code point classes of the fast tokeniser.
-_KEEP, _SPACE_CLASS, _DELETE, _COMPLEX = 0, 1, 2, 3
+_KEEP, _SPACE_CLASS, _DELETE, _COMPLEX, _ALONE = 0, 1, 2, 3, 4
+# Normal forms that are a word by themselves (_ALONE): CJK radicals, kana, CJK extension A, unified
+# ideographs, compatibility ideographs and extensions B..H (utf8view's unspaced ranges less the
+# alphabets, the punctuation and the full-width forms, whose normal forms are other characters).
+_ALONE_RANGES = ((0x2E80, 0x2FDF), (0x3041, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+                 (0xF900, 0xFAFF), (0x20000, 0x3FFFF))
 # Multipliers of the polynomial n-gram hash and the splitmix64 finaliser.
 _GRAM_MUL = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -57,9 +67,23 @@ def normalize(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """The normalised words of `text`, in order (the reference for `tokenize_hashed`)."""
-    runs = pc.split_pattern_regex(pa.array([text], pa.string()), pattern=_SPACE)[0].values
-    return [w for w in normalize_array(runs).to_pylist() if w]
+    """The normalised words of `text`, in order (the reference for `tokenize_hashed`): its white
+    space runs, each cut around the characters whose normal form is one _ALONE character."""
+    runs = pc.split_pattern_regex(pa.array([text], pa.string()), pattern=_SPACE)[0].values.to_pylist()
+    chars = sorted({c for run in runs for c in run if ord(c) >= _ALONE_RANGES[0][0]})
+    normed = dict(zip(chars, normalize_array(pa.array(chars, pa.string())).to_pylist())) if chars else {}
+    alone = {c for c, n in normed.items() if len(n) == 1 and _is_alone(np.array([ord(n)]))[0]}
+    pieces: list[str] = []
+    for run in runs:
+        piece = ""
+        for c in run:
+            if c in alone:
+                pieces += [piece, c]
+                piece = ""
+            else:
+                piece += c
+        pieces.append(piece)
+    return [w for w in normalize_array(pa.array(pieces, pa.string())).to_pylist() if w]
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
@@ -71,7 +95,7 @@ def mix64(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-_TABLES_VERSION = 1  # bump when _derive_char_tables changes
+_TABLES_VERSION = 2  # bump when _derive_char_tables changes
 
 
 @lru_cache(maxsize=1)
@@ -89,7 +113,7 @@ def _char_tables() -> tuple[np.ndarray, np.ndarray]:
 
 def tables_fingerprint() -> str:
     """What the tables are derived from: the normaliser's patterns and classes."""
-    key = f"{_PUNCT}|{_SPACE}|{_DELETE}|{_KEEP}|{_COMPLEX}|{_SPACE_CLASS}"
+    key = f"{_PUNCT}|{_SPACE}|{_DELETE}|{_KEEP}|{_COMPLEX}|{_SPACE_CLASS}|{_ALONE}|{_ALONE_RANGES}"
     return hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
 
 
@@ -122,9 +146,18 @@ def _derive_char_tables() -> tuple[np.ndarray, np.ndarray]:
     c[(norm_len == 0)] = _DELETE
     c[is_mark | jamo] = _COMPLEX
     c[is_space] = _SPACE_CLASS
+    c[(c == _KEEP) & _is_alone(single_cp)] = _ALONE
     cls[cps] = c
     lower[cps] = single_cp
     return cls, lower
+
+
+def _is_alone(cps: np.ndarray) -> np.ndarray:
+    """Whether each code point (a normal form) is in _ALONE_RANGES."""
+    out = np.zeros(len(cps), dtype=bool)
+    for lo, hi in _ALONE_RANGES:
+        out |= (cps >= lo) & (cps <= hi)
+    return out
 
 
 def char_tables_ready() -> None:
@@ -397,15 +430,23 @@ def _run_words(texts: Sequence[str | None]) -> _RunWords:
     cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     cls = np.take(cls_table, cps)  # (np.take: ~2x faster than indexing by a uint32 array)
     nonspace = cls != _SPACE_CLASS
-    edge = np.diff(nonspace.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-    w_start = np.flatnonzero(edge == 1)
-    w_end = np.flatnonzero(edge == -1)
+    alone = cls == _ALONE if len(cps) and cps.max() >= _ALONE_RANGES[0][0] else None
+    if alone is not None and alone.any():
+        # a word starts at a non-space character after a space or an alone character, or at an alone
+        # one, and ends likewise
+        cut = ~nonspace | alone
+        w_start = np.flatnonzero(nonspace & (alone | np.concatenate([[True], cut[:-1]])))
+        w_end = np.flatnonzero(nonspace & (alone | np.concatenate([cut[1:], [True]]))) + 1
+    else:
+        edge = np.diff(nonspace.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+        w_start = np.flatnonzero(edge == 1)
+        w_end = np.flatnonzero(edge == -1)
     if len(w_start) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return _RunWords(np.zeros(0, dtype=np.uint64), empty, empty.copy(), np.zeros(0, dtype=bool), empty.copy(),
                          [], text_start)
 
-    kept = cls == _KEEP
+    kept = (cls == _KEEP) | (cls == _ALONE)
     # A word's characters hash with their rank among the kept characters of the word: kept
     # characters lie inside words, so the k-th kept one of a word with `before` kept ones before
     # it is kept character number before + k. (Counts by one running sum, not a reduceat per word:

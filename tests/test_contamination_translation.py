@@ -12,8 +12,8 @@ import re
 import pytest
 
 from audit.stages.contamination import ContaminationIndex
-from audit.stages.contamination_translation import (_SENTENCE_END, _reachable_sentences, numbers_of, question_of,
-                                                     sentences)
+from audit.stages.contamination_translation import (_SENTENCE_END, _reachable_sentences, halves, numbers_of,
+                                                     question_of, sentences)
 from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
 
 # Translated by hand for this test (question alone, no choices), each among text of its language.
@@ -281,3 +281,22 @@ def test_a_question_reworded_in_another_model_language_is_found_against_units_of
     [[m], none] = mc_counted(tmp_path, [HOST_DE + " " + reworded, HOST_DE + " " + other], items=items)
     assert (m["eval_id"], m["unit"]) == ("vat", "question") and none == []
     assert m["evidence"][0].startswith("paraphrase cosine ") and m["evidence"][1] == "language de"
+
+
+# A Chinese eval set (as C-Eval or CMMLU): its questions, one sentence each and no space.
+MITO_ZH = ("mito", "下列哪一项最能描述真核细胞中线粒体的功能？",
+           ["合成蛋白质", "通过细胞呼吸产生ATP", "储存遗传信息", "将物质运出细胞"])
+KANT_ZH = ("kant", "哪位哲学家认为，唯一无条件的善是善良意志？",
+           ["约翰·斯图尔特·密尔", "伊曼努尔·康德", "亚里士多德", "大卫·休谟"])
+MITO_EN = "Which of the following best describes the function of mitochondria in eukaryotic cells?"
+
+
+def test_a_chinese_unit_is_halved_by_its_characters_and_found_in_english(tmp_path):
+    """A one-sentence Chinese question has no space to halve it at: cut by its characters, each half
+    is text (before: one half empty, so that no English translation could meet both)."""
+    first, second = halves(MITO_ZH[1])
+    assert first and second and first + second == MITO_ZH[1]
+    assert halves("Which planet has the shortest day?") == ("Which planet has", "the shortest day?")
+    [[m], none] = mc_counted(tmp_path, [HOST + "\n" + MITO_EN + "\n" + HOST, HOST], items=[MITO_ZH, KANT_ZH])
+    assert (m["eval_id"], m["unit"], m["method"]) == ("mito", "question", "rewrite") and none == []
+    assert m["evidence"][0].startswith("translation cosine ") and m["evidence"][1] == "language en"

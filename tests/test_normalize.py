@@ -30,6 +30,19 @@ def test_words_are_the_normalised_whitespace_runs():
     assert " ".join(words("The  QUICK, brown fox.")) == normalize("The  QUICK, brown fox.")
 
 
+def test_han_and_kana_characters_are_words_of_their_own():
+    """Chinese and Japanese write words without spaces: each character is a word (n-grams of a
+    Chinese sentence are character n-grams); a letter of an alphabet written without spaces (Thai)
+    is not, nor a full-width Latin letter (its normal form is ASCII)."""
+    assert words("下列哪一项，最能描述？") == ["下", "列", "哪", "一", "项", "最", "能", "描", "述"]
+    assert words("用Python写3个 ＡＢＣ カタカナ") == ["用", "python", "写", "3", "个", "abc", "カ", "タ", "カ", "ナ"]
+    assert words("ภาษาไทย 한국어") == ["ภาษาไทย", "한국어"]
+    text = "用Python写，好。"
+    tokens = tokenize_hashed([text])
+    assert [text[a:b] for a, b in zip(tokens.starts, tokens.ends)] == ["用", "Python", "写", "好"]
+    assert _word_hashes(tokens, 0) == [hash_word(w) for w in words(text)]
+
+
 def test_vectorised_hashes_equal_the_reference_on_tricky_text():
     texts = ["Hello, World! 3+4=7 café cafe\u0301 ﬁsh  — x", None, "",
              "ΟΔΟΣ İstanbul a\u00a8b\nnext\tline", "中文，测试。 full\u3000width ＡＢＣ x\u000by z\u0085w ½ ㈱",

@@ -88,7 +88,8 @@ def test_a_list_field_reads_as_its_elements_one_a_line(tmp_path):
              "choices": ["Oxygen", "Carbon dioxide", "Helium", "Neon"]}]
     [s] = load_eval_sets(_config(tmp_path, rows, ["question", "choices"]))
     assert s.texts == ["Which gas do plants take in?\nOxygen\nCarbon dioxide\nHelium\nNeon"]
-    assert s.units == {"question": ["Which gas do plants take in?"], "choices": ["Oxygen\nCarbon dioxide\nHelium\nNeon"]}
+    assert s.units == {"question": ["Which gas do plants take in?"],
+                       "choices": ["Oxygen\nCarbon dioxide\nHelium\nNeon"]}
 
 
 ARC_STEM = "Which property of a mineral can be determined just by looking at it?"
@@ -126,6 +127,26 @@ def test_a_dotted_text_field_reads_a_nested_one(tmp_path):
     with pytest.raises(ConfigError) as e:
         load_eval_sets(_config(tmp_path, rows, ["question.body"]))
     assert "no field 'question.body'" in str(e.value) and "dotted" in str(e.value)
+
+
+ZH_ITEMS = [{"id": "z1", "question": "在有丝分裂的哪个时期，姐妹染色单体彼此分离并移向细胞的两极？",
+             "choices": ["前期", "中期", "后期", "末期"]},
+            {"id": "z2", "question": "按照鲍林标度，电负性最高的元素是哪一种？", "choices": ["氧", "氟", "氯", "氮"]}]
+ZH_HOST = "市政府周二宣布，明年将对河上的老桥进行全面翻修。工程预计在春季开工，持续大约八个月。"
+
+
+def test_a_chinese_question_copied_into_chinese_text_is_found(tmp_path):
+    """Chinese is written without spaces: its n-grams are of characters (the normaliser's words),
+    so a C-Eval-style question copied into a Chinese page is found, and a page of other Chinese
+    text sharing common characters is not (before: a question was one or two "words", not indexed)."""
+    config = _config(tmp_path, ZH_ITEMS, ["question", "choices"])
+    leak = ZH_HOST + ZH_ITEMS[0]["question"] + ZH_HOST
+    [got, clean] = _counted(config, [leak, ZH_HOST + "细胞在春季分离，元素的时期很长。" + ZH_HOST])
+    assert [(m["eval_id"], m["unit"], m["method"], m["coverage"]) for m in got] == [
+        ("z1", "question", "exact_ngram", 1.0)]
+    [[a, b]] = got[0]["spans"]
+    assert leak[a:b] == ZH_ITEMS[0]["question"].rstrip("？")
+    assert clean == []
 
 
 def test_a_python_item_is_found_in_its_javascript_port(tmp_path):

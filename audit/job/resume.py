@@ -18,6 +18,7 @@ from audit import __version__
 from audit.config import AuditConfig, config_roles
 from audit.io.shards import Shard
 from audit.io.storage import Location
+from audit.normalize import tables_fingerprint
 
 if TYPE_CHECKING:
     from audit.job.parts import PartWriter
@@ -92,10 +93,11 @@ def _file_digest(config: AuditConfig, path: str) -> str:
 
 
 def measure_fingerprint(config: AuditConfig, corpus_digest: str = "") -> str:
-    """A digest of the measuring settings, the tool version and the n-grams the eval index left
-    out as common in the corpus sample (contamination.corpus_df)."""
-    blob = json.dumps({"version": __version__, "settings": measuring_settings(config), "corpus": corpus_digest},
-                      sort_keys=True, default=str)
+    """A digest of the measuring settings, the tool version, the normaliser's word rules (a part
+    whose words were cut otherwise is measured again) and the n-grams the eval index left out as
+    common in the corpus sample (contamination.corpus_df)."""
+    blob = json.dumps({"version": __version__, "settings": measuring_settings(config), "corpus": corpus_digest,
+                       "words": tables_fingerprint()}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 

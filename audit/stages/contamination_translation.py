@@ -96,6 +96,8 @@ _SENTENCE_END = re.compile(r"[.!?…؟\n。！？](?:(?<=[.!?…؟])[.!?…؟]*[
                            r"|(?<=[。！？])[。！？]*[」』”’）)]*\s*|(?<=\n)\s*)")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W\d_]+|\d+")
+# A word where a text is cut in halves: a CJK character, or a run of other non-space characters.
+_HALF_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\s\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 # An anchor: an asking sentence of _MIN_ASK_WORDS words (a shorter question is too generic to be
 # told from a unit by its embedding alone), or a two-sentence window of _MIN_WORDS words holding
 # _MIN_NUMBERS numbers (a word problem's question is short: "How much does he pay?").
@@ -134,6 +136,8 @@ _SAME_STEMS = 2
 _SAME_SHARE = 0.4
 _SAME_PROPOSE = 0.6
 _SAME_SIMILARITY = 0.75
+# Bumped when `halves` cuts otherwise (part of the cache key of the units' vectors).
+_HALVES_VERSION = 2
 # Windows embedded per process and kept for the next record holding the same text (boilerplate).
 _CACHE = 4096
 
@@ -254,13 +258,15 @@ def question_of(text: str) -> str:
 
 
 def halves(text: str) -> tuple[str, str]:
-    """`text` cut in two: between its middle sentences, or, a single sentence, its middle words."""
+    """`text` cut in two: between its middle sentences, or, a single sentence, its middle words (a
+    Chinese, Japanese or Korean character a word: a Chinese question is one sentence and no space)."""
     sents = sentences(text)
     if len(sents) >= 2:
         at = sents[len(sents) // 2][0]
         return text[:at].strip(), text[at:].strip()
-    words = text.split()
-    return " ".join(words[:len(words) // 2]), " ".join(words[len(words) // 2:])
+    starts = [m.start() for m in _HALF_WORD.finditer(text)]
+    at = starts[len(starts) // 2] if starts else 0
+    return text[:at].strip(), text[at:].strip()
 
 
 def _words(text: str) -> int:
@@ -336,7 +342,8 @@ class TranslationIndex:
                     np.zeros((0, 512), np.float32)
                 return {"vectors": vecs, "halves": half.reshape(-1, 2, 512)}
             digest = hashlib.sha256("\x00".join(chosen).encode()).hexdigest()
-            arrays = cached_arrays("translation-units", f"{model_version()}|{digest}|{len(chosen)}|{halved}", derive,
+            key = f"{model_version()}|{_HALVES_VERSION}|{digest}|{len(chosen)}|{halved}"
+            arrays = cached_arrays("translation-units", key, derive,
                                    {"vectors": ((len(chosen), 512), np.float32),
                                     "halves": ((len(halved), 2, 512), np.float32)})
             half = np.zeros((len(chosen), 2, 512), np.float32)

@@ -18,7 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.normalize import Tokens, block_tokens, char_tables_ready, ngram_hashes, tokenize_hashed
+from audit.normalize import (Tokens, block_tokens, char_tables_ready, ngram_hashes, tables_fingerprint,
+                             tokenize_hashed)
 from audit.stages import ConfigStage
 
 PASSAGE_NGRAM = 7
@@ -111,8 +112,10 @@ def passage_fingerprints(texts: pa.Array | pa.ChunkedArray, ngram: int = PASSAGE
 
 
 def passage_scheme() -> dict[str, object]:
-    """What an index's fingerprints were made with; a lookup needs the same to use them."""
-    return {"words": "audit.normalize.tokenize_hashed", "ngram": PASSAGE_NGRAM, "window": PASSAGE_WINDOW}
+    """What an index's fingerprints were made with (the normaliser's word rules among it: Chinese
+    was cut into characters from its version 2 on); a lookup needs the same to use them."""
+    return {"words": f"audit.normalize.tokenize_hashed {tables_fingerprint()}", "ngram": PASSAGE_NGRAM,
+            "window": PASSAGE_WINDOW}
 
 
 @dataclass(frozen=True)
