@@ -102,6 +102,25 @@ def test_real_prose_near_duplicates(shared_data, config):
     assert len(found - {(f"d{300 + i}", f"d{i}") for i in range(100)}) <= 3  # clean prose stays clean
 
 
+def test_chinese_near_duplicates_are_found_by_their_characters(shared_data, config):
+    """Chinese has no spaces: its shingles are of characters (the normaliser's words), so a page
+    with one character in 30 changed is found, and other pages are not (before: a paragraph was one
+    or two "words", one shingle that any edit broke: 0 of 50 found)."""
+    rng = random.Random(2)
+    path = shared_data / "multilingual" / "lingua_testdata_sentences.jsonl"
+    zh = [row["text"] for row in map(json.loads, path.open(encoding="utf-8")) if row["lang"] == "zh"]
+    pages = ["".join(rng.sample(zh, 12)) for _ in range(120)]
+    copies = []
+    for page in pages[:40]:
+        chars = list(page)
+        for k in rng.sample(range(len(chars)), len(chars) // 30):
+            chars[k] = "的"
+        copies.append("".join(chars))
+    found = {(r["doc_id"], r["kept_doc_id"]) for r in near(config, measured(config, pages + copies))}
+    expected = {(f"d{120 + i}", f"d{i}") for i in range(40)}
+    assert len(found & expected) >= 38 and found <= expected
+
+
 def test_a_chain_does_not_reach_records_unlike_the_kept_one(config):
     words = doc(7, 600).split(" ")
     # Overlapping windows: neighbours share 2/3 of their words, the ends share none.
