@@ -165,11 +165,14 @@ def test_the_units_are_embedded_at_index_time_only_for_a_corpus_the_tier_reads(t
     # English questions are read against English units (rewordings): embedded now, once
     assert TranslationIndex.build(texts, [True] * 4, 0.7, [HOST, HOST + " Did they?"])._vectors is not None
     german = TranslationIndex.build(texts, [True] * 4, 0.7, [HOST, VAT_OTHER_DE])
-    vectors, half = german._vectors
-    assert vectors.shape == (4, 512) and half.shape == (4, 2, 512) and abs(float(vectors[2] @ vectors[2]) - 1) < 1e-4
-    # shipped to a worker with the index, not embedded again there
+    vectors = german._vectors
+    assert vectors.shape == (4, 512) and abs(float(vectors[2] @ vectors[2]) - 1) < 1e-4
+    # a unit's halves only when a window first passes its bar (none here): not at index time
+    assert german._halves == {}
+    assert german.half_vectors(2).shape == (2, 512) and set(german._halves) == {2}
+    # shipped to a worker with the index, not embedded again there (its halves are each process's own)
     copy = pickle.loads(pickle.dumps(german))
-    assert copy.encoder._model is None and (copy._vectors[0] == vectors).all()
+    assert copy.encoder._model is None and (copy._vectors == vectors).all() and copy._halves == {}
 
 
 def test_the_index_travels_without_its_model(tmp_path):

@@ -449,8 +449,10 @@ def _lower_words(texts: Sequence[str], candidates: set[str], docs: int = 1) -> s
         part = texts[at:at + step]
         at, step = at + step, step * 4
         for k in np.flatnonzero(_holding(pa.array(part, pa.string()), left)).tolist():
-            seen.update(left.intersection(_LOWER.findall(part[k])))
-            got = {c for c in left if seen[c] >= docs}
+            found = left.intersection(_LOWER.findall(part[k]))
+            seen.update(found)
+            # (only those just counted can reach `docs`: 4.5 of 16 s for 14k items, counting them all)
+            got = {c for c in found if seen[c] >= docs}
             out |= got
             left -= got
     return out

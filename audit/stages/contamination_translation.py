@@ -15,10 +15,10 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
    a word problem and its worked answer in one field read as the problem); an item's whole self
    only when it has no field unit. Units that do not ask but state (a multiple-choice stem to
    complete, an instruction: one line of _MIN_STATED_WORDS to _MAX_STATED_WORDS words) are read in
-   their own language only (a rewording asks them as often as not). Each, and each half of one
-   with fewer than _MIN_NUMBERS numbers, is embedded once (kept per machine by its text,
-   audit.cache): at index time when the corpus sample holds a record the tier reads, else by the
-   first process that reads an anchor.
+   their own language only (a rewording asks them as often as not). Each is embedded once (kept
+   per machine by its text, audit.cache): at index time when the corpus sample holds a record the
+   tier reads, else by the first process that reads an anchor; the halves of one with fewer than
+   _MIN_NUMBERS numbers when a window first passes its bar (step 4).
 2. Anchors: a record's sentences that ask (?, ？, ؟) in _MIN_ASK_WORDS words or more (a CJK
    character two thirds of one), or with the sentence before them _MIN_WORDS words holding
    _MIN_NUMBERS numbers, in records whose identified language is one of _MODEL_LANGS. The asking
@@ -136,8 +136,6 @@ _SAME_STEMS = 2
 _SAME_SHARE = 0.4
 _SAME_PROPOSE = 0.6
 _SAME_SIMILARITY = 0.75
-# Bumped when `halves` cuts otherwise (part of the cache key of the units' vectors).
-_HALVES_VERSION = 2
 # Windows embedded per process and kept for the next record holding the same text (boilerplate).
 _CACHE = 4096
 
@@ -289,7 +287,8 @@ class TranslationIndex:
     asks: np.ndarray  # bool, per unit: it asks (a stated one is read in its own language only)
     encoder: SentenceEncoder = field(default_factory=SentenceEncoder)
     _lid: Any = None
-    _vectors: tuple[np.ndarray, np.ndarray] | None = None
+    _vectors: np.ndarray | None = None
+    _halves: dict[int, np.ndarray] = field(default_factory=dict)  # unit -> (2, 512), embedded when first asked
     _unit_at: dict[int, int] | None = None  # item index -> position in `units`
     _asking_langs: frozenset[str] | None = None  # the languages of the units that ask
     anchors_read: int = 0  # asking sentences embedded (the tier's cost)
@@ -297,6 +296,7 @@ class TranslationIndex:
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_lid"] = None
+        state["_halves"] = {}  # (each process embeds those it needs)
         return state
 
     @classmethod
@@ -328,28 +328,26 @@ class TranslationIndex:
                 index.vectors()
         return index
 
-    def vectors(self) -> tuple[np.ndarray, np.ndarray]:
-        """(len(units), 512) vectors of the units, and (len(units), 2, 512) of their halves (zeros
-        for a unit with _MIN_NUMBERS numbers): from the per-machine cache, else embedded (about 2 ms
-        a unit) and saved there."""
+    def vectors(self) -> np.ndarray:
+        """(len(units), 512) vectors of the units: from the per-machine cache, else embedded (about
+        2 ms a unit) and saved there."""
         if self._vectors is None:
             chosen = self.texts
-            halved = [k for k, need in enumerate(self.numbers) if len(need) < _MIN_NUMBERS]
 
             def derive() -> dict[str, np.ndarray]:
-                vecs = self.encoder.encode(chosen) if chosen else np.zeros((0, 512), np.float32)
-                half = self.encoder.encode([h for k in halved for h in halves(chosen[k])]) if halved else \
-                    np.zeros((0, 512), np.float32)
-                return {"vectors": vecs, "halves": half.reshape(-1, 2, 512)}
+                return {"vectors": self.encoder.encode(chosen) if chosen else np.zeros((0, 512), np.float32)}
             digest = hashlib.sha256("\x00".join(chosen).encode()).hexdigest()
-            key = f"{model_version()}|{_HALVES_VERSION}|{digest}|{len(chosen)}|{halved}"
-            arrays = cached_arrays("translation-units", key, derive,
-                                   {"vectors": ((len(chosen), 512), np.float32),
-                                    "halves": ((len(halved), 2, 512), np.float32)})
-            half = np.zeros((len(chosen), 2, 512), np.float32)
-            half[halved] = arrays["halves"]
-            self._vectors = (arrays["vectors"], half)
+            self._vectors = cached_arrays("translation-units", f"{model_version()}|{digest}|{len(chosen)}", derive,
+                                          {"vectors": ((len(chosen), 512), np.float32)})["vectors"]
         return self._vectors
+
+    def half_vectors(self, k: int) -> np.ndarray:
+        """(2, 512) vectors of unit k's halves, embedded the first time a window passes its bar (a
+        few units a corpus: embedding every unit's halves up front tripled the index's cost, 85 s
+        of one core for an eval set of MMLU's size)."""
+        if k not in self._halves:
+            self._halves[k] = self.encoder.encode(list(halves(self.texts[k])))
+        return self._halves[k]
 
     def _languages(self, texts: Sequence[str]) -> list[str]:
         """lid.176's label of each text (its lines joined)."""
@@ -422,7 +420,7 @@ class TranslationIndex:
             return
         self.anchors_read += len(read)
         firsts = [self._window(texts[t] or "", sents, i, m) for _, (t, sents, i, sizes), _ in read for m in sizes]
-        sims = self.encoder.encode(firsts) @ self.vectors()[0].T
+        sims = self.encoder.encode(firsts) @ self.vectors().T
         best: dict[tuple[int, int], tuple[float, list[int], list[str], int]] = {}
         at = 0
         for j, x, lang in read:
@@ -484,7 +482,7 @@ class TranslationIndex:
         n = int(self.n_sentences[k])
         sizes = sorted({n, n + 1, *firsts})
         windows = [self._window(text, sents, i, m) for m in sizes]
-        sims = (self.encoder.encode(windows) @ self.vectors()[0][k]).tolist()
+        sims = (self.encoder.encode(windows) @ self.vectors()[k]).tolist()
         # a rewording in the unit's language may say a unit's number words otherwise where it has no
         # digits (twice: a second time); a problem with digits keeps its quantities, in words too
         need = self.numbers[k] if self.digits[k] or not same else frozenset()
@@ -510,8 +508,8 @@ class TranslationIndex:
             bar = _UNNUMBERED_SIMILARITY
         if best < max(bar, floor):
             return None
-        if len(self.numbers[k]) < _MIN_NUMBERS:  # (the units that have halves: see vectors)
-            near = self.vectors()[1][k] @ self.encoder.encode([window])[0]
+        if len(self.numbers[k]) < _MIN_NUMBERS:
+            near = self.half_vectors(k) @ self.encoder.encode([window])[0]
             if near.min() < _HALF_SIMILARITY:
                 return None
             evidence.append(f"halves {near[0]:.3f} {near[1]:.3f}")
