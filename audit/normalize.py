@@ -68,13 +68,16 @@ def normalize(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The normalised words of `text`, in order (the reference for `tokenize_hashed`): its white
-    space runs, each cut around the characters whose normal form is one _ALONE character."""
+    space runs, each cut around the characters whose normal form is one _ALONE character (by the
+    code point table, itself derived from normalize_array)."""
     runs = pc.split_pattern_regex(pa.array([text], pa.string()), pattern=_SPACE)[0].values.to_pylist()
-    chars = sorted({c for run in runs for c in run if ord(c) >= _ALONE_RANGES[0][0]})
-    normed = dict(zip(chars, normalize_array(pa.array(chars, pa.string())).to_pylist())) if chars else {}
-    alone = {c for c, n in normed.items() if len(n) == 1 and _is_alone(np.array([ord(n)]))[0]}
+    cls_table = _char_tables()[0]
+    alone = {c for run in runs for c in run if ord(c) >= _ALONE_RANGES[0][0] and cls_table[ord(c)] == _ALONE}
     pieces: list[str] = []
     for run in runs:
+        if alone.isdisjoint(run):
+            pieces.append(run)
+            continue
         piece = ""
         for c in run:
             if c in alone:

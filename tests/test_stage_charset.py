@@ -142,6 +142,7 @@ def test_null_and_blank_text():
     assert judged(["ab\n", "", ""])[0].column("charset_letter_share").to_pylist()[0] == 1.0
 
 
+@pytest.mark.slow  # a 50 MB line: seconds, kept out of the fast tier
 def test_fifty_megabyte_line_is_quick():
     text = ("naïve café " * 5_000_000)[:50_000_000]
     start = time.process_time()  # CPU seconds: a busy machine does not make a linear pass look slow

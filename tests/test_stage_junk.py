@@ -127,6 +127,7 @@ def test_null_text_gives_null_measures_and_no_reason():
     assert reasons == {}
 
 
+@pytest.mark.slow  # a 50 MB line: seconds, kept out of the fast tier
 def test_fifty_megabyte_line_is_quick():
     text = random_base64(1 << 16) * (50_000_000 >> 16)
     start = time.process_time()  # CPU seconds: a busy machine does not make a linear pass look slow

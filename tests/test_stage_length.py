@@ -113,6 +113,7 @@ def test_a_record_not_measured_is_not_judged_whatever_its_chars():
     assert list(LengthStage(config(min_chars=5)).judge(measured)) == []
 
 
+@pytest.mark.slow  # a 50 MB line: seconds, kept out of the fast tier
 def test_fifty_megabyte_line_is_quick_and_too_long():
     text = ("lorem ipsum dolor sit amet consectetur " * 1_300_000)[:50_000_000]
     start = time.perf_counter()
