@@ -17,7 +17,7 @@ from audit.normalize import normalize
 from audit.records import make_doc_id, text_sha256
 from audit.takedown.lookup import RunLookup
 from audit.stages.passages import (MIN_GUARANTEED_WORDS, PASSAGE_NGRAM, PASSAGE_WINDOW, PassageIndexStage,
-                                     passage_fingerprints, text_ngrams)
+                                     passage_fingerprints, passage_query, text_ngrams)
 from audit.records import LINEAGE_SCHEMA
 from tests.fixtures_corpus import Corpus, middle_passage, write_corpus
 from tests.fixtures_runs import audit, clone_run, write_dataset
@@ -194,6 +194,19 @@ def test_passage_stage_adds_fingerprints_and_winnowing_guarantee(tmp_path: Path)
         g, _, _ = text_ngrams([piece], PASSAGE_NGRAM)
         assert stored & set(g.tolist()), start
     assert passage_fingerprints(pa.array([], pa.string())).to_pylist() == []
+
+
+def test_a_chinese_passage_is_fingerprinted_by_its_characters(shared_data: Path) -> None:
+    """Chinese has no spaces: its words are its characters (the normaliser's), so a passage of 60 of
+    them from the middle of a record shares a fingerprint with it (before: one or two "words", a
+    passage too short to look up at all)."""
+    path = shared_data / "multilingual" / "lingua_testdata_sentences.jsonl"
+    zh = [row["text"] for row in map(json.loads, path.open(encoding="utf-8")) if row["lang"] == "zh"]
+    text = "".join(zh[:8])
+    [fps] = passage_fingerprints(pa.array([text], pa.string())).to_pylist()
+    query = passage_query(text[100:160])
+    assert query.words >= 50 and set(query.keys.tolist()) & set(fps)
+    assert not set(passage_query("".join(zh[20:24])).keys.tolist()) & set(fps)
 
 
 @pytest.mark.slow  # seconds, not milliseconds: kept out of the fast tier
