@@ -313,15 +313,16 @@ def tokenize_hashed(texts: Sequence[str | None], max_chars: int = 2_000_000) -> 
 
 
 def _space_cuts(text: str, max_chars: int) -> list[tuple[int, int]]:
-    """[a, b) pieces of `text`, each cut at a white-space character, of at most `max_chars`
-    characters unless a single word is longer."""
+    """[a, b) pieces of `text`, each cut at a white-space character or before an _ALONE one (a
+    word of its own: a page of Chinese on one line is cut too), of at most `max_chars` characters
+    unless a single word is longer."""
     cls_table, _ = _char_tables()
     n, a, out = len(text), 0, []
     block = 1 << 16
 
     def spaces(lo: int, hi: int) -> np.ndarray:
-        cps = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        return np.flatnonzero(cls_table[cps] == _SPACE_CLASS) + lo
+        cls = cls_table[np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)]
+        return np.flatnonzero((cls == _SPACE_CLASS) | (cls == _ALONE)) + lo
 
     while n - a > max_chars:
         cut = None

@@ -8,8 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from audit.normalize import (chunk_texts, hash_word, ngram_hashes, normalize, normalize_array, tokenize_hashed,
-                             words)
+from audit.normalize import (_space_cuts, chunk_texts, hash_word, ngram_hashes, normalize, normalize_array,
+                             tokenize_hashed, words)
 
 
 def _word_hashes(tokens, i: int) -> list[int]:
@@ -198,3 +198,17 @@ def test_one_huge_text_takes_memory_by_piece_not_by_length():
     assert len(tokens.hashes) == 400_000 and text[tokens.starts[-1]:tokens.ends[-1]] == text.rsplit(" ", 1)[1]
     # whole: ~45 bytes a character (~120 MB); in pieces: the result (32 bytes a word) and the pieces
     assert peak < 45 * 2**20, peak / 2**20
+
+
+def test_a_long_line_of_chinese_is_cut_between_its_characters():
+    """No white space at all, but each Han character is a word: pieces end before one, and the
+    words are those of one pass."""
+    rng = random.Random(1)
+    text = "".join(chr(rng.randint(0x4E00, 0x9FFF)) + ("，" if k % 9 == 8 else "") for k in range(30_000))
+    whole = tokenize_hashed([text, "x"], max_chars=10**9)
+    parts = tokenize_hashed([text, "x"], max_chars=1000)
+    for name in ("hashes", "starts", "ends", "bounds"):
+        assert np.array_equal(getattr(whole, name), getattr(parts, name)), name
+    assert whole.bounds[1] == 30_000
+    pieces = _space_cuts(text, 1000)  # (before: one piece of the whole line, its memory with it)
+    assert len(pieces) > 30 and max(b - a for a, b in pieces) <= 1000 and pieces[-1][1] == len(text)
