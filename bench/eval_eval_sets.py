@@ -12,8 +12,9 @@ Each planted into a real ABC news paragraph three ways: the question with its le
 (`verbatim`), the question alone (`question`), and reworded by hand (`reworded`).
 
 A Chinese eval set (C-Eval, CMMLU style: bench/heldout_zh.py's 40 Chinese questions with their
-choices): each question copied into Chinese Leipzig sentences (`zh_verbatim`), and its English
-original in an ABC news paragraph (`zh_set_in_english`, a translation read the other way round).
+choices): each question copied into Chinese Leipzig sentences (`zh_verbatim`), ten of them reworded
+in Chinese there (`zh_reworded`, heldout_zh.ZH_REWORDED), and its English original in an ABC news
+paragraph (`zh_set_in_english`, a translation read the other way round).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_contamination_wild import _clean_docs, _sentences_by_lang, bench_arguments, run_stage  # noqa: E402
 from heldout_rewrites import MC_HELDOUT, MC_HELDOUT2  # noqa: E402
-from heldout_zh import _MC_ZH, MC_ZH2  # noqa: E402
+from heldout_zh import _MC_ZH, MC_ZH2, ZH_REWORDED  # noqa: E402
 
 from audit.config import AuditConfig, parse_config  # noqa: E402
 
@@ -88,11 +89,15 @@ def main() -> None:
     zh = [(q, c) for q, c in _MC_ZH] + [(q, []) for _, _, q in MC_ZH2]
     en = [q for q, _, _ in MC_HELDOUT[:len(_MC_ZH)]] + [q for q, _, _ in MC_ZH2]
     leaks = []
-    for i, ((q, _), original) in enumerate(zip(zh, en)):
+    def zh_page(text: str) -> str:
         at = rng.randint(0, 6)
         page = rng.sample(zh_hosts, 6)
-        leaks += [("zh_verbatim", f"m{i}", "".join(page[:at] + [q] + page[at:])),
-                  ("zh_set_in_english", f"m{i}", hosted(original))]
+        return "".join(page[:at] + [text] + page[at:])
+
+    for i, ((q, _), original) in enumerate(zip(zh, en)):
+        leaks += [("zh_verbatim", f"m{i}", zh_page(q)), ("zh_set_in_english", f"m{i}", hosted(original))]
+    leaks += [("zh_reworded", f"m{k if part == 'mc' else len(_MC_ZH) + k}", zh_page(text))
+              for (part, k), text in ZH_REWORDED.items()]
     recall, false = _score(_config(*_layout("flat", zh)), leaks, clean)
     print(f"zh    {recall} false documents {false} of {len(clean)}")
 

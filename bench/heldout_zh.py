@@ -167,3 +167,20 @@ MC_ZH2: list[tuple[str, list[str], str]] = [
      ["Andrew Johnson", "Richard Nixon", "Bill Clinton", "Andrew Jackson"],
      "谁是第一位遭到众议院弹劾的美国总统？"),
 ]
+
+
+# Ten of the Chinese questions above reworded in Chinese (other words, other order; written by hand
+# 2026-11-25 for bench/eval_eval_sets.py's Chinese eval set, before Han characters were stems; no
+# setting tuned on them): (set, position) -> the rewording. "mc": _MC_ZH, "mc2": MC_ZH2.
+ZH_REWORDED: dict[tuple[str, int], str] = {
+    ("mc", 0): "真核细胞里的线粒体主要承担什么功能？下面哪个说法最准确？",
+    ("mc", 2): "有一位哲学家主张，只有善良意志才是无条件的善，这位哲学家是谁？",
+    ("mc", 5): "在OSI七层网络模型里，负责把数据包从一个网络路由到另一个网络的是哪一层？",
+    ("mc", 7): "按照美国宪法的规定，哪一项权力只归众议院所有？",
+    ("mc2", 0): "在鲍林电负性标度中，哪种元素的电负性最高？",
+    ("mc2", 2): "姐妹染色单体在有丝分裂的哪一个阶段相互分开，并分别移向细胞两极？",
+    ("mc2", 3): "如今依然矗立的长城，主要是在哪个朝代建造的？",
+    ("mc2", 4): "拿破仑·波拿巴于1815年在哪场战役中被威灵顿和布吕歇尔的联军彻底打败？",
+    ("mc2", 6): "在侵权法上，原告要证明被告有过失，除了注意义务、义务的违反和因果关系以外，一般还需要证明哪一点？",
+    ("mc2", 7): "基尼系数用来衡量一个国家经济中的哪一方面？",
+}

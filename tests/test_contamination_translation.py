@@ -303,3 +303,20 @@ def test_a_chinese_unit_is_halved_by_its_characters_and_found_in_english(tmp_pat
     [[m], none] = mc_counted(tmp_path, [HOST + "\n" + MITO_EN + "\n" + HOST, HOST], items=[MITO_ZH, KANT_ZH])
     assert (m["eval_id"], m["unit"], m["method"]) == ("mito", "question", "rewrite") and none == []
     assert m["evidence"][0].startswith("translation cosine ") and m["evidence"][1] == "language en"
+
+
+PAULING_ZH = ("pauling", "按照鲍林标度，电负性最高的元素是哪一种？", ["氧", "氟", "氯", "氮"])
+MITOSIS_ZH = ("mitosis", "在有丝分裂的哪个时期，姐妹染色单体彼此分离并移向细胞的两极？", ["前期", "中期", "后期", "末期"])
+ZH_PAGE = "市政府周二宣布，明年将对河上的老桥进行全面翻修。工程预计在春季开工，持续大约八个月。"
+
+
+def test_a_chinese_question_reworded_in_chinese_is_found_by_its_characters(tmp_path):
+    """A Han character is a stem of its own (rarity-weighted as any): a Chinese unit's rewording in
+    Chinese shares enough of them to be compared, and is matched by its paraphrase cosine; a Chinese
+    question on its subject asking something else is not (before: a Chinese unit had no stem)."""
+    reworded = "在鲍林电负性标度中，哪种元素的电负性最高？"
+    other = "在元素周期表中，原子序数最小、质量最轻的元素是哪一种？"
+    [[m], none] = mc_counted(tmp_path, [ZH_PAGE + reworded + ZH_PAGE, ZH_PAGE + other + ZH_PAGE],
+                             items=[PAULING_ZH, MITOSIS_ZH, MITO_ZH, KANT_ZH])
+    assert (m["eval_id"], m["unit"], m["method"]) == ("pauling", "question", "rewrite") and none == []
+    assert m["evidence"][0].startswith("paraphrase cosine ") and m["evidence"][1] == "language zh"

@@ -11,7 +11,10 @@ names, and loses the word order and the common words that n-grams and alignment 
    produce is hashed like a record word (audit.normalize), so a record's already hashed words map
    to stems by one sorted lookup, with no per-word Python. Stems are weighted by rarity among the
    units (inverse document frequency); stems of more than _MAX_DF_SHARE of the units (how, many,
-   total) are no evidence. Numbers are stems of their own: a restated problem keeps them.
+   total) are no evidence. Numbers are stems of their own: a restated problem keeps them; so is
+   each Han character (the normaliser's word in Chinese), weighted by rarity like any stem, so a
+   Chinese unit reworded in Chinese is compared (contamination_translation's paraphrase reading)
+   where before it had no stem at all.
 2. Candidates. The record's stems are looked up in the units' postings; per (record, unit) the
    windows of the record (_WINDOW times the unit's words, starting every third of a window) holding
    _MIN_STEMS distinct stems of the unit (fewer for a short question, `stems_needed`) and the measure
@@ -62,6 +65,8 @@ from audit.cache import cached_arrays
 from audit.normalize import HashSet, Tokens, hash_words, distinct, mix64, normalize_array, tokenize_hashed
 from audit.stages.semantic import WordVectors
 
+# A Han character (CJK unified and compatibility ideographs): a stem of its own.
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Suffixes the stemmer strips (longest first) and the forms it generates from a stem.
 _SUFFIXES = ("ions", "ion", "ity", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "ers", "er", "est", "e")
 _FORMS = ("", "s", "es", "ed", "d", "ing", "e", "er", "ers", "ly", "est", "ies", "ied", "y", "ion", "ions", "ity")
@@ -492,8 +497,10 @@ class RewriteIndex:
         word_stem = np.array([stems.setdefault(st, len(stems)) for st in stem_words(words.dictionary.to_pylist())] or [0],
                              dtype=np.int32)[inverse]
         names = list(stems)
-        # no evidence: function words, one- and two-letter words that are not numbers
-        stop = np.array([n in STOP_WORDS or (len(n) <= 2 and not n.isdigit()) for n in names], dtype=bool)
+        # no evidence: function words, one- and two-letter words that are not numbers, nor a Han
+        # character (a word of the normaliser's own, with meaning: rarity weights its evidence)
+        stop = np.array([n in STOP_WORDS or (len(n) <= 2 and not n.isdigit() and not _HAN.fullmatch(n))
+                         for n in names], dtype=bool)
         unit_stems = [set(word_stem[int(tokens.bounds[u]):int(tokens.bounds[u + 1])].tolist()) if indexed[u] else set()
                       for u in range(len(texts))]
         n_units = int(indexed.sum())
