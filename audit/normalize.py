@@ -14,11 +14,11 @@ as decontamination of Chinese text takes them (other scripts written without spa
 Khmer, Myanmar, are alphabets: a letter alone is no word, and a run is read whole as before).
 So the words of a text in spaced scripts are those of `normalize(text).split(" ")` (except where
 NFKC turns one character into a space, e.g. U+00A8), and each word keeps its character offsets in
-the original text, which is what contamination spans point at. `tokenize_hashed` hashes the words of many texts at once
-with numpy: each code point is classified and lowercased through tables derived from
-`normalize_array` itself (built once per process), so the fast path cannot drift from the
-normaliser; words holding a character whose normal form depends on its neighbours (combining
-marks, Hangul jamo, NFKC expansions) are normalised by `normalize_array` proper.
+the original text, which is what contamination spans point at. `tokenize_hashed` hashes the words
+of many texts at once with numpy: each code point is classified and lowercased through tables
+derived from `normalize_array` itself (built once per process), so the fast path cannot drift
+from the normaliser; words holding a character whose normal form depends on its neighbours
+(combining marks, Hangul jamo, NFKC expansions) are normalised by `normalize_array` proper.
 """
 from __future__ import annotations
 

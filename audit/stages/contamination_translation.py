@@ -94,10 +94,11 @@ _ASK = re.compile(r"[?？؟]")
 # then the rest by what it was: the same matches as the three plain alternatives, 2.6 times as fast.
 _SENTENCE_END = re.compile(r"[.!?…؟\n。！？](?:(?<=[.!?…؟])[.!?…؟]*[\"'”’»)\]]*\s+"
                            r"|(?<=[。！？])[。！？]*[」』”’）)]*\s*|(?<=\n)\s*)")
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"  # kana, Han, Hangul syllables
+_UNSPACED = re.compile(f"[{_CJK}]")
 _WORD = re.compile(r"[^\W\d_]+|\d+")
 # A word where a text is cut in halves: a CJK character, or a run of other non-space characters.
-_HALF_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\s\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+_HALF_WORD = re.compile(f"[{_CJK}]|[^\\s{_CJK}]+")
 # An anchor: an asking sentence of _MIN_ASK_WORDS words (a shorter question is too generic to be
 # told from a unit by its embedding alone), or a two-sentence window of _MIN_WORDS words holding
 # _MIN_NUMBERS numbers (a word problem's question is short: "How much does he pay?").
