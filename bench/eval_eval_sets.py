@@ -9,7 +9,10 @@ Layouts (the multiple-choice items of bench/heldout_rewrites.py's MC_HELDOUT and
   `text_fields: [question]` and nothing else said;
 - `hub`: ARC on the Hub, `question` and `choices: {text: [...], label: [...]}`.
 Each planted into a real ABC news paragraph three ways: the question with its lettered choices
-(`verbatim`), the question alone (`question`), and reworded by hand (`reworded`).
+(`verbatim`), the question alone (`question`), and reworded by hand (`reworded`); and eight of them
+translated as Japanese and Chinese exams print a question, without a question mark
+(heldout_languages.EXAM_STYLE: `exam_ja`, `exam_zh`), on a line of their own among Leipzig
+sentences of the language.
 
 A Chinese eval set (C-Eval, CMMLU style: bench/heldout_zh.py's 40 Chinese questions with their
 choices): each question copied into Chinese Leipzig sentences (`zh_verbatim`), ten of them reworded
@@ -28,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_contamination_wild import _clean_docs, _sentences_by_lang, bench_arguments, run_stage  # noqa: E402
 from heldout_rewrites import MC_HELDOUT, MC_HELDOUT2  # noqa: E402
+from heldout_languages import EXAM_STYLE  # noqa: E402
 from heldout_zh import _MC_ZH, MC_ZH2, ZH_REWORDED  # noqa: E402
 
 from audit.config import AuditConfig, parse_config  # noqa: E402
@@ -68,7 +72,8 @@ def main() -> None:
     rng = random.Random(args.seed)
     with open(args.data / "prose/nltk_abc_news_paragraphs.jsonl", encoding="utf-8") as f:
         hosts = [json.loads(x)["text"] for x in f if x.strip()]
-    zh_hosts = _sentences_by_lang(args.data)["zh"]
+    by_lang = _sentences_by_lang(args.data)
+    zh_hosts = by_lang["zh"]
     clean = [t for _, t in _clean_docs(args.data, args.clean, rng, args.clean_zh, 0)]
 
     def hosted(text: str) -> str:
@@ -82,6 +87,10 @@ def main() -> None:
         lettered = q + "\n" + "\n".join(f"{LETTERS[k]}. {t}" for k, t in enumerate(c))
         leaks += [(kind, f"m{i}", hosted(text)) for kind, text in
                   (("verbatim", lettered), ("question", q), ("reworded", reworded))]
+    for lang, questions in EXAM_STYLE.items():
+        for i, text in questions.items():
+            page = rng.sample(by_lang[lang], 6)
+            leaks.append((f"exam_{lang}", f"m{i}", "".join(page[:3]) + "\n" + text + "\n" + "".join(page[3:])))
     for layout in ("flat", "arc", "hub"):
         recall, false = _score(_config(*_layout(layout, [(q, c) for q, c, _ in items])), leaks, clean)
         print(f"{layout:5} {recall} false documents {false} of {len(clean)}")

@@ -397,3 +397,31 @@ GSM8K_WORDS_MORE = {
              "hesaplayın.",
     },
 }
+
+
+# Exam style, as Japanese and Chinese exams print a question: without a question mark (Japanese ends
+# it with the particle か, Chinese with a blank to fill). Eight of bench/heldout_rewrites.py's
+# MC_HELDOUT questions (by position), translated by hand 2026-11-25 before the translation tier read
+# either form (both 0 and 6 of 8 then: the Chinese ones the gloss tier found); no setting tuned on them.
+EXAM_STYLE: dict[str, dict[int, str]] = {
+    "ja": {
+        0: "次のうち、真核細胞におけるミトコンドリアの機能を最もよく説明しているものはどれか。",
+        2: "無条件に善いものは善意志だけであると論じた哲学者は誰か。",
+        4: "トルデシリャス条約（1494年）は、ヨーロッパ以外の新たに発見された土地をどの二つの国の間で分割したか。",
+        5: "コンピュータネットワークにおいて、異なるネットワーク間でパケットをルーティングする役割を担うのはOSI参照モデルのどの層か。",
+        6: "疲労感、蒼白、平均赤血球容積の低下を示す患者がいる。最も可能性の高い診断は次のうちどれか。",
+        7: "合衆国憲法の下で、下院だけに与えられている権限はどれか。",
+        8: "ドップラー効果に関する次の記述のうち、正しいものはどれか。",
+        9: "古典的条件づけにおいて、無条件刺激を伴わずに条件刺激を繰り返し提示したとき、条件反応が次第に弱まることを何というか。",
+    },
+    "zh": {
+        0: "下列关于真核细胞中线粒体功能的描述，最准确的是（ ）",
+        2: "认为唯一无条件的善是善良意志的哲学家是（ ）",
+        4: "《托尔德西里亚斯条约》（1494年）把欧洲以外新发现的土地划分给了（ ）两个国家",
+        5: "在计算机网络中，负责在不同网络之间路由数据包的是OSI模型中的（ ）",
+        6: "某患者出现乏力、面色苍白，平均红细胞体积偏低，最可能的诊断是（ ）",
+        7: "根据美国宪法，专属于众议院的权力是（ ）",
+        8: "下列关于多普勒效应的说法中，正确的是（ ）",
+        9: "在经典条件反射中，条件刺激反复出现而不伴随无条件刺激时，条件反应逐渐减弱的现象称为（ ）",
+    },
+}

