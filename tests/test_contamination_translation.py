@@ -261,26 +261,20 @@ def test_a_stem_that_does_not_ask_is_found_asked_in_its_own_language_only(tmp_pa
     assert list(tr.matches([BONE_DE], 0.3, ["de"], cover)) == []
 
 
-def test_the_sentence_end_pattern_matches_as_its_plain_alternatives_do():
-    """The pattern is written for speed (one character class first); its matches are those of the
-    three plain alternatives it stands for, on random strings of its marks, quotes and spaces."""
-    plain = re.compile(r"[.!?…؟]+[\"'”’»)\]]*\s+|[。！？]+[」』”’）)]*\s*|\n\s*")
+@pytest.mark.parametrize("pattern, plain, marks", [
+    # a sentence ends: the three plain alternatives, on its marks, quotes and spaces
+    (_SENTENCE_END, r"[.!?…؟]+[\"'”’»)\]]*\s+|[。！？]+[」』”’）)]*\s*|\n\s*", "ab .!?…؟\n。！？」』”’）)\"'»] \t"),
+    # a sentence asks: a question mark; か ending a sentence; a full-width blank
+    (_ASK, r"[?？؟]|か(?=[。．]|\s*$)|（[\s\u3000]*）", "ab?？؟か。．（）) \u3000\n"),
+], ids=["sentence end", "asking"])
+def test_a_pattern_written_for_speed_matches_as_its_plain_alternatives_do(pattern, plain, marks):
+    """Each pattern is written for speed (one character class first); its matches are those of the
+    plain alternatives it stands for, on random strings of their marks."""
     rng = random.Random(7)
-    marks = "ab .!?…؟\n。！？」』”’）)\"'»] \t"
+    plain = re.compile(plain)
     for _ in range(20000):
         text = "".join(rng.choice(marks) for _ in range(rng.randint(0, 12)))
-        assert [m.span() for m in _SENTENCE_END.finditer(text)] == [m.span() for m in plain.finditer(text)], text
-
-
-def test_the_asking_pattern_matches_as_its_plain_alternatives_do():
-    """As the sentence-end pattern: the asking pattern's matches are those of the plain alternatives
-    (a question mark; か ending a sentence; a full-width blank), on random strings of their marks."""
-    plain = re.compile(r"[?？؟]|か(?=[。．]|\s*$)|（[\s\u3000]*）")
-    rng = random.Random(8)
-    marks = "ab?？؟か。．（）) \u3000\n"
-    for _ in range(20000):
-        text = "".join(rng.choice(marks) for _ in range(rng.randint(0, 12)))
-        assert [m.span() for m in _ASK.finditer(text)] == [m.span() for m in plain.finditer(text)], text
+        assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in plain.finditer(text)], text
 
 
 def test_a_japanese_exam_question_and_a_chinese_one_with_a_blank_ask(tmp_path):
